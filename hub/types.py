@@ -22,6 +22,7 @@ __all__ = [
     "Message",
     "Role",
     "Rollout",
+    "Sampling",
     "RolloutError",
     "State",
     "Step",
@@ -176,3 +177,15 @@ class Step:
     terminated: bool = False
     truncated: bool = False
     info: dict[str, Any] = field(default_factory=dict)
+
+
+class Sampling(BaseModel):
+    """Sampling options sent with every model request (None = the server's default)."""
+
+    model_config = {"frozen": True}
+
+    temperature: float | None = Field(default=None, ge=0.0)
+    top_p: float | None = Field(default=None, gt=0.0, le=1.0)
+    max_tokens: int | None = Field(default=512, ge=1)
+    seed: int | None = None
+    stop: tuple[str, ...] | None = None

@@ -1,0 +1,3 @@
+from hub.cli import main
+
+main()

@@ -1,0 +1,216 @@
+"""``verihub eval``, ``verihub show`` and ``verihub regrade``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from hub.cli import app
+from hub.cli.progress import RunProgress
+from hub.errors import UsageError
+from hub.evaluate import EvalOptions, evaluate, regrade, resume
+from hub.metrics import Summary, SummaryBuilder
+from hub.rundir import RunDir
+from hub.types import Rollout, Sampling
+
+__all__ = ["eval_cmd", "print_summary", "regrade_cmd", "show_cmd"]
+
+console = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+
+def _parse_env_args(pairs: list[str]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.isidentifier():
+            raise UsageError(f"--env-arg {pair!r} must look like NAME=VALUE (VALUE may be JSON)")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def _default_out(env_id: str, model: str) -> Path:
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", model).strip("-")[:60]
+    return Path("runs") / f"{env_id}-{slug}-{time.strftime('%Y%m%d-%H%M%S')}"
+
+
+@app.command("eval")
+def eval_cmd(
+    env_id: str = typer.Argument(None, help="Environment id (see `verihub list`). Omit with --resume."),
+    model: str = typer.Option(None, "--model", "-m", help="Model name at --base-url, or local:smollm2."),
+    base_url: str = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1."),
+    api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Variable holding the API key."),
+    num_tasks: int = typer.Option(None, "--num-tasks", "-n", min=1, help="Evaluate the first N tasks."),
+    rollouts: int = typer.Option(1, "--rollouts", "-r", min=1, help="Rollouts per task."),
+    concurrency: int = typer.Option(32, "--concurrency", "-c", min=1, help="Rollouts in flight."),
+    max_turns: int = typer.Option(None, "--max-turns", min=1, help="Model turns per rollout."),
+    seed: int = typer.Option(0, "--seed", help="Task generation and sampling seed."),
+    split: str = typer.Option("test", "--split", help="Task split."),
+    out: Path = typer.Option(None, "--out", "-o", help="Run directory (default runs/ENV-MODEL-TIME)."),
+    resume_dir: Path = typer.Option(None, "--resume", help="Finish an interrupted run in this directory."),
+    temperature: float = typer.Option(None, "--temperature", min=0.0, help="Sampling temperature."),
+    top_p: float = typer.Option(None, "--top-p", min=0.0, max=1.0, help="Nucleus sampling."),
+    max_tokens: int = typer.Option(512, "--max-tokens", min=1, help="Completion token limit per turn."),
+    stop: list[str] = typer.Option(None, "--stop", help="Stop sequence (repeatable)."),
+    rpm: float = typer.Option(None, "--rpm", min=0.001, help="Request-per-minute limit."),
+    tpm: float = typer.Option(None, "--tpm", min=1.0, help="Token-per-minute limit."),
+    timeout: float = typer.Option(120.0, "--timeout", min=0.1, help="Per-request timeout in seconds."),
+    max_retries: int = typer.Option(5, "--max-retries", min=0, help="Retries per request."),
+    grade_timeout: float = typer.Option(60.0, "--grade-timeout", min=0.1, help="Grading time limit (s)."),
+    env_arg: list[str] = typer.Option(None, "--env-arg", help="NAME=VALUE passed to load_environment."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+) -> None:
+    """Evaluate an environment against a model and write a run directory.
+
+    Writes DIR/config.json, DIR/rollouts.jsonl (one line per finished rollout) and
+    DIR/summary.json, then prints the summary. An interrupted run continues with
+    `verihub eval --resume DIR`.
+    """
+    if resume_dir is not None:
+        if env_id is not None or model is not None:
+            raise UsageError("--resume takes the environment and model from the run; drop ENV_ID and --model")
+        target = resume_dir
+        done = sum(1 for _ in RunDir(target).iter_rollouts()) if RunDir(target).rollouts_path.exists() else 0
+        config = RunDir(target).load_config()
+        total = config.rollouts_per_task * (config.num_tasks or 0)
+    else:
+        if env_id is None:
+            raise UsageError("name an environment (see `verihub list`) or pass --resume DIR")
+        if model is None:
+            raise UsageError("pass --model NAME (with --base-url URL), or --model local:smollm2")
+        target = out or _default_out(env_id, model)
+        done, total = 0, 0  # known once tasks are selected
+    options_kwargs = dict(
+        concurrency=concurrency,
+        api_key_env=api_key_env,
+        timeout_s=timeout,
+        max_retries=max_retries,
+        requests_per_minute=rpm,
+        tokens_per_minute=tpm,
+        grade_timeout_s=grade_timeout,
+    )
+    sampling = Sampling(
+        temperature=temperature, top_p=top_p, max_tokens=max_tokens, stop=tuple(stop) if stop else None
+    )
+    bar: RunProgress | None = None
+    if progress:
+        if total == 0:
+            total = rollouts * (num_tasks or 0)
+        bar = RunProgress(total or 1, done=done)
+    options = EvalOptions(**options_kwargs, on_rollout=bar.update if bar else None)  # type: ignore[arg-type]
+    try:
+        if bar is not None:
+            bar.__enter__()
+        if resume_dir is not None:
+            summary = asyncio.run(resume(target, options=options))
+        else:
+            summary = asyncio.run(
+                evaluate(
+                    env_id,
+                    model=model,
+                    base_url=base_url,
+                    out=target,
+                    num_tasks=num_tasks,
+                    rollouts=rollouts,
+                    max_turns=max_turns,
+                    seed=seed,
+                    split=split,
+                    sampling=sampling,
+                    env_args=_parse_env_args(env_arg or []),
+                    options=options,
+                )
+            )
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+        if RunDir(target).config_path.exists():
+            err.print(f"interrupted; finished rollouts are saved. Continue with `verihub eval --resume {target}`")
+        raise
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    print_summary(summary, run_dir=target)
+
+
+def print_summary(summary: Summary, *, run_dir: Path | None = None, per_task: int = 0) -> None:
+    """Print a run summary as tables."""
+    title = f"{summary.env_id} @ {summary.model}"
+    table = Table(title=title, show_header=False)
+    table.add_column("metric", style="bold")
+    table.add_column("value")
+    mean = "-" if summary.mean_reward is None else f"{summary.mean_reward:.4f}"
+    ci = "-" if summary.ci95 is None else f"[{summary.ci95[0]:.4f}, {summary.ci95[1]:.4f}]"
+    table.add_row("tasks x rollouts", f"{summary.n_tasks} x {summary.rollouts_per_task}")
+    table.add_row("rollouts recorded", str(summary.n_rollouts))
+    errors = str(summary.n_errors)
+    if summary.errors_by_kind:
+        errors += " (" + ", ".join(f"{k}: {v}" for k, v in summary.errors_by_kind.items()) + ")"
+    table.add_row("errors", errors)
+    table.add_row("mean reward", mean)
+    table.add_row("95% CI", ci)
+    for k, v in summary.pass_at_k.items():
+        table.add_row(f"pass@{k}", f"{v:.4f}")
+    for k, v in summary.pass_all_k.items():
+        if k != "1":
+            table.add_row(f"pass^{k}", f"{v:.4f}")
+    if summary.usage:
+        table.add_row("tokens", f"{summary.usage.get('prompt_tokens', 0)} in / {summary.usage.get('completion_tokens', 0)} out")
+    if run_dir is not None:
+        table.add_row("run directory", str(run_dir))
+    console.print(table)
+    if per_task:
+        tasks = Table(title="per task")
+        for col in ("task", "n", "passed", "pass rate", "errors"):
+            tasks.add_column(col)
+        for t in summary.per_task[:per_task]:
+            rate = "-" if t.pass_rate is None else f"{t.pass_rate:.2f}"
+            tasks.add_row(t.task_id, str(t.n), str(t.n_passed), rate, str(t.n_errors))
+        console.print(tasks)
+
+
+@app.command("show")
+def show_cmd(
+    run_dir: Path = typer.Argument(..., help="A run directory."),
+    tasks: int = typer.Option(0, "--tasks", help="Also list the first N tasks' pass rates."),
+    recompute: bool = typer.Option(False, "--recompute", help="Rebuild the summary from rollouts.jsonl."),
+) -> None:
+    """Print a run's summary as a table."""
+    rd = RunDir(run_dir)
+    config = rd.load_config()
+    if recompute or not rd.summary_path.exists():
+        builder = SummaryBuilder(
+            env_id=config.env_id, env_version=config.env_version, model=config.model,
+            rollouts_per_task=config.rollouts_per_task,
+        )
+        summary = builder.extend(_iter(rd)).build()
+        if not rd.summary_path.exists():
+            err.print("note: the run has no summary.json (unfinished?); showing what rollouts.jsonl holds")
+    else:
+        summary = rd.load_summary()
+    print_summary(summary, run_dir=run_dir, per_task=tasks)
+
+
+def _iter(rd: RunDir) -> list[Rollout]:
+    rd.repair()
+    return list(rd.iter_rollouts())
+
+
+@app.command("regrade")
+def regrade_cmd(
+    run_dir: Path = typer.Argument(..., help="A run directory."),
+    grade_timeout: float = typer.Option(60.0, "--grade-timeout", min=0.1, help="Grading time limit (s)."),
+) -> None:
+    """Re-grade saved rollouts with the installed grader, without calling the model."""
+    summary, changed = asyncio.run(regrade(run_dir, grade_timeout_s=grade_timeout))
+    err.print(f"regraded {summary.n_rollouts} rollouts; {changed} verdicts changed")
+    print_summary(summary, run_dir=run_dir)

@@ -1,0 +1,287 @@
+"""An async client for any OpenAI-compatible chat-completions endpoint.
+
+Built on aiohttp directly (see docs/benchmarks.md for why not the openai SDK): one pooled
+session, a cap on requests in flight, request-per-minute and token-per-minute limits
+(aiolimiter), retries with exponential backoff and full jitter that honour ``Retry-After``,
+per-request timeouts, and token accounting.
+
+Retried: connection failures, timeouts, HTTP 408/409/425/429/5xx, and bodies that are not a
+valid completion. Not retried: other 4xx (a bad key, model or URL will not heal by waiting).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+from urllib.parse import urlparse
+
+import aiohttp
+from aiolimiter import AsyncLimiter
+
+from hub.errors import ModelError, ModelUnreachableError, UsageError
+from hub.types import Message, Sampling, ToolCall, Usage
+
+__all__ = ["ChatClient", "ClientOptions", "Completion", "OpenAIClient"]
+
+_RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+_MAX_RETRY_AFTER_S = 120.0
+
+
+@dataclass(frozen=True)
+class ClientOptions:
+    """Transport settings of a model client (keyword-only, frozen)."""
+
+    base_url: str
+    model: str
+    api_key: str | None = None
+    timeout_s: float = 120.0
+    max_retries: int = 5
+    max_in_flight: int = 64
+    requests_per_minute: float | None = None
+    tokens_per_minute: float | None = None
+    backoff_base_s: float = 0.5
+    backoff_max_s: float = 30.0
+    extra_headers: tuple[tuple[str, str], ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        parsed = urlparse(self.base_url)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            raise UsageError(
+                f"--base-url {self.base_url!r} is not an http(s) URL; "
+                "use e.g. http://127.0.0.1:8000/v1 (the part before /chat/completions)"
+            )
+        if self.max_in_flight < 1:
+            raise UsageError("the cap on requests in flight must be at least 1")
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One model answer."""
+
+    message: Message
+    usage: Usage
+    finish_reason: str | None
+    attempts: int = 1
+
+
+class ChatClient(Protocol):
+    """What the runner needs from a model client."""
+
+    async def chat(
+        self,
+        messages: Sequence[Message],
+        *,
+        sampling: Sampling,
+        tools: list[dict[str, Any]] | None = None,
+        seed: int | None = None,
+    ) -> Completion: ...
+
+
+class _Retryable(Exception):
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class OpenAIClient:
+    """Chat completions over HTTP. Use as ``async with OpenAIClient(opts) as client``."""
+
+    def __init__(self, options: ClientOptions) -> None:
+        self.options = options
+        self._url = options.base_url.rstrip("/") + "/chat/completions"
+        self._session: aiohttp.ClientSession | None = None
+        self._sem = asyncio.Semaphore(options.max_in_flight)
+        self._rpm = (
+            AsyncLimiter(options.requests_per_minute, 60.0) if options.requests_per_minute else None
+        )
+        self._tpm = AsyncLimiter(options.tokens_per_minute, 60.0) if options.tokens_per_minute else None
+        headers = {"Content-Type": "application/json", **dict(options.extra_headers)}
+        if options.api_key:
+            headers["Authorization"] = f"Bearer {options.api_key}"
+        self._headers = headers
+        self.usage = Usage()
+        self.n_requests = 0
+        self.n_retries = 0
+
+    async def __aenter__(self) -> OpenAIClient:
+        connector = aiohttp.TCPConnector(limit=self.options.max_in_flight, limit_per_host=0, ttl_dns_cache=300)
+        self._session = aiohttp.ClientSession(
+            connector=connector,
+            headers=self._headers,
+            timeout=aiohttp.ClientTimeout(total=self.options.timeout_s),
+        )
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def probe(self) -> None:
+        """Fail fast when the endpoint cannot be reached at all (any HTTP answer is fine)."""
+        session = self._require_session()
+        url = self.options.base_url.rstrip("/") + "/models"
+        try:
+            async with session.get(url, timeout=aiohttp.ClientTimeout(total=min(10.0, self.options.timeout_s))):
+                return
+        except (aiohttp.ClientConnectionError, asyncio.TimeoutError, OSError) as exc:
+            raise ModelUnreachableError(
+                f"cannot reach the model endpoint {self.options.base_url} ({_describe(exc)}); "
+                "is the server running, and is --base-url right?"
+            ) from exc
+
+    async def chat(
+        self,
+        messages: Sequence[Message],
+        *,
+        sampling: Sampling,
+        tools: list[dict[str, Any]] | None = None,
+        seed: int | None = None,
+    ) -> Completion:
+        body = self._body(messages, sampling, tools, seed)
+        payload = json.dumps(body).encode()
+        est_tokens = len(payload) // 4 + (sampling.max_tokens or 256)
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                if self._rpm is not None:
+                    await self._rpm.acquire()
+                if self._tpm is not None:
+                    await self._tpm.acquire(min(float(est_tokens), self._tpm.max_rate))
+                async with self._sem:
+                    self.n_requests += 1
+                    completion = await self._post(payload)
+                self.usage = self.usage + completion.usage
+                return Completion(completion.message, completion.usage, completion.finish_reason, attempt)
+            except _Retryable as exc:
+                if attempt > self.options.max_retries:
+                    raise ModelError(f"{exc} (gave up after {attempt} attempts)") from exc
+                self.n_retries += 1
+                await asyncio.sleep(self._backoff(attempt, exc.retry_after))
+
+    # -- internals -----------------------------------------------------------------------------
+    def _require_session(self) -> aiohttp.ClientSession:
+        if self._session is None:
+            raise RuntimeError("OpenAIClient used outside `async with`")
+        return self._session
+
+    def _body(
+        self,
+        messages: Sequence[Message],
+        sampling: Sampling,
+        tools: list[dict[str, Any]] | None,
+        seed: int | None,
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.options.model, "messages": [m.to_openai() for m in messages]}
+        if sampling.temperature is not None:
+            body["temperature"] = sampling.temperature
+        if sampling.top_p is not None:
+            body["top_p"] = sampling.top_p
+        if sampling.max_tokens is not None:
+            body["max_tokens"] = sampling.max_tokens
+        if sampling.stop:
+            body["stop"] = list(sampling.stop)
+        effective_seed = seed if seed is not None else sampling.seed
+        if effective_seed is not None:
+            body["seed"] = effective_seed
+        if tools:
+            body["tools"] = tools
+        return body
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        cap = min(self.options.backoff_max_s, self.options.backoff_base_s * (2 ** (attempt - 1)))
+        delay = random.uniform(0.0, cap)
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, _MAX_RETRY_AFTER_S))
+        return delay
+
+    async def _post(self, payload: bytes) -> Completion:
+        session = self._require_session()
+        try:
+            async with session.post(self._url, data=payload) as resp:
+                raw = await resp.read()
+                if resp.status != 200:
+                    self._raise_for_status(resp.status, resp.headers.get("Retry-After"), raw)
+        except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as exc:
+            if isinstance(exc, aiohttp.ClientResponseError):
+                raise _Retryable(f"HTTP {exc.status}: {exc.message}") from exc
+            raise _Retryable(f"request failed: {_describe(exc)}") from exc
+        return _parse_completion(raw)
+
+    def _raise_for_status(self, status: int, retry_after: str | None, raw: bytes) -> None:
+        detail = raw[:200].decode("utf-8", "replace").strip().replace("\n", " ")
+        if status in _RETRY_STATUS:
+            raise _Retryable(f"HTTP {status} from {self._url}: {detail}", _parse_retry_after(retry_after))
+        hint = {
+            401: "check the API key (OPENAI_API_KEY or --api-key-env)",
+            403: "the key is not allowed to use this model",
+            404: "check --base-url (it usually ends in /v1) and --model",
+        }.get(status, "the server rejected the request")
+        raise ModelError(f"HTTP {status} from {self._url}: {detail}; {hint}")
+
+
+def _parse_retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _parse_completion(raw: bytes) -> Completion:
+    try:
+        data = json.loads(raw)
+        choice = data["choices"][0]
+        msg = choice["message"]
+        content = msg.get("content")
+        if content is not None and not isinstance(content, str):
+            raise TypeError("content is not a string")
+        calls = msg.get("tool_calls") or None
+        tool_calls = (
+            tuple(
+                ToolCall(
+                    id=str(c.get("id") or f"call_{i}"),
+                    name=str(c["function"]["name"]),
+                    arguments=str(c["function"].get("arguments") or "{}"),
+                )
+                for i, c in enumerate(calls)
+            )
+            if calls
+            else None
+        )
+        usage_raw = data.get("usage") or {}
+        usage = Usage(
+            prompt_tokens=int(usage_raw.get("prompt_tokens") or 0),
+            completion_tokens=int(usage_raw.get("completion_tokens") or 0),
+        )
+        return Completion(
+            Message(role="assistant", content=content, tool_calls=tool_calls),
+            usage,
+            choice.get("finish_reason"),
+        )
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+        snippet = raw[:80].decode("utf-8", "replace")
+        raise _Retryable(f"malformed completion from server ({type(exc).__name__}): {snippet!r}") from exc
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, asyncio.TimeoutError):
+        return "timed out"
+    text = str(exc) or type(exc).__name__
+    return text.splitlines()[0][:200]

@@ -1,0 +1,199 @@
+"""The evaluation API behind ``verihub eval``: start, resume, and regrade runs.
+
+::
+
+    summary = asyncio.run(evaluate("arith", model="local:smollm2", out="runs/a", num_tasks=20))
+    summary = asyncio.run(resume("runs/a"))
+
+``evaluate`` writes ``config.json`` first, then streams rollouts; ``resume`` reloads the
+environment named in the config, refuses a changed configuration, and runs only what is missing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hub.client import ClientOptions, OpenAIClient
+from hub.environment import Environment
+from hub.errors import RunDirError, UsageError
+from hub.local_model import LocalModelServer, is_local_model
+from hub.metrics import Summary, SummaryBuilder
+from hub.registry import load_environment, package_hash
+from hub.runner import ProgressCallback, Runner, grade_rollout, select_tasks, with_grade
+from hub.rundir import RunConfig, RunDir
+from hub.types import Sampling
+
+__all__ = ["EvalOptions", "evaluate", "open_client", "regrade", "resume"]
+
+LOCAL_MAX_PARALLEL = 4
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """How to run (not what to run): these may change between a run and its resume."""
+
+    concurrency: int = 32
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout_s: float = 120.0
+    max_retries: int = 5
+    requests_per_minute: float | None = None
+    tokens_per_minute: float | None = None
+    grade_timeout_s: float = 60.0
+    on_rollout: ProgressCallback | None = field(default=None, compare=False)
+
+
+@contextlib.asynccontextmanager
+async def open_client(model: str, base_url: str | None, options: EvalOptions) -> AsyncIterator[OpenAIClient]:
+    """A ready client for ``model``: the embedded server for ``local:NAME``, else ``base_url``."""
+    with contextlib.ExitStack() as stack:
+        if is_local_model(model):
+            server = stack.enter_context(
+                LocalModelServer(model, parallel=min(LOCAL_MAX_PARALLEL, max(1, options.concurrency)))
+            )
+            url, served_model = server.base_url, server.name
+        else:
+            if not base_url:
+                raise UsageError(
+                    f"--model {model!r} needs --base-url (an OpenAI-compatible endpoint such as "
+                    "http://127.0.0.1:8000/v1), or use --model local:smollm2"
+                )
+            url, served_model = base_url, model
+        api_key = os.environ.get(options.api_key_env) if options.api_key_env else None
+        client_opts = ClientOptions(
+            base_url=url,
+            model=served_model,
+            api_key=api_key,
+            timeout_s=options.timeout_s,
+            max_retries=options.max_retries,
+            max_in_flight=max(1, options.concurrency),
+            requests_per_minute=options.requests_per_minute,
+            tokens_per_minute=options.tokens_per_minute,
+        )
+        async with OpenAIClient(client_opts) as client:
+            await client.probe()
+            yield client
+
+
+async def evaluate(
+    env_id: str,
+    *,
+    model: str,
+    out: str | os.PathLike[str],
+    base_url: str | None = None,
+    num_tasks: int | None = None,
+    rollouts: int = 1,
+    max_turns: int | None = None,
+    seed: int = 0,
+    split: str = "test",
+    sampling: Sampling | None = None,
+    env_args: Mapping[str, Any] | None = None,
+    options: EvalOptions | None = None,
+) -> Summary:
+    """Evaluate ``env_id`` against ``model`` into a new run directory ``out``."""
+    from hub import __version__
+
+    opts = options or EvalOptions()
+    if rollouts < 1:
+        raise UsageError("--rollouts must be at least 1")
+    args = dict(env_args or {})
+    env = load_environment(env_id, **args)
+    if split not in env.splits:
+        raise UsageError(f"{env_id} has no split {split!r}; it has: {', '.join(env.splits)}")
+    tasks = select_tasks(env, split=split, seed=seed, num_tasks=num_tasks)
+    if not tasks:
+        raise UsageError(f"{env_id} has no tasks in split {split!r}")
+    config = RunConfig(
+        env_id=env_id,
+        env_version=env.version,
+        env_hash=package_hash(env_id),
+        env_args=args,
+        model=model,
+        base_url=None if is_local_model(model) else base_url,
+        sampling=sampling or Sampling(),
+        seed=seed,
+        split=split,
+        num_tasks=len(tasks),
+        rollouts_per_task=rollouts,
+        max_turns=max_turns or env.max_turns,
+        verihub_version=__version__,
+    )
+    rundir = RunDir(out)
+    rundir.ensure_new()  # fail before starting a model
+    async with open_client(model, base_url, opts) as client:
+        rundir.create(config)
+        return await _run(env, client, config, rundir, tasks, opts)
+
+
+async def resume(out: str | os.PathLike[str], *, options: EvalOptions | None = None) -> Summary:
+    """Finish the run in ``out``: only the missing (task, rollout_index) pairs run."""
+    opts = options or EvalOptions()
+    rundir = RunDir(out)
+    config = rundir.load_config()
+    env = load_environment(config.env_id, **config.env_args)
+    current_hash = package_hash(config.env_id)
+    if current_hash != config.env_hash or env.version != config.env_version:
+        raise RunDirError(
+            f"cannot resume {out}: environment {config.env_id} changed since the run started "
+            f"(version {config.env_version} -> {env.version}); start a new run"
+        )
+    tasks = select_tasks(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
+    async with open_client(config.model, config.base_url, opts) as client:
+        return await _run(env, client, config, rundir, tasks, opts)
+
+
+async def _run(
+    env: Environment, client: OpenAIClient, config: RunConfig, rundir: RunDir, tasks: list[Any], opts: EvalOptions
+) -> Summary:
+    runner = Runner(
+        env=env,
+        client=client,
+        config=config,
+        rundir=rundir,
+        concurrency=opts.concurrency,
+        grade_timeout_s=opts.grade_timeout_s,
+        on_rollout=opts.on_rollout,
+    )
+    return await runner.run(tasks)
+
+
+async def regrade(out: str | os.PathLike[str], *, grade_timeout_s: float = 60.0) -> tuple[Summary, int]:
+    """Re-grade the saved rollouts of ``out`` with the installed grader; no model calls.
+
+    Rollouts whose model call failed stay as they are. The file is replaced atomically; returns
+    the new summary and the number of rollouts whose verdict changed.
+    """
+    rundir = RunDir(out)
+    config = rundir.load_config()
+    env = load_environment(config.env_id, **config.env_args)
+    tasks = {t.id: t for t in select_tasks(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)}
+    builder = SummaryBuilder(
+        env_id=config.env_id, env_version=env.version, model=config.model, rollouts_per_task=config.rollouts_per_task
+    )
+    for tid in tasks:
+        builder.add_task(tid)
+    rundir.repair()
+    tmp = Path(str(rundir.rollouts_path) + ".regrade")
+    changed = 0
+    with tmp.open("wb") as fh:
+        for old in rundir.iter_rollouts():
+            task = tasks.get(old.task_id)
+            if task is None:
+                raise RunDirError(f"{out}: task {old.task_id!r} is no longer in {config.env_id}; cannot regrade")
+            new = old
+            if old.error is None or old.error.kind == "grader":
+                base = old.model_copy(update={"error": None, "grade": None, "reward": None, "passed": False})
+                grade = await grade_rollout(env, task, base, timeout_s=grade_timeout_s)
+                new = with_grade(base, grade, old.timing.grade_s)
+                if (new.reward, new.passed, new.error) != (old.reward, old.passed, old.error):
+                    changed += 1
+            fh.write(new.model_dump_json().encode() + b"\n")
+            builder.add(new)
+    os.replace(tmp, rundir.rollouts_path)
+    summary = builder.build()
+    rundir.write_summary(summary)
+    return summary, changed

@@ -1,0 +1,131 @@
+"""Finding environments: the ``verihub.environments`` entry-point group.
+
+An environment package declares ``[project.entry-points."verihub.environments"] ID =
+"package:load_environment"``. Listing reads names and distribution metadata only; the code of an
+environment is imported only when that one is loaded.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import importlib.util
+from dataclasses import dataclass
+from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
+from typing import Any
+
+from hub.catalogue import Catalogue, load_catalogue
+from hub.environment import Environment
+from hub.errors import EnvironmentDefinitionError, UnknownEnvironmentError
+
+__all__ = ["ENTRY_POINT_GROUP", "EnvInfo", "installed", "list_environments", "load_environment", "package_hash"]
+
+ENTRY_POINT_GROUP = "verihub.environments"
+
+
+@dataclass(frozen=True)
+class EnvInfo:
+    """What is known about an environment without importing it."""
+
+    id: str
+    version: str
+    summary: str
+    installed: bool
+    distribution: str | None = None
+    entry_point: str | None = None
+    install_hint: str | None = None
+
+
+def _entry_points() -> dict[str, EntryPoint]:
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def installed() -> dict[str, EnvInfo]:
+    """Installed environments by id (reads metadata only)."""
+    out: dict[str, EnvInfo] = {}
+    for name, ep in sorted(_entry_points().items()):
+        dist = ep.dist
+        out[name] = EnvInfo(
+            id=name,
+            version=dist.version if dist is not None else "unknown",
+            summary=(dist.metadata.get("Summary") or "") if dist is not None else "",
+            installed=True,
+            distribution=dist.metadata.get("Name") if dist is not None else None,
+            entry_point=ep.value,
+        )
+    return out
+
+
+def list_environments(catalogue: Catalogue | None = None) -> list[EnvInfo]:
+    """Installed environments plus those the catalogue knows how to install."""
+    found = installed()
+    cat = catalogue if catalogue is not None else load_catalogue()
+    for entry in cat.environments:
+        if entry.id not in found:
+            found[entry.id] = EnvInfo(
+                id=entry.id,
+                version=entry.version,
+                summary=entry.summary,
+                installed=False,
+                install_hint=f"verihub install {entry.id}",
+            )
+    return [found[k] for k in sorted(found)]
+
+
+def load_environment(env_id: str, **kwargs: Any) -> Environment:
+    """Import and build environment ``env_id`` (only that one is imported)."""
+    eps = _entry_points()
+    ep = eps.get(env_id)
+    if ep is None:
+        cat = load_catalogue()
+        known = sorted(set(eps) | {e.id for e in cat.environments})
+        close = difflib.get_close_matches(env_id, known, n=3, cutoff=0.6)
+        hint = f"verihub install {env_id}" if cat.get(env_id) is not None else None
+        raise UnknownEnvironmentError(env_id, close=close, installable=hint)
+    try:
+        factory = ep.load()
+    except Exception as exc:
+        raise EnvironmentDefinitionError(
+            f"environment {env_id!r} is installed but its entry point {ep.value!r} fails to import: "
+            f"{type(exc).__name__}: {exc}; reinstall it or report it to its author"
+        ) from exc
+    try:
+        env = factory(**kwargs)
+    except TypeError as exc:
+        raise EnvironmentDefinitionError(f"load_environment of {env_id!r} rejected the arguments: {exc}") from exc
+    if not isinstance(env, Environment):
+        raise EnvironmentDefinitionError(
+            f"load_environment of {env_id!r} returned {type(env).__name__}, not a verihub Environment"
+        )
+    env.id = env_id
+    if ep.dist is not None:
+        env.version = ep.dist.version
+    return env
+
+
+def package_hash(env_id: str) -> str:
+    """sha256 over the files of the import package providing ``env_id`` (stable across machines)."""
+    ep = _entry_points().get(env_id)
+    if ep is None:
+        raise UnknownEnvironmentError(env_id)
+    module = ep.value.split(":", 1)[0].split(".", 1)[0]
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        raise EnvironmentDefinitionError(f"cannot locate the package {module!r} of {env_id!r}")
+    root = Path(spec.origin).parent if spec.submodule_search_locations else Path(spec.origin)
+    return hash_tree(root)
+
+
+def hash_tree(root: Path) -> str:
+    """sha256 of a file or folder: relative paths and contents, caches and bytecode left out."""
+    digest = hashlib.sha256()
+    files = [root] if root.is_file() else sorted(
+        p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+    )
+    for path in files:
+        rel = path.name if root.is_file() else path.relative_to(root).as_posix()
+        digest.update(rel.encode() + b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return "sha256:" + digest.hexdigest()

@@ -1,0 +1,204 @@
+"""The runner: evaluates ``tasks x rollouts`` of an environment against a model.
+
+- bounded concurrency: ``concurrency`` worker coroutines pull (task, rollout_index) pairs from
+  one lazy queue, so nothing grows with the size of the run;
+- every finished rollout is appended to ``rollouts.jsonl`` at once (see :mod:`hub.rundir`);
+- a failing model call, environment or grader is recorded on that rollout as an error (never
+  as a wrong answer) and the run goes on; grading has a hard timeout;
+- resume: pairs already on disk are skipped, so each (task, rollout_index) appears once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from graders.grade import Grade
+from hub.client import ChatClient
+from hub.environment import Environment
+from hub.errors import ModelError, RunDirError, UsageError
+from hub.metrics import Summary, SummaryBuilder
+from hub.rundir import RunConfig, RunDir
+from hub.types import Message, Rollout, RolloutError, Task, Timing, Usage
+
+__all__ = ["ProgressCallback", "Runner", "grade_rollout", "select_tasks"]
+
+ProgressCallback = Callable[[Rollout, SummaryBuilder], None]
+
+
+def select_tasks(env: Environment, *, split: str, seed: int, num_tasks: int | None) -> list[Task]:
+    """The first ``num_tasks`` tasks of ``split`` (all of a finite split when None)."""
+    if num_tasks is not None and num_tasks < 1:
+        raise UsageError("--num-tasks must be at least 1")
+    source: Iterable[Task] = env.tasks(split, seed=seed)
+    if num_tasks is None:
+        if env.num_tasks(split) is None:
+            raise UsageError(f"{env.id} generates tasks without end; pass --num-tasks N")
+        return list(source)
+    return list(itertools.islice(source, num_tasks))
+
+
+async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeout_s: float) -> Grade:
+    """Grade with a hard timeout; a crash or timeout becomes an error grade, never a zero."""
+    try:
+        return await asyncio.wait_for(env.grade(task, rollout), timeout=timeout_s)
+    except asyncio.TimeoutError:
+        return Grade.timeout(f"grader exceeded {timeout_s:g}s")
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # a grader bug must not end the run
+        return Grade.error(f"grader raised {type(exc).__name__}: {_one_line(exc)}")
+
+
+def with_grade(rollout: Rollout, grade: Grade, grade_s: float) -> Rollout:
+    """The rollout with its grade attached (errors recorded as grader errors)."""
+    timing = rollout.timing.model_copy(update={"grade_s": grade_s, "total_s": rollout.timing.total_s + grade_s})
+    if grade.is_error:
+        return rollout.model_copy(
+            update={
+                "grade": grade,
+                "reward": None,
+                "passed": False,
+                "error": RolloutError(kind="grader", message=grade.reason or grade.status),
+                "timing": timing,
+            }
+        )
+    return rollout.model_copy(
+        update={"grade": grade, "reward": grade.score, "passed": grade.passed, "error": None, "timing": timing}
+    )
+
+
+@dataclass
+class Runner:
+    """Runs one evaluation into a run directory (create or resume it first)."""
+
+    env: Environment
+    client: ChatClient
+    config: RunConfig
+    rundir: RunDir
+    concurrency: int = 32
+    grade_timeout_s: float = 60.0
+    on_rollout: ProgressCallback | None = None
+
+    async def run(self, tasks: list[Task]) -> Summary:
+        if self.concurrency < 1:
+            raise UsageError("--concurrency must be at least 1")
+        self.rundir.repair()
+        done = self.rundir.done_keys()
+        selected = {t.id for t in tasks}
+        foreign = {tid for tid, _ in done} - selected
+        if foreign:
+            raise RunDirError(
+                f"{self.rundir.path} has rollouts for tasks this environment no longer selects "
+                f"(e.g. {sorted(foreign)[0]!r}); the environment changed, start a new run"
+            )
+        builder = SummaryBuilder(
+            env_id=self.config.env_id,
+            env_version=self.config.env_version,
+            model=self.config.model,
+            rollouts_per_task=self.config.rollouts_per_task,
+        )
+        for t in tasks:
+            builder.add_task(t.id)
+        builder.extend(self.rundir.iter_rollouts())
+        self.builder = builder
+
+        pending: Iterator[tuple[Task, int]] = (
+            (task, i)
+            for task in tasks
+            for i in range(self.config.rollouts_per_task)
+            if (task.id, i) not in done
+        )
+        tools = self.env.tool_schemas()
+        with self.rundir.open_writer() as writer:
+
+            async def worker() -> None:
+                for task, index in pending:
+                    rollout = await self.run_one(task, index, tools)
+                    writer.write(rollout)
+                    builder.add(rollout)
+                    if self.on_rollout is not None:
+                        self.on_rollout(rollout, builder)
+
+            await asyncio.gather(*(worker() for _ in range(self.concurrency)))
+        summary = builder.build()
+        self.rundir.write_summary(summary)
+        return summary
+
+    async def run_one(self, task: Task, index: int, tools: list[dict[str, object]] | None = None) -> Rollout:
+        """One rollout of ``task``: model turns, environment steps, then the grade."""
+        started = time.time()
+        t0 = time.perf_counter()
+        model_s = env_s = 0.0
+        usage = Usage()
+        error: RolloutError | None = None
+        truncated = False
+        turns = 0
+        seed = _rollout_seed(self.config.seed, task.id, index)
+        messages: list[Message] = []
+        try:
+            state = await self.env.reset(task)
+            messages = state.messages
+            env_s += time.perf_counter() - t0
+            while True:
+                if turns >= self.config.max_turns:
+                    truncated = True
+                    break
+                tm = time.perf_counter()
+                completion = await self.client.chat(
+                    state.messages, sampling=self.config.sampling, tools=tools, seed=seed
+                )
+                model_s += time.perf_counter() - tm
+                usage = usage + completion.usage
+                turns += 1
+                state.turn = turns
+                state.messages.append(completion.message)
+                te = time.perf_counter()
+                step = await self.env.step(state, completion.message)
+                env_s += time.perf_counter() - te
+                state.messages.extend(step.messages)
+                if step.terminated:
+                    truncated = completion.finish_reason == "length"
+                    break
+                if step.truncated:
+                    truncated = True
+                    break
+        except ModelError as exc:
+            error = RolloutError(kind="model", message=_one_line(exc))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # an environment bug is recorded on the rollout
+            error = RolloutError(kind="environment", message=f"{type(exc).__name__}: {_one_line(exc)}")
+        completion_text = next(
+            (m.content or "" for m in reversed(messages) if m.role == "assistant"), ""
+        )
+        rollout = Rollout(
+            task_id=task.id,
+            rollout_index=index,
+            messages=messages,
+            completion=completion_text,
+            usage=usage,
+            timing=Timing(started_at=started, model_s=model_s, env_s=env_s, total_s=time.perf_counter() - t0),
+            error=error,
+            turns=turns,
+            truncated=truncated,
+        )
+        if error is not None:
+            return rollout
+        tg = time.perf_counter()
+        grade = await grade_rollout(self.env, task, rollout, timeout_s=self.grade_timeout_s)
+        return with_grade(rollout, grade, time.perf_counter() - tg)
+
+
+def _rollout_seed(seed: int, task_id: str, index: int) -> int:
+    """A stable per-rollout sampling seed, different for each rollout of a task."""
+    return zlib.crc32(f"{seed}:{task_id}:{index}".encode()) & 0x7FFFFFFF
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return (text.splitlines()[0] if text else type(exc).__name__)[:500]
