@@ -14,6 +14,7 @@ from hub.errors import (
     UsageError,
     VerihubError,
 )
+from hub.tools import Tool, ToolEnv, tool_schema
 from hub.types import Message, Rollout, RolloutError, State, Step, Task, Timing, ToolCall, Usage
 
 __version__ = "0.1.0"
@@ -37,6 +38,8 @@ __all__ = [
     "Step",
     "Task",
     "TaskSource",
+    "Tool",
+    "ToolEnv",
     "Timing",
     "ToolCall",
     "UnknownEnvironmentError",
@@ -44,4 +47,5 @@ __all__ = [
     "UsageError",
     "VerihubError",
     "__version__",
+    "tool_schema",
 ]

@@ -1,0 +1,150 @@
+"""Tool calling in the OpenAI tools format, with tools written as typed Python functions.
+
+::
+
+    def add(a: int, b: int) -> int:
+        "Add two integers."
+        return a + b
+
+    env = ToolEnv(tools=[add], tasks=..., grader=..., max_turns=6)
+
+The JSON schema of each tool comes from its signature (via pydantic) and its docstring. The
+model's arguments are hostile input: they are size-limited, parsed as JSON and validated against
+the signature before the function runs; a bad call or a tool exception is returned to the model
+as an error message, never raised into the runner. An answer without tool calls ends the episode.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError, create_model
+
+from graders.protocol import Grader
+from hub.environment import MultiTurnEnv, TaskSource
+from hub.errors import EnvironmentDefinitionError
+from hub.types import Message, State, Step, Task, ToolCall
+
+__all__ = ["Tool", "ToolEnv", "tool_schema"]
+
+MAX_ARGUMENT_CHARS = 65_536
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A Python function exposed to the model, with its validated argument model."""
+
+    name: str
+    description: str
+    fn: Callable[..., Any]
+    args_model: type[BaseModel]
+
+    @classmethod
+    def from_function(cls, fn: Callable[..., Any]) -> Tool:
+        sig = inspect.signature(fn)
+        fields: dict[str, Any] = {}
+        for pname, param in sig.parameters.items():
+            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+                raise EnvironmentDefinitionError(f"tool {fn.__name__}: *args/**kwargs are not supported")
+            if param.annotation is inspect.Parameter.empty:
+                raise EnvironmentDefinitionError(f"tool {fn.__name__}: parameter {pname!r} needs a type hint")
+            default = ... if param.default is inspect.Parameter.empty else param.default
+            fields[pname] = (param.annotation, default)
+        model = create_model(f"{fn.__name__}_args", **fields)
+        doc = inspect.getdoc(fn) or ""
+        return cls(name=fn.__name__, description=doc.split("\n\n")[0].strip(), fn=fn, args_model=model)
+
+    def schema(self) -> dict[str, Any]:
+        params = self.args_model.model_json_schema()
+        params.pop("title", None)
+        for prop in params.get("properties", {}).values():
+            prop.pop("title", None)
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": params},
+        }
+
+    async def call(self, arguments: str, *, timeout_s: float) -> str:
+        """Run the tool on the model's JSON arguments; errors come back as text for the model."""
+        if len(arguments) > MAX_ARGUMENT_CHARS:
+            return f"error: arguments longer than {MAX_ARGUMENT_CHARS} characters"
+        try:
+            raw = json.loads(arguments or "{}")
+            if not isinstance(raw, dict):
+                return "error: arguments must be a JSON object"
+            args = self.args_model.model_validate(raw)
+        except json.JSONDecodeError as exc:
+            return f"error: arguments are not valid JSON ({exc.msg})"
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            return f"error: invalid arguments: {'.'.join(map(str, first['loc']))}: {first['msg']}"
+        kwargs = {name: getattr(args, name) for name in type(args).model_fields}
+        try:
+            if inspect.iscoroutinefunction(self.fn):
+                result = await asyncio.wait_for(self.fn(**kwargs), timeout=timeout_s)
+            else:
+                result = self.fn(**kwargs)
+        except asyncio.TimeoutError:
+            return f"error: tool {self.name} timed out after {timeout_s:g}s"
+        except Exception as exc:  # the model sees the failure and can try again
+            return f"error: {type(exc).__name__}: {exc}"
+        return result if isinstance(result, str) else json.dumps(result, default=str)
+
+
+def tool_schema(fn: Callable[..., Any]) -> dict[str, Any]:
+    """The OpenAI ``tools`` entry for a typed Python function."""
+    return Tool.from_function(fn).schema()
+
+
+class ToolEnv(MultiTurnEnv):
+    """A multi-turn environment where the model may call tools before answering."""
+
+    max_turns = 8
+
+    def __init__(
+        self,
+        *,
+        tools: Sequence[Callable[..., Any]],
+        tasks: Sequence[Task] | Mapping[str, Sequence[Task]] | TaskSource,
+        grader: Grader,
+        id: str | None = None,
+        version: str | None = None,
+        system_prompt: str | None = None,
+        max_turns: int = 8,
+        tool_timeout_s: float = 10.0,
+        max_result_chars: int = 8_000,
+    ) -> None:
+        super().__init__(
+            tasks=tasks, grader=grader, id=id, version=version, system_prompt=system_prompt, max_turns=max_turns
+        )
+        built = [Tool.from_function(fn) for fn in tools]
+        names = [t.name for t in built]
+        if len(set(names)) != len(names):
+            raise EnvironmentDefinitionError(f"duplicate tool names: {names}")
+        self.tools: dict[str, Tool] = {t.name: t for t in built}
+        self.tool_timeout_s = tool_timeout_s
+        self.max_result_chars = max_result_chars
+
+    def tool_schemas(self) -> list[dict[str, Any]] | None:
+        return [t.schema() for t in self.tools.values()] or None
+
+    async def step(self, state: State, action: Message) -> Step:
+        if not action.tool_calls:
+            return Step(terminated=True)
+        replies = [await self._answer(call) for call in action.tool_calls]
+        return Step(messages=tuple(replies))
+
+    async def _answer(self, call: ToolCall) -> Message:
+        tool = self.tools.get(call.name)
+        if tool is None:
+            content = f"error: unknown tool {call.name!r}; available: {', '.join(self.tools)}"
+        else:
+            content = await tool.call(call.arguments, timeout_s=self.tool_timeout_s)
+        if len(content) > self.max_result_chars:
+            content = content[: self.max_result_chars] + " [truncated]"
+        return Message(role="tool", content=content, tool_call_id=call.id, name=call.name)
