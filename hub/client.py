@@ -97,9 +97,7 @@ class OpenAIClient:
         self._url = options.base_url.rstrip("/") + "/chat/completions"
         self._session: aiohttp.ClientSession | None = None
         self._sem = asyncio.Semaphore(options.max_in_flight)
-        self._rpm = (
-            AsyncLimiter(options.requests_per_minute, 60.0) if options.requests_per_minute else None
-        )
+        self._rpm = _request_limiter(options.requests_per_minute) if options.requests_per_minute else None
         self._tpm = AsyncLimiter(options.tokens_per_minute, 60.0) if options.tokens_per_minute else None
         headers = {"Content-Type": "application/json", **dict(options.extra_headers)}
         if options.api_key:
@@ -228,6 +226,13 @@ class OpenAIClient:
             404: "check --base-url (it usually ends in /v1) and --model",
         }.get(status, "the server rejected the request")
         raise ModelError(f"HTTP {status} from {self._url}: {detail}; {hint}")
+
+
+def _request_limiter(per_minute: float) -> AsyncLimiter:
+    """A limiter with a small burst: at most one second's worth (and at least one request)."""
+    per_second = per_minute / 60.0
+    window = max(1.0, 1.0 / per_second)
+    return AsyncLimiter(per_second * window, window)
 
 
 def _parse_retry_after(value: str | None) -> float | None:

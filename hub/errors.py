@@ -7,6 +7,7 @@
     │   ├── UnknownEnvironmentError
     │   ├── UnknownSplitError
     │   └── RunDirError            a --resume/--out directory that cannot be used
+    ├── RunInterrupted             Ctrl-C during a run (finished rollouts are saved)
     ├── EnvironmentDefinitionError an environment package is malformed
     └── ModelError                 the model endpoint failed (after retries)
         └── ModelUnreachableError
@@ -21,6 +22,7 @@ __all__ = [
     "ModelError",
     "ModelUnreachableError",
     "RunDirError",
+    "RunInterrupted",
     "UnknownEnvironmentError",
     "UnknownSplitError",
     "UsageError",
@@ -57,6 +59,10 @@ class UnknownSplitError(UsageError):
 
 class RunDirError(UsageError):
     """A run directory that is malformed, foreign, or would be overwritten."""
+
+
+class RunInterrupted(VerihubError):
+    """The user interrupted a run; what finished is on disk and can be resumed."""
 
 
 class EnvironmentDefinitionError(VerihubError):

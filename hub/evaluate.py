@@ -24,7 +24,7 @@ from hub.errors import RunDirError, UsageError
 from hub.local_model import LocalModelServer, is_local_model
 from hub.metrics import Summary, SummaryBuilder
 from hub.registry import load_environment, package_hash
-from hub.runner import ProgressCallback, Runner, grade_rollout, select_tasks, with_grade
+from hub.runner import ProgressCallback, Runner, StartCallback, grade_rollout, select_tasks, with_grade
 from hub.rundir import RunConfig, RunDir
 from hub.types import Sampling
 
@@ -45,6 +45,7 @@ class EvalOptions:
     tokens_per_minute: float | None = None
     grade_timeout_s: float = 60.0
     on_rollout: ProgressCallback | None = field(default=None, compare=False)
+    on_start: StartCallback | None = field(default=None, compare=False)
 
 
 @contextlib.asynccontextmanager
@@ -157,6 +158,7 @@ async def _run(
         concurrency=opts.concurrency,
         grade_timeout_s=opts.grade_timeout_s,
         on_rollout=opts.on_rollout,
+        on_start=opts.on_start,
     )
     return await runner.run(tasks)
 

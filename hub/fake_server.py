@@ -136,10 +136,11 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--port", type=int, default=8123)
     parser.add_argument("--schedule", default="ok", help="comma-separated faults, cycled")
+    parser.add_argument("--slow-s", type=float, default=5.0, help="delay of the 'slow' fault")
     args = parser.parse_args(argv)
 
     async def serve() -> None:
-        async with FakeChatServer(schedule=args.schedule.split(","), port=args.port) as server:
+        async with FakeChatServer(schedule=args.schedule.split(","), port=args.port, slow_s=args.slow_s) as server:
             print(f"listening on {server.base_url}", flush=True)
             await asyncio.Event().wait()
 

@@ -25,9 +25,11 @@ from hub.metrics import Summary, SummaryBuilder
 from hub.rundir import RunConfig, RunDir
 from hub.types import Message, Rollout, RolloutError, Task, Timing, Usage
 
-__all__ = ["ProgressCallback", "Runner", "grade_rollout", "select_tasks"]
+__all__ = ["ProgressCallback", "Runner", "StartCallback", "grade_rollout", "select_tasks"]
 
 ProgressCallback = Callable[[Rollout, SummaryBuilder], None]
+StartCallback = Callable[[int, int], None]
+"""Called once before the first rollout with (total rollouts, rollouts already done)."""
 
 
 def select_tasks(env: Environment, *, split: str, seed: int, num_tasks: int | None) -> list[Task]:
@@ -83,6 +85,7 @@ class Runner:
     concurrency: int = 32
     grade_timeout_s: float = 60.0
     on_rollout: ProgressCallback | None = None
+    on_start: StartCallback | None = None
 
     async def run(self, tasks: list[Task]) -> Summary:
         if self.concurrency < 1:
@@ -114,6 +117,8 @@ class Runner:
             if (task.id, i) not in done
         )
         tools = self.env.tool_schemas()
+        if self.on_start is not None:
+            self.on_start(len(tasks) * self.config.rollouts_per_task, builder.n_rollouts)
         with self.rundir.open_writer() as writer:
 
             async def worker() -> None:

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import sys
 
-import click
 import typer
-from rich.console import Console
 
-from hub.errors import VerihubError
+from hub.errors import RunInterrupted, VerihubError
 
 __all__ = ["app", "main"]
 
@@ -20,33 +18,46 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-err_console = Console(stderr=True, highlight=False)
 
 
 def _register() -> None:
     from hub.cli import envs, run  # noqa: F401  (each module adds its commands to `app`)
 
 
+def _error(message: str, code: int) -> None:
+    sys.stderr.write(f"error: {message}\n")
+    sys.stderr.flush()
+    sys.exit(code)
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``verihub`` script: one-line errors, no tracebacks, exit codes."""
+    """Entry point of the ``verihub`` script: one-line errors, no tracebacks, exit codes.
+
+    Exit codes: 0 ok, 1 a verihub error (bad input, failed model), 2 bad command-line usage,
+    130 interrupted.
+    """
     _register()
     command = typer.main.get_command(app)
     try:
-        command.main(args=argv, prog_name="verihub", standalone_mode=False)
-    except click.exceptions.NoArgsIsHelpError:
-        sys.exit(0)
-    except click.ClickException as exc:
-        ctx_hint = ""
-        if isinstance(exc, click.UsageError) and exc.ctx is not None:
-            ctx_hint = f" (see `{exc.ctx.command_path} --help`)"
-        err_console.print(f"error: {exc.format_message()}{ctx_hint}", markup=False)
-        sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
-        err_console.print("aborted", markup=False)
-        sys.exit(130)
+        rv = command.main(args=argv, prog_name="verihub", standalone_mode=False)
+    except RunInterrupted as exc:
+        _error(str(exc), 130)
     except VerihubError as exc:
-        err_console.print(f"error: {exc}", markup=False)
-        sys.exit(1)
+        _error(" ".join(str(exc).split()), 1)
     except KeyboardInterrupt:
-        err_console.print("interrupted", markup=False)
-        sys.exit(130)
+        _error("interrupted", 130)
+    except Exception as exc:
+        # click's (or typer's vendored click's) usage errors: duck-typed to work with both.
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            sys.exit(0)
+        if type(exc).__name__ == "Abort":
+            _error("aborted", 130)
+        fmt = getattr(exc, "format_message", None)
+        if fmt is None:
+            raise
+        hint = ""
+        ctx = getattr(exc, "ctx", None)
+        if ctx is not None:
+            hint = f" (see `{ctx.command_path} --help`)"
+        _error(" ".join(fmt().split()) + hint, int(getattr(exc, "exit_code", 2)))
+    sys.exit(rv if isinstance(rv, int) else 0)

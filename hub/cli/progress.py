@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import TracebackType
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from hub.metrics import SummaryBuilder
 from hub.types import Rollout
@@ -14,9 +14,14 @@ __all__ = ["RunProgress"]
 
 
 class RunProgress:
-    """Context manager whose ``update`` is the runner's ``on_rollout`` callback."""
+    """The runner's ``on_start`` / ``on_rollout`` callbacks, drawn as a bar on stderr.
 
-    def __init__(self, total: int, *, done: int = 0, console: Console | None = None) -> None:
+    The bar appears only once the run has started (environment loaded, model reachable), so an
+    early error prints alone. Use as a context manager so the bar is always closed.
+    """
+
+    def __init__(self, *, enabled: bool = True, console: Console | None = None) -> None:
+        self.enabled = enabled
         self._progress = Progress(
             TextColumn("[bold]eval"),
             BarColumn(),
@@ -26,13 +31,20 @@ class RunProgress:
             TextColumn("mean {task.fields[mean]}"),
             TimeElapsedColumn(),
             console=console or Console(stderr=True),
-            transient=False,
             refresh_per_second=4,
         )
-        self._task = self._progress.add_task("eval", total=total, completed=done, rate=0.0, errors=0, mean="-")
+        self._task: TaskID | None = None
         self._n = 0
 
+    def start(self, total: int, done: int) -> None:
+        if not self.enabled:
+            return
+        self._task = self._progress.add_task("eval", total=total, completed=done, rate=0.0, errors=0, mean="-")
+        self._progress.start()
+
     def update(self, rollout: Rollout, builder: SummaryBuilder) -> None:
+        if self._task is None:
+            return
         self._n += 1
         mean = builder.running_mean
         elapsed = self._progress.tasks[0].elapsed or 0.0
@@ -45,10 +57,10 @@ class RunProgress:
         )
 
     def __enter__(self) -> RunProgress:
-        self._progress.start()
         return self
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        self._progress.stop()
+        if self._task is not None:
+            self._progress.stop()

@@ -14,7 +14,7 @@ from rich.table import Table
 
 from hub.cli import app
 from hub.cli.progress import RunProgress
-from hub.errors import UsageError
+from hub.errors import RunInterrupted, UsageError
 from hub.evaluate import EvalOptions, evaluate, regrade, resume
 from hub.metrics import Summary, SummaryBuilder
 from hub.rundir import RunDir
@@ -80,65 +80,53 @@ def eval_cmd(
         if env_id is not None or model is not None:
             raise UsageError("--resume takes the environment and model from the run; drop ENV_ID and --model")
         target = resume_dir
-        done = sum(1 for _ in RunDir(target).iter_rollouts()) if RunDir(target).rollouts_path.exists() else 0
-        config = RunDir(target).load_config()
-        total = config.rollouts_per_task * (config.num_tasks or 0)
     else:
         if env_id is None:
             raise UsageError("name an environment (see `verihub list`) or pass --resume DIR")
         if model is None:
             raise UsageError("pass --model NAME (with --base-url URL), or --model local:smollm2")
         target = out or _default_out(env_id, model)
-        done, total = 0, 0  # known once tasks are selected
-    options_kwargs = dict(
-        concurrency=concurrency,
-        api_key_env=api_key_env,
-        timeout_s=timeout,
-        max_retries=max_retries,
-        requests_per_minute=rpm,
-        tokens_per_minute=tpm,
-        grade_timeout_s=grade_timeout,
-    )
     sampling = Sampling(
         temperature=temperature, top_p=top_p, max_tokens=max_tokens, stop=tuple(stop) if stop else None
     )
-    bar: RunProgress | None = None
-    if progress:
-        if total == 0:
-            total = rollouts * (num_tasks or 0)
-        bar = RunProgress(total or 1, done=done)
-    options = EvalOptions(**options_kwargs, on_rollout=bar.update if bar else None)  # type: ignore[arg-type]
-    try:
-        if bar is not None:
-            bar.__enter__()
-        if resume_dir is not None:
-            summary = asyncio.run(resume(target, options=options))
-        else:
-            summary = asyncio.run(
-                evaluate(
-                    env_id,
-                    model=model,
-                    base_url=base_url,
-                    out=target,
-                    num_tasks=num_tasks,
-                    rollouts=rollouts,
-                    max_turns=max_turns,
-                    seed=seed,
-                    split=split,
-                    sampling=sampling,
-                    env_args=_parse_env_args(env_arg or []),
-                    options=options,
+    with RunProgress(enabled=progress) as bar:
+        options = EvalOptions(
+            concurrency=concurrency,
+            api_key_env=api_key_env,
+            timeout_s=timeout,
+            max_retries=max_retries,
+            requests_per_minute=rpm,
+            tokens_per_minute=tpm,
+            grade_timeout_s=grade_timeout,
+            on_rollout=bar.update,
+            on_start=bar.start,
+        )
+        try:
+            if resume_dir is not None:
+                summary = asyncio.run(resume(target, options=options))
+            else:
+                summary = asyncio.run(
+                    evaluate(
+                        env_id,
+                        model=model,
+                        base_url=base_url,
+                        out=target,
+                        num_tasks=num_tasks,
+                        rollouts=rollouts,
+                        max_turns=max_turns,
+                        seed=seed,
+                        split=split,
+                        sampling=sampling,
+                        env_args=_parse_env_args(env_arg or []),
+                        options=options,
+                    )
                 )
-            )
-    except KeyboardInterrupt:
-        if bar is not None:
-            bar.__exit__(None, None, None)
-        if RunDir(target).config_path.exists():
-            err.print(f"interrupted; finished rollouts are saved. Continue with `verihub eval --resume {target}`")
-        raise
-    finally:
-        if bar is not None:
-            bar.__exit__(None, None, None)
+        except KeyboardInterrupt:
+            if RunDir(target).config_path.exists():
+                raise RunInterrupted(
+                    f"interrupted; finished rollouts are saved. Continue with `verihub eval --resume {target}`"
+                ) from None
+            raise
     print_summary(summary, run_dir=target)
 
 

@@ -1,0 +1,91 @@
+"""Shared fixtures: a loopback fake model server, toy environments, run configs."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graders.exact import ExactGrader
+from graders.grade import Grade
+from hub import Rollout, SingleTurnEnv, Task
+from hub.fake_server import FakeChatServer
+from hub.rundir import RunConfig
+from hub.types import Sampling
+
+
+def make_tasks(n: int) -> list[Task]:
+    return [Task(id=f"t{i}", prompt=f"What is {i} + 1?", answer=str(i + 1)) for i in range(n)]
+
+
+def correct_responder(request: dict[str, Any]) -> str:
+    """Answers 'What is i + 1?' correctly for even i, wrongly for odd i."""
+    text = request["messages"][-1]["content"]
+    i = int(text.split()[2])
+    return f"Answer: {i + 1 if i % 2 == 0 else i}"
+
+
+class RaisingGrader:
+    async def __call__(self, response: str, *, reference: Any) -> Grade:
+        raise RuntimeError("grader bug")
+
+
+class HangingGrader:
+    async def __call__(self, response: str, *, reference: Any) -> Grade:
+        await asyncio.sleep(3600)
+        raise AssertionError("unreachable")
+
+
+@pytest.fixture
+def toy_env() -> SingleTurnEnv:
+    return SingleTurnEnv(id="toy", version="1.0.0", tasks=make_tasks(6), grader=ExactGrader())
+
+
+def make_config(env_id: str = "toy", *, num_tasks: int = 6, rollouts: int = 2, **over: Any) -> RunConfig:
+    fields: dict[str, Any] = dict(
+        env_id=env_id,
+        env_version="1.0.0",
+        env_hash="sha256:test",
+        model="fake",
+        base_url="http://127.0.0.1:1/v1",
+        sampling=Sampling(max_tokens=16),
+        seed=0,
+        split="test",
+        num_tasks=num_tasks,
+        rollouts_per_task=rollouts,
+        max_turns=1,
+        verihub_version="0.1.0",
+    )
+    fields.update(over)
+    return RunConfig(**fields)
+
+
+@pytest.fixture
+def config_factory() -> Callable[..., RunConfig]:
+    return make_config
+
+
+@pytest.fixture
+async def fake_server() -> AsyncIterator[FakeChatServer]:
+    async with FakeChatServer(responder=correct_responder) as server:
+        yield server
+
+
+@pytest.fixture
+def rollout_factory() -> Callable[..., Rollout]:
+    from hub.types import Timing
+
+    def make(task_id: str = "t0", index: int = 0, *, reward: float | None = 1.0, passed: bool = True,
+             error: Any = None) -> Rollout:
+        return Rollout(task_id=task_id, rollout_index=index, messages=[], completion="",
+                       reward=reward, passed=passed, timing=Timing(started_at=0.0), error=error)
+
+    return make
+
+
+@pytest.fixture
+def repo_root() -> Iterator[Path]:
+    yield Path(__file__).resolve().parents[1]

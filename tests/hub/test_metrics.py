@@ -1,0 +1,63 @@
+"""pass@k / pass^k against brute-force enumeration, and summary bookkeeping."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+import pytest
+
+from hub.metrics import SummaryBuilder, ks_for, pass_all_k, pass_at_k
+from hub.types import Rollout, RolloutError
+
+
+def brute(n: int, c: int, k: int, *, all_: bool) -> float:
+    outcomes = [True] * c + [False] * (n - c)
+    subsets = list(itertools.combinations(range(n), k))
+    hits = sum((all if all_ else any)(outcomes[i] for i in s) for s in subsets)
+    return hits / len(subsets)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8])
+def test_estimators_match_enumeration(n: int) -> None:
+    for c in range(n + 1):
+        for k in range(1, n + 1):
+            assert pass_at_k(n, c, k) == pytest.approx(brute(n, c, k, all_=False))
+            assert pass_all_k(n, c, k) == pytest.approx(brute(n, c, k, all_=True))
+
+
+def test_k_larger_than_n_is_an_error() -> None:
+    with pytest.raises(ValueError):
+        pass_at_k(2, 1, 3)
+
+
+def test_ks() -> None:
+    assert ks_for(1) == [1]
+    assert ks_for(4) == [1, 2, 4]
+    assert ks_for(6) == [1, 2, 4, 6]
+
+
+def test_errors_are_not_wrong_answers(rollout_factory: Callable[..., Rollout]) -> None:
+    b = SummaryBuilder(env_id="e", env_version="1", model="m", rollouts_per_task=2)
+    b.add(rollout_factory("a", 0, reward=1.0, passed=True))
+    b.add(rollout_factory("a", 1, reward=None, passed=False, error=RolloutError(kind="model", message="x")))
+    b.add(rollout_factory("b", 0, reward=0.0, passed=False))
+    b.add(rollout_factory("b", 1, reward=0.0, passed=False))
+    s = b.build()
+    assert s.n_rollouts == 4 and s.n_errors == 1
+    assert s.errors_by_kind == {"model": 1}
+    assert s.mean_reward == pytest.approx(1 / 3)  # the error is excluded, not counted as 0
+    per = {t.task_id: t for t in s.per_task}
+    assert per["a"].n == 1 and per["a"].pass_rate == 1.0 and per["a"].n_errors == 1
+    assert per["b"].pass_rate == 0.0
+    assert s.pass_at_k["1"] == pytest.approx(0.5)
+    # pass@2 only over tasks with 2 graded rollouts
+    assert s.pass_at_k["2"] == pytest.approx(0.0)
+    assert s.ci95 is not None and s.ci95[0] <= 0.5 <= s.ci95[1]
+
+
+def test_task_without_rollouts_is_counted(rollout_factory: Callable[..., Rollout]) -> None:
+    b = SummaryBuilder(env_id="e", env_version="1", model="m", rollouts_per_task=1)
+    b.add_task("x")
+    s = b.build()
+    assert s.n_tasks == 1 and s.mean_reward is None and s.per_task[0].pass_rate is None

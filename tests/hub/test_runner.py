@@ -1,0 +1,122 @@
+"""The runner: bookkeeping, faults, grader failures, resume."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from graders.exact import ExactGrader
+from hub import SingleTurnEnv
+from hub.client import ClientOptions, OpenAIClient
+from hub.errors import RunDirError
+from hub.fake_server import FakeChatServer
+from hub.rundir import RunConfig, RunDir
+from hub.runner import Runner
+from tests.conftest import HangingGrader, RaisingGrader, correct_responder, make_tasks
+
+
+def keys(rd: RunDir) -> Counter[tuple[str, int]]:
+    return Counter((r.task_id, r.rollout_index) for r in rd.iter_rollouts())
+
+
+async def run(env: SingleTurnEnv, server: FakeChatServer, config: RunConfig, out: Path, **kw: object) -> object:
+    rd = RunDir(out)
+    if not rd.config_path.exists():
+        rd.create(config)
+    opts = ClientOptions(base_url=server.base_url, model="fake", backoff_base_s=0.01, backoff_max_s=0.02,
+                         timeout_s=float(kw.pop("timeout_s", 5.0)), max_retries=int(kw.pop("max_retries", 5)))  # type: ignore[call-overload]
+    async with OpenAIClient(opts) as client:
+        runner = Runner(env=env, client=client, config=config, rundir=rd, concurrency=4, **kw)  # type: ignore[arg-type]
+        return await runner.run(list(env.tasks("test")))
+
+
+async def test_every_pair_once_and_summary(toy_env: SingleTurnEnv, fake_server: FakeChatServer,
+                                           config_factory: Callable[..., RunConfig], tmp_path: Path) -> None:
+    summary = await run(toy_env, fake_server, config_factory(rollouts=3), tmp_path)
+    rd = RunDir(tmp_path)
+    assert keys(rd) == Counter({(f"t{i}", j): 1 for i in range(6) for j in range(3)})
+    saved = json.loads(rd.summary_path.read_text())
+    assert saved["n_rollouts"] == 18 and saved["n_errors"] == 0
+    assert saved["mean_reward"] == pytest.approx(0.5)  # even tasks right, odd wrong
+    assert {t["task_id"]: t["pass_rate"] for t in saved["per_task"]} == {f"t{i}": float(i % 2 == 0) for i in range(6)}
+    assert saved["pass_at_k"]["1"] == pytest.approx(0.5) and "2" in saved["pass_at_k"] and "3" in saved["pass_at_k"]
+    line = json.loads(rd.rollouts_path.read_text().splitlines()[0])
+    for field in ("task_id", "rollout_index", "messages", "completion", "reward", "passed", "grade", "usage",
+                  "timing", "error"):
+        assert field in line
+    assert summary is not None
+
+
+async def test_fault_injection_loses_nothing(toy_env: SingleTurnEnv, config_factory: Callable[..., RunConfig],
+                                             tmp_path: Path) -> None:
+    schedule = ["429", "ok", "500", "malformed", "ok", "drop", "slow", "ok"]
+    async with FakeChatServer(responder=correct_responder, schedule=schedule, slow_s=2.0) as srv:
+        await run(toy_env, srv, config_factory(rollouts=4), tmp_path, timeout_s=0.5, max_retries=1)
+    rd = RunDir(tmp_path)
+    k = keys(rd)
+    assert set(k) == {(f"t{i}", j) for i in range(6) for j in range(4)} and set(k.values()) == {1}
+    rollouts = list(rd.iter_rollouts())
+    errors = [r for r in rollouts if r.error is not None]
+    graded = [r for r in rollouts if r.error is None]
+    assert all(r.error is not None and r.error.kind == "model" and r.reward is None for r in errors)
+    assert all(r.grade is not None and r.reward is not None for r in graded)
+    summary = json.loads(rd.summary_path.read_text())
+    assert summary["n_errors"] == len(errors)
+    assert summary["errors_by_kind"].get("model", 0) == len(errors)
+    # errors never count as wrong answers: the mean is over graded rollouts only
+    if graded:
+        assert summary["mean_reward"] == pytest.approx(sum(r.reward or 0 for r in graded) / len(graded))
+
+
+@pytest.mark.parametrize("grader,kind", [(RaisingGrader(), "error"), (HangingGrader(), "timeout")])
+async def test_grader_failures_are_recorded(grader: object, kind: str, fake_server: FakeChatServer,
+                                            config_factory: Callable[..., RunConfig], tmp_path: Path) -> None:
+    env = SingleTurnEnv(id="toy", tasks=make_tasks(3), grader=grader)  # type: ignore[arg-type]
+    await run(env, fake_server, config_factory(num_tasks=3, rollouts=1), tmp_path, grade_timeout_s=0.2)
+    rollouts = list(RunDir(tmp_path).iter_rollouts())
+    assert len(rollouts) == 3
+    for r in rollouts:
+        assert r.error is not None and r.error.kind == "grader"
+        assert r.grade is not None and r.grade.status == kind and r.reward is None
+
+
+async def test_resume_runs_only_missing(toy_env: SingleTurnEnv, fake_server: FakeChatServer,
+                                        config_factory: Callable[..., RunConfig], tmp_path: Path) -> None:
+    cfg = config_factory(rollouts=2)
+    await run(toy_env, fake_server, cfg, tmp_path)
+    rd = RunDir(tmp_path)
+    lines = rd.rollouts_path.read_bytes().splitlines(keepends=True)
+    # keep 5 lines and a torn sixth, as a crash in mid-write would leave
+    rd.rollouts_path.write_bytes(b"".join(lines[:5]) + lines[5][:17])
+    before = fake_server.requests
+    await run(toy_env, fake_server, cfg, tmp_path)
+    assert fake_server.requests - before == 12 - 5
+    assert set(keys(rd).values()) == {1} and len(keys(rd)) == 12
+
+
+async def test_resume_refuses_other_config(toy_env: SingleTurnEnv, fake_server: FakeChatServer,
+                                           config_factory: Callable[..., RunConfig], tmp_path: Path) -> None:
+    await run(toy_env, fake_server, config_factory(rollouts=2), tmp_path)
+    with pytest.raises(RunDirError, match="differs in rollouts_per_task"):
+        RunDir(tmp_path).check_resumable(config_factory(rollouts=3))
+    with pytest.raises(RunDirError, match="already holds a run"):
+        RunDir(tmp_path).create(config_factory())
+
+
+async def test_multi_turn_truncation(fake_server: FakeChatServer, config_factory: Callable[..., RunConfig],
+                                     tmp_path: Path) -> None:
+    from hub import Message, MultiTurnEnv, State, Step
+
+    class Nag(MultiTurnEnv):
+        async def step(self, state: State, action: Message) -> Step:
+            return Step(messages=(Message(role="user", content="What is 0 + 1? Again."),))
+
+    env = Nag(id="nag", tasks=make_tasks(2), grader=ExactGrader(), max_turns=3)
+    await run(env, fake_server, config_factory(num_tasks=2, rollouts=1, max_turns=3), tmp_path)
+    for r in RunDir(tmp_path).iter_rollouts():
+        assert r.turns == 3 and r.truncated
+        assert [m.role for m in r.messages] == ["user", "assistant", "user", "assistant", "user", "assistant", "user"]
