@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import time
@@ -12,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from hub import aio
 from hub.cli import app
 from hub.cli.progress import RunProgress
 from hub.errors import RunInterrupted, UsageError
@@ -103,9 +103,9 @@ def eval_cmd(
         )
         try:
             if resume_dir is not None:
-                summary = asyncio.run(resume(target, options=options))
+                summary = aio.run(resume(target, options=options))
             else:
-                summary = asyncio.run(
+                summary = aio.run(
                     evaluate(
                         env_id,
                         model=model,
@@ -199,6 +199,6 @@ def regrade_cmd(
     grade_timeout: float = typer.Option(60.0, "--grade-timeout", min=0.1, help="Grading time limit (s)."),
 ) -> None:
     """Re-grade saved rollouts with the installed grader, without calling the model."""
-    summary, changed = asyncio.run(regrade(run_dir, grade_timeout_s=grade_timeout))
+    summary, changed = aio.run(regrade(run_dir, grade_timeout_s=grade_timeout))
     err.print(f"regraded {summary.n_rollouts} rollouts; {changed} verdicts changed")
     print_summary(summary, run_dir=run_dir)

