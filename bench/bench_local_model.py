@@ -62,9 +62,15 @@ def through_verihub(n: int, max_tokens: int) -> tuple[int, float]:
     started: list[float] = []
     asyncio.run(
         evaluate(
-            "arith", model="local:smollm2", out=out, num_tasks=n, rollouts=1,
+            "arith",
+            model="local:smollm2",
+            out=out,
+            num_tasks=n,
+            rollouts=1,
             sampling=Sampling(temperature=0.0, max_tokens=max_tokens),
-            options=EvalOptions(concurrency=1, on_start=lambda total, done: started.append(time.perf_counter())),
+            options=EvalOptions(
+                concurrency=1, on_start=lambda total, done: started.append(time.perf_counter())
+            ),
         )
     )
     elapsed = time.perf_counter() - (started[0] if started else t0)
@@ -83,7 +89,10 @@ def main() -> None:
         for name, fn in (("direct", direct), ("verihub", through_verihub)):
             tokens, elapsed = fn(args.tasks, args.max_tokens)
             rates[name].append(tokens / elapsed)
-            print(f"  {name:8s} {tokens:5d} tokens in {elapsed:6.2f} s = {tokens / elapsed:6.1f} tok/s", flush=True)
+            print(
+                f"  {name:8s} {tokens:5d} tokens in {elapsed:6.2f} s = {tokens / elapsed:6.1f} tok/s",
+                flush=True,
+            )
     d, v = statistics.median(rates["direct"]), statistics.median(rates["verihub"])
     print(f"median tokens/s: direct {d:.1f}, verihub {v:.1f}, ratio verihub/direct {v / d:.3f}")
 

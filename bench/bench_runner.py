@@ -36,7 +36,9 @@ def free_port() -> int:
 
 def start_server() -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "hub.fake_server", "--port", str(port)], stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hub.fake_server", "--port", str(port)], stdout=subprocess.DEVNULL
+    )
     deadline = time.time() + 15
     while time.time() < deadline:
         try:
@@ -50,9 +52,28 @@ def start_server() -> tuple[subprocess.Popen[bytes], str]:
 
 def run_once(base_url: str, *, tasks: int, rollouts: int, concurrency: int) -> dict[str, float]:
     out = Path(tempfile.mkdtemp(prefix="vh-bench-")) / "run"
-    cmd = [sys.executable, "-m", "hub", "eval", "arith", "--model", "fake", "--base-url", base_url,
-           "-n", str(tasks), "-r", str(rollouts), "-c", str(concurrency), "--no-progress",
-           "--max-tokens", "16", "--out", str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "hub",
+        "eval",
+        "arith",
+        "--model",
+        "fake",
+        "--base-url",
+        base_url,
+        "-n",
+        str(tasks),
+        "-r",
+        str(rollouts),
+        "-c",
+        str(concurrency),
+        "--no-progress",
+        "--max-tokens",
+        "16",
+        "--out",
+        str(out),
+    ]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -82,19 +103,25 @@ def main() -> None:
     args = parser.parse_args()
     server, url = start_server()
     try:
-        results = [run_once(url, tasks=args.rollouts, rollouts=1, concurrency=args.concurrency)
-                   for _ in range(args.rounds)]
+        results = [
+            run_once(url, tasks=args.rollouts, rollouts=1, concurrency=args.concurrency)
+            for _ in range(args.rounds)
+        ]
         med = {k: statistics.median(r[k] for r in results) for k in results[0]}
-        print(f"verihub eval, {args.rollouts} single-turn rollouts, concurrency {args.concurrency}, "
-              f"{args.rounds} rounds (medians)")
+        print(
+            f"verihub eval, {args.rollouts} single-turn rollouts, concurrency {args.concurrency}, "
+            f"{args.rounds} rounds (medians)"
+        )
         print(f"  rollouts/s          {med['rollouts_per_s']:10.0f}")
         print(f"  CPU ms per rollout  {med['cpu_ms_per_rollout']:10.3f}")
         print(f"  peak RSS MB         {med['peak_rss_mb']:10.1f}")
         if args.big:
             big = run_once(url, tasks=10_000, rollouts=10, concurrency=args.concurrency)
-            print(f"100,000 rollouts (10,000 tasks x 10): {big['wall_s']:.1f} s, "
-                  f"{big['rollouts_per_s']:.0f}/s, CPU {big['cpu_ms_per_rollout']:.3f} ms/rollout, "
-                  f"peak RSS {big['peak_rss_mb']:.1f} MB")
+            print(
+                f"100,000 rollouts (10,000 tasks x 10): {big['wall_s']:.1f} s, "
+                f"{big['rollouts_per_s']:.0f}/s, CPU {big['cpu_ms_per_rollout']:.3f} ms/rollout, "
+                f"peak RSS {big['peak_rss_mb']:.1f} MB"
+            )
     finally:
         server.kill()
         server.wait()

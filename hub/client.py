@@ -24,7 +24,7 @@ from urllib.parse import urlparse
 import aiohttp
 from aiolimiter import AsyncLimiter
 
-from hub.errors import ModelError, ModelUnreachableError, UsageError
+from hub.errors import ModelConfigError, ModelError, ModelUnreachableError, UsageError
 from hub.types import Message, Sampling, ToolCall, Usage
 
 __all__ = ["ChatClient", "ClientOptions", "Completion", "OpenAIClient"]
@@ -108,7 +108,9 @@ class OpenAIClient:
         self.n_retries = 0
 
     async def __aenter__(self) -> OpenAIClient:
-        connector = aiohttp.TCPConnector(limit=self.options.max_in_flight, limit_per_host=0, ttl_dns_cache=300)
+        connector = aiohttp.TCPConnector(
+            limit=self.options.max_in_flight, limit_per_host=0, ttl_dns_cache=300
+        )
         self._session = aiohttp.ClientSession(
             connector=connector,
             headers=self._headers,
@@ -129,7 +131,9 @@ class OpenAIClient:
         session = self._require_session()
         url = self.options.base_url.rstrip("/") + "/models"
         try:
-            async with session.get(url, timeout=aiohttp.ClientTimeout(total=min(10.0, self.options.timeout_s))):
+            async with session.get(
+                url, timeout=aiohttp.ClientTimeout(total=min(10.0, self.options.timeout_s))
+            ):
                 return
         except (aiohttp.ClientConnectionError, asyncio.TimeoutError, OSError) as exc:
             raise ModelUnreachableError(
@@ -225,6 +229,8 @@ class OpenAIClient:
             403: "the key is not allowed to use this model",
             404: "check --base-url (it usually ends in /v1) and --model",
         }.get(status, "the server rejected the request")
+        if status in (401, 403, 404):
+            raise ModelConfigError(f"HTTP {status} from {self._url}: {detail}; {hint}")
         raise ModelError(f"HTTP {status} from {self._url}: {detail}; {hint}")
 
 

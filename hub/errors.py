@@ -10,7 +10,8 @@
     ├── RunInterrupted             Ctrl-C during a run (finished rollouts are saved)
     ├── EnvironmentDefinitionError an environment package is malformed
     └── ModelError                 the model endpoint failed (after retries)
-        └── ModelUnreachableError
+        ├── ModelUnreachableError  nothing answers at the URL
+        └── ModelConfigError       the endpoint refuses every request (key, model, path)
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 
 __all__ = [
     "EnvironmentDefinitionError",
+    "ModelConfigError",
     "ModelError",
     "ModelUnreachableError",
     "RunDirError",
@@ -75,3 +77,8 @@ class ModelError(VerihubError):
 
 class ModelUnreachableError(ModelError):
     """The model endpoint cannot be reached at all."""
+
+
+class ModelConfigError(ModelError):
+    """The endpoint answers but refuses the request (401/403/404...): every rollout would fail
+    the same way, so the run stops instead of recording the same error N times."""

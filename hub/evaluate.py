@@ -24,8 +24,8 @@ from hub.errors import RunDirError, UsageError
 from hub.local_model import LocalModelServer, is_local_model
 from hub.metrics import Summary, SummaryBuilder
 from hub.registry import load_environment, package_hash
-from hub.runner import ProgressCallback, Runner, StartCallback, grade_rollout, select_tasks, with_grade
 from hub.rundir import RunConfig, RunDir
+from hub.runner import ProgressCallback, Runner, StartCallback, grade_rollout, select_tasks, with_grade
 from hub.types import Sampling
 
 __all__ = ["EvalOptions", "evaluate", "open_client", "regrade", "resume"]
@@ -148,7 +148,12 @@ async def resume(out: str | os.PathLike[str], *, options: EvalOptions | None = N
 
 
 async def _run(
-    env: Environment, client: OpenAIClient, config: RunConfig, rundir: RunDir, tasks: list[Any], opts: EvalOptions
+    env: Environment,
+    client: OpenAIClient,
+    config: RunConfig,
+    rundir: RunDir,
+    tasks: list[Any],
+    opts: EvalOptions,
 ) -> Summary:
     runner = Runner(
         env=env,
@@ -172,9 +177,14 @@ async def regrade(out: str | os.PathLike[str], *, grade_timeout_s: float = 60.0)
     rundir = RunDir(out)
     config = rundir.load_config()
     env = load_environment(config.env_id, **config.env_args)
-    tasks = {t.id: t for t in select_tasks(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)}
+    tasks = {
+        t.id: t for t in select_tasks(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
+    }
     builder = SummaryBuilder(
-        env_id=config.env_id, env_version=env.version, model=config.model, rollouts_per_task=config.rollouts_per_task
+        env_id=config.env_id,
+        env_version=env.version,
+        model=config.model,
+        rollouts_per_task=config.rollouts_per_task,
     )
     for tid in tasks:
         builder.add_task(tid)
@@ -185,7 +195,9 @@ async def regrade(out: str | os.PathLike[str], *, grade_timeout_s: float = 60.0)
         for old in rundir.iter_rollouts():
             task = tasks.get(old.task_id)
             if task is None:
-                raise RunDirError(f"{out}: task {old.task_id!r} is no longer in {config.env_id}; cannot regrade")
+                raise RunDirError(
+                    f"{out}: task {old.task_id!r} is no longer in {config.env_id}; cannot regrade"
+                )
             new = old
             if old.error is None or old.error.kind == "grader":
                 base = old.model_copy(update={"error": None, "grade": None, "reward": None, "passed": False})

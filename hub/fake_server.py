@@ -99,7 +99,9 @@ class FakeChatServer:
         self.faults[fault] = self.faults.get(fault, 0) + 1
         body = await request.read()
         if fault == "429":
-            return web.Response(status=429, text="rate limited", headers={"Retry-After": f"{self.retry_after_s:g}"})
+            return web.Response(
+                status=429, text="rate limited", headers={"Retry-After": f"{self.retry_after_s:g}"}
+            )
         if fault == "500":
             return web.Response(status=500, text="internal error")
         if fault == "malformed":
@@ -121,7 +123,11 @@ class FakeChatServer:
                     "object": "chat.completion",
                     "model": payload.get("model", "fake"),
                     "choices": [
-                        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+                        {
+                            "index": 0,
+                            "finish_reason": "stop",
+                            "message": {"role": "assistant", "content": content},
+                        }
                     ],
                     "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13},
                 }
@@ -140,7 +146,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     async def serve() -> None:
-        async with FakeChatServer(schedule=args.schedule.split(","), port=args.port, slow_s=args.slow_s) as server:
+        async with FakeChatServer(
+            schedule=args.schedule.split(","), port=args.port, slow_s=args.slow_s
+        ) as server:
             print(f"listening on {server.base_url}", flush=True)
             await asyncio.Event().wait()
 

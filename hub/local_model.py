@@ -58,7 +58,9 @@ def local_model_path(name: str) -> Path:
         candidate = Path(location) / spec.filename
         if candidate.exists():
             return candidate
-    raise UsageError(f"local:{name}: {spec.filename} is missing from {spec.package}; reinstall with `{spec.install}`")
+    raise UsageError(
+        f"local:{name}: {spec.filename} is missing from {spec.package}; reinstall with `{spec.install}`"
+    )
 
 
 def _free_port() -> int:
@@ -77,7 +79,9 @@ class LocalModelServer:
             ...  # point an OpenAIClient at server.base_url
     """
 
-    def __init__(self, model: str, *, parallel: int = 4, context_per_slot: int = 2048, threads: int = 1) -> None:
+    def __init__(
+        self, model: str, *, parallel: int = 4, context_per_slot: int = 2048, threads: int = 1
+    ) -> None:
         if not is_local_model(model):
             raise UsageError(f"{model!r} is not a local model (expected local:NAME)")
         self.name = model[len(LOCAL_PREFIX) :]

@@ -11,7 +11,7 @@ import difflib
 import hashlib
 import importlib.util
 from dataclasses import dataclass
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import Distribution, EntryPoint, entry_points
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,14 @@ from hub.catalogue import Catalogue, load_catalogue
 from hub.environment import Environment
 from hub.errors import EnvironmentDefinitionError, UnknownEnvironmentError
 
-__all__ = ["ENTRY_POINT_GROUP", "EnvInfo", "installed", "list_environments", "load_environment", "package_hash"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "EnvInfo",
+    "installed",
+    "list_environments",
+    "load_environment",
+    "package_hash",
+]
 
 ENTRY_POINT_GROUP = "verihub.environments"
 
@@ -49,12 +56,19 @@ def installed() -> dict[str, EnvInfo]:
         out[name] = EnvInfo(
             id=name,
             version=dist.version if dist is not None else "unknown",
-            summary=(dist.metadata.get("Summary") or "") if dist is not None else "",
+            summary=_meta(dist, "Summary"),
             installed=True,
-            distribution=dist.metadata.get("Name") if dist is not None else None,
+            distribution=_meta(dist, "Name") or None,
             entry_point=ep.value,
         )
     return out
+
+
+def _meta(dist: Distribution | None, field: str) -> str:
+    if dist is None:
+        return ""
+    values = dist.metadata.get_all(field) or []
+    return str(values[0]) if values else ""
 
 
 def list_environments(catalogue: Catalogue | None = None) -> list[EnvInfo]:
@@ -93,7 +107,9 @@ def load_environment(env_id: str, **kwargs: Any) -> Environment:
     try:
         env = factory(**kwargs)
     except TypeError as exc:
-        raise EnvironmentDefinitionError(f"load_environment of {env_id!r} rejected the arguments: {exc}") from exc
+        raise EnvironmentDefinitionError(
+            f"load_environment of {env_id!r} rejected the arguments: {exc}"
+        ) from exc
     if not isinstance(env, Environment):
         raise EnvironmentDefinitionError(
             f"load_environment of {env_id!r} returned {type(env).__name__}, not a verihub Environment"
@@ -120,8 +136,12 @@ def package_hash(env_id: str) -> str:
 def hash_tree(root: Path) -> str:
     """sha256 of a file or folder: relative paths and contents, caches and bytecode left out."""
     digest = hashlib.sha256()
-    files = [root] if root.is_file() else sorted(
-        p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+    files = (
+        [root]
+        if root.is_file()
+        else sorted(
+            p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+        )
     )
     for path in files:
         rel = path.name if root.is_file() else path.relative_to(root).as_posix()

@@ -14,13 +14,14 @@ import asyncio
 import itertools
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Coroutine, Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from graders.grade import Grade
 from hub.client import ChatClient
 from hub.environment import Environment
-from hub.errors import ModelError, RunDirError, UsageError
+from hub.errors import ModelConfigError, ModelError, RunDirError, UsageError
 from hub.metrics import Summary, SummaryBuilder
 from hub.rundir import RunConfig, RunDir
 from hub.types import Message, Rollout, RolloutError, Task, Timing, Usage
@@ -58,7 +59,9 @@ async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeo
 
 def with_grade(rollout: Rollout, grade: Grade, grade_s: float) -> Rollout:
     """The rollout with its grade attached (errors recorded as grader errors)."""
-    timing = rollout.timing.model_copy(update={"grade_s": grade_s, "total_s": rollout.timing.total_s + grade_s})
+    timing = rollout.timing.model_copy(
+        update={"grade_s": grade_s, "total_s": rollout.timing.total_s + grade_s}
+    )
     if grade.is_error:
         return rollout.model_copy(
             update={
@@ -70,7 +73,13 @@ def with_grade(rollout: Rollout, grade: Grade, grade_s: float) -> Rollout:
             }
         )
     return rollout.model_copy(
-        update={"grade": grade, "reward": grade.score, "passed": grade.passed, "error": None, "timing": timing}
+        update={
+            "grade": grade,
+            "reward": grade.score,
+            "passed": grade.passed,
+            "error": None,
+            "timing": timing,
+        }
     )
 
 
@@ -129,7 +138,7 @@ class Runner:
                     if self.on_rollout is not None:
                         self.on_rollout(rollout, builder)
 
-            await asyncio.gather(*(worker() for _ in range(self.concurrency)))
+            await _all_or_nothing([worker() for _ in range(self.concurrency)])
         summary = builder.build()
         self.rundir.write_summary(summary)
         return summary
@@ -172,15 +181,15 @@ class Runner:
                 if step.truncated:
                     truncated = True
                     break
+        except ModelConfigError:
+            raise  # every rollout would fail the same way: stop the run
         except ModelError as exc:
             error = RolloutError(kind="model", message=_one_line(exc))
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # an environment bug is recorded on the rollout
             error = RolloutError(kind="environment", message=f"{type(exc).__name__}: {_one_line(exc)}")
-        completion_text = next(
-            (m.content or "" for m in reversed(messages) if m.role == "assistant"), ""
-        )
+        completion_text = next((m.content or "" for m in reversed(messages) if m.role == "assistant"), "")
         rollout = Rollout(
             task_id=task.id,
             rollout_index=index,
@@ -197,6 +206,20 @@ class Runner:
         tg = time.perf_counter()
         grade = await grade_rollout(self.env, task, rollout, timeout_s=self.grade_timeout_s)
         return with_grade(rollout, grade, time.perf_counter() - tg)
+
+
+async def _all_or_nothing(coros: list[Coroutine[Any, Any, None]]) -> None:
+    """Run the workers; if one fails, cancel the others and raise its error."""
+    tasks = [asyncio.ensure_future(c) for c in coros]
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        for t in done:
+            if not t.cancelled() and t.exception() is not None:
+                raise t.exception()  # type: ignore[misc]
+    finally:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def _rollout_seed(seed: int, task_id: str, index: int) -> int:

@@ -120,7 +120,12 @@ class ToolEnv(MultiTurnEnv):
         max_result_chars: int = 8_000,
     ) -> None:
         super().__init__(
-            tasks=tasks, grader=grader, id=id, version=version, system_prompt=system_prompt, max_turns=max_turns
+            tasks=tasks,
+            grader=grader,
+            id=id,
+            version=version,
+            system_prompt=system_prompt,
+            max_turns=max_turns,
         )
         built = [Tool.from_function(fn) for fn in tools]
         names = [t.name for t in built]

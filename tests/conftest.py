@@ -78,10 +78,24 @@ async def fake_server() -> AsyncIterator[FakeChatServer]:
 def rollout_factory() -> Callable[..., Rollout]:
     from hub.types import Timing
 
-    def make(task_id: str = "t0", index: int = 0, *, reward: float | None = 1.0, passed: bool = True,
-             error: Any = None) -> Rollout:
-        return Rollout(task_id=task_id, rollout_index=index, messages=[], completion="",
-                       reward=reward, passed=passed, timing=Timing(started_at=0.0), error=error)
+    def make(
+        task_id: str = "t0",
+        index: int = 0,
+        *,
+        reward: float | None = 1.0,
+        passed: bool = True,
+        error: Any = None,
+    ) -> Rollout:
+        return Rollout(
+            task_id=task_id,
+            rollout_index=index,
+            messages=[],
+            completion="",
+            reward=reward,
+            passed=passed,
+            timing=Timing(started_at=0.0),
+            error=error,
+        )
 
     return make
 

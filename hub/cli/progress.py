@@ -39,7 +39,9 @@ class RunProgress:
     def start(self, total: int, done: int) -> None:
         if not self.enabled:
             return
-        self._task = self._progress.add_task("eval", total=total, completed=done, rate=0.0, errors=0, mean="-")
+        self._task = self._progress.add_task(
+            "eval", total=total, completed=done, rate=0.0, errors=0, mean="-"
+        )
         self._progress.start()
 
     def update(self, rollout: Rollout, builder: SummaryBuilder) -> None:

@@ -48,7 +48,9 @@ def _default_out(env_id: str, model: str) -> Path:
 def eval_cmd(
     env_id: str = typer.Argument(None, help="Environment id (see `verihub list`). Omit with --resume."),
     model: str = typer.Option(None, "--model", "-m", help="Model name at --base-url, or local:smollm2."),
-    base_url: str = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1."),
+    base_url: str = typer.Option(
+        None, "--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1."
+    ),
     api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Variable holding the API key."),
     num_tasks: int = typer.Option(None, "--num-tasks", "-n", min=1, help="Evaluate the first N tasks."),
     rollouts: int = typer.Option(1, "--rollouts", "-r", min=1, help="Rollouts per task."),
@@ -123,9 +125,8 @@ def eval_cmd(
                 )
         except KeyboardInterrupt:
             if RunDir(target).config_path.exists():
-                raise RunInterrupted(
-                    f"interrupted; finished rollouts are saved. Continue with `verihub eval --resume {target}`"
-                ) from None
+                hint = f"`verihub eval --resume {target}`"
+                raise RunInterrupted(f"interrupted; finished rollouts are saved. Continue with {hint}") from None
             raise
     print_summary(summary, run_dir=target)
 
@@ -152,7 +153,10 @@ def print_summary(summary: Summary, *, run_dir: Path | None = None, per_task: in
         if k != "1":
             table.add_row(f"pass^{k}", f"{v:.4f}")
     if summary.usage:
-        table.add_row("tokens", f"{summary.usage.get('prompt_tokens', 0)} in / {summary.usage.get('completion_tokens', 0)} out")
+        table.add_row(
+            "tokens",
+            f"{summary.usage.get('prompt_tokens', 0)} in / {summary.usage.get('completion_tokens', 0)} out",
+        )
     if run_dir is not None:
         table.add_row("run directory", str(run_dir))
     console.print(table)
@@ -177,7 +181,9 @@ def show_cmd(
     config = rd.load_config()
     if recompute or not rd.summary_path.exists():
         builder = SummaryBuilder(
-            env_id=config.env_id, env_version=config.env_version, model=config.model,
+            env_id=config.env_id,
+            env_version=config.env_version,
+            model=config.model,
             rollouts_per_task=config.rollouts_per_task,
         )
         summary = builder.extend(_iter(rd)).build()

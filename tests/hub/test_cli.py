@@ -16,7 +16,9 @@ VERIHUB = [sys.executable, "-m", "hub"]
 
 def cli(*args: str, cwd: Path | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": "200"}
-    return subprocess.run([*VERIHUB, *args], capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env)
+    return subprocess.run(
+        [*VERIHUB, *args], capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env
+    )
 
 
 def assert_one_line_error(proc: subprocess.CompletedProcess[str], *needles: str) -> None:
@@ -38,8 +40,12 @@ def free_port() -> int:
 
 
 def test_unknown_environment_suggests_close_matches() -> None:
-    assert_one_line_error(cli("eval", "arihm", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"),
-                          "'arihm'", "Did you mean 'arith'", "verihub list")
+    assert_one_line_error(
+        cli("eval", "arihm", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"),
+        "'arihm'",
+        "Did you mean 'arith'",
+        "verihub list",
+    )
 
 
 def test_uninstalled_catalogue_environment_says_how_to_install() -> None:
@@ -48,8 +54,21 @@ def test_uninstalled_catalogue_environment_says_how_to_install() -> None:
 
 
 def test_bad_model_url(tmp_path: Path) -> None:
-    assert_one_line_error(cli("eval", "arith", "-n", "2", "--model", "m", "--base-url", "localhost:8000",
-                              "--out", str(tmp_path / "r")), "not an http(s) URL")
+    assert_one_line_error(
+        cli(
+            "eval",
+            "arith",
+            "-n",
+            "2",
+            "--model",
+            "m",
+            "--base-url",
+            "localhost:8000",
+            "--out",
+            str(tmp_path / "r"),
+        ),
+        "not an http(s) URL",
+    )
 
 
 def test_unreachable_endpoint(tmp_path: Path) -> None:
@@ -71,8 +90,9 @@ def test_missing_model() -> None:
 
 
 def test_unlimited_env_needs_num_tasks(tmp_path: Path) -> None:
-    assert_one_line_error(cli("eval", "arith", "--model", "local:smollm2", "--out", str(tmp_path / "r")),
-                          "--num-tasks")
+    assert_one_line_error(
+        cli("eval", "arith", "--model", "local:smollm2", "--out", str(tmp_path / "r")), "--num-tasks"
+    )
 
 
 def test_resume_of_a_foreign_directory(tmp_path: Path) -> None:

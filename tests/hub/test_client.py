@@ -30,7 +30,10 @@ async def test_completion_and_usage() -> None:
 
 @pytest.mark.parametrize("fault", ["429", "500", "malformed", "drop"])
 async def test_transient_faults_are_retried(fault: str) -> None:
-    async with FakeChatServer(schedule=[fault, fault, "ok"]) as srv, OpenAIClient(opts(srv.base_url)) as client:
+    async with (
+        FakeChatServer(schedule=[fault, fault, "ok"]) as srv,
+        OpenAIClient(opts(srv.base_url)) as client,
+    ):
         c = await client.chat(MSGS, sampling=Sampling())
         assert c.attempts == 3 and c.message.content == "Answer: 42"
         assert srv.requests == 3
@@ -52,7 +55,10 @@ async def test_slow_answer_times_out_then_succeeds() -> None:
 
 
 async def test_gives_up_after_max_retries() -> None:
-    async with FakeChatServer(schedule=["500"]) as srv, OpenAIClient(opts(srv.base_url, max_retries=2)) as client:
+    async with (
+        FakeChatServer(schedule=["500"]) as srv,
+        OpenAIClient(opts(srv.base_url, max_retries=2)) as client,
+    ):
         with pytest.raises(ModelError, match="gave up after 3 attempts"):
             await client.chat(MSGS, sampling=Sampling())
         assert srv.requests == 3

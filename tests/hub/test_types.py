@@ -45,7 +45,9 @@ def test_single_turn_env_splits_and_duplicates() -> None:
     with pytest.raises(UnknownSplitError, match="train, test"):
         env.tasks("dev")
     with pytest.raises(EnvironmentDefinitionError, match="duplicate"):
-        SingleTurnEnv(id="e", tasks=[Task(id="a", prompt="p"), Task(id="a", prompt="q")], grader=ExactGrader())
+        SingleTurnEnv(
+            id="e", tasks=[Task(id="a", prompt="p"), Task(id="a", prompt="q")], grader=ExactGrader()
+        )
 
 
 def test_generated_tasks_have_no_fixed_size() -> None:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import itertools
 
-from hub import Rollout, Task, Timing
 from verihub_textops import generate, load_environment
+
+from hub import Rollout, Task, Timing
 
 
 def rollout(task: Task, text: str) -> Rollout:
-    return Rollout(task_id=task.id, rollout_index=0, messages=[], completion=text, timing=Timing(started_at=0))
+    return Rollout(
+        task_id=task.id, rollout_index=0, messages=[], completion=text, timing=Timing(started_at=0)
+    )
 
 
 def first(n: int, difficulty: int = 0) -> list[Task]:
@@ -23,7 +26,9 @@ def test_deterministic_unique_and_correct_answers() -> None:
     ops = {t.metadata["operation"] for t in tasks}
     assert ops == {"upper", "first", "length", "count", "reverse", "sort"}
     for t in tasks:
-        word = str(t.prompt).split("'")[1] if t.metadata["operation"] != "count" else str(t.prompt).split("'")[3]
+        word = (
+            str(t.prompt).split("'")[1] if t.metadata["operation"] != "count" else str(t.prompt).split("'")[3]
+        )
         if t.metadata["operation"] == "reverse":
             assert t.answer == word[::-1]
         if t.metadata["operation"] == "length":

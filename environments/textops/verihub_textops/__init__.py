@@ -22,7 +22,13 @@ _OPS: tuple[_Op, ...] = (
     ("upper", 1, "Write the word '{w}' in capital letters.", lambda w, c: w.upper(), "text"),
     ("first", 1, "What is the first letter of the word '{w}'?", lambda w, c: w[0], "text"),
     ("length", 2, "How many letters are in the word '{w}'?", lambda w, c: str(len(w)), "integer"),
-    ("count", 2, "How many times does the letter '{c}' appear in '{w}'?", lambda w, c: str(w.count(c)), "integer"),
+    (
+        "count",
+        2,
+        "How many times does the letter '{c}' appear in '{w}'?",
+        lambda w, c: str(w.count(c)),
+        "integer",
+    ),
     ("reverse", 3, "Write the word '{w}' backwards.", lambda w, c: w[::-1], "text"),
     ("sort", 3, "Write the letters of '{w}' in alphabetical order.", lambda w, c: "".join(sorted(w)), "text"),
 )
