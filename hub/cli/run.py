@@ -125,8 +125,8 @@ def eval_cmd(
                 )
         except KeyboardInterrupt:
             if RunDir(target).config_path.exists():
-                hint = f"`verihub eval --resume {target}`"
-                raise RunInterrupted(f"interrupted; finished rollouts are saved. Continue with {hint}") from None
+                hint = f"finished rollouts are saved. Continue with `verihub eval --resume {target}`"
+                raise RunInterrupted(f"interrupted; {hint}") from None
             raise
     print_summary(summary, run_dir=target)
 
