@@ -93,9 +93,14 @@ async def evaluate(
     split: str = "test",
     sampling: Sampling | None = None,
     env_args: Mapping[str, Any] | None = None,
+    group_advantages: bool = False,
     options: EvalOptions | None = None,
 ) -> Summary:
-    """Evaluate ``env_id`` against ``model`` into a new run directory ``out``."""
+    """Evaluate ``env_id`` against ``model`` into a new run directory ``out``.
+
+    ``group_advantages``: treat the ``rollouts`` of a task as a GRPO group and write each
+    rollout's group-relative advantage in ``extra.advantage`` (the group is written together).
+    """
     from hub import __version__
 
     opts = options or EvalOptions()
@@ -121,6 +126,7 @@ async def evaluate(
         num_tasks=len(tasks),
         rollouts_per_task=rollouts,
         max_turns=max_turns or env.max_turns,
+        group_advantages=group_advantages,
         verihub_version=__version__,
     )
     rundir = RunDir(out)

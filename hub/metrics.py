@@ -72,17 +72,24 @@ class Summary(BaseModel):
     pass_at_k: dict[str, float] = Field(description="Unbiased pass@k, k = 1, 2, 4, ..., R.")
     pass_all_k: dict[str, float] = Field(description="pass^k: all k samples pass.")
     usage: dict[str, int] = Field(default_factory=dict, description="Token totals.")
+    zero_variance_fraction: float | None = Field(
+        default=None,
+        description="Share of tasks (with >= 2 graded rollouts) whose rewards are all equal: "
+        "groups that give GRPO-style training no signal.",
+    )
     per_task: list[PerTask]
 
 
 class _TaskAcc:
-    __slots__ = ("n", "passed", "errors", "reward")
+    __slots__ = ("n", "passed", "errors", "reward", "rmin", "rmax")
 
     def __init__(self) -> None:
         self.n = 0
         self.passed = 0
         self.errors = 0
         self.reward = 0.0
+        self.rmin = float("inf")
+        self.rmax = float("-inf")
 
 
 class SummaryBuilder:
@@ -121,6 +128,8 @@ class SummaryBuilder:
             return
         acc.n += 1
         acc.reward += rollout.reward
+        acc.rmin = min(acc.rmin, rollout.reward)
+        acc.rmax = max(acc.rmax, rollout.reward)
         self._reward_sum += rollout.reward
         if rollout.passed:
             acc.passed += 1
@@ -175,8 +184,16 @@ class SummaryBuilder:
                 "completion_tokens": self._completion_tokens,
                 "total_tokens": self._prompt_tokens + self._completion_tokens,
             },
+            zero_variance_fraction=_zero_variance(list(self._tasks.values())),
             per_task=per_task,
         )
+
+
+def _zero_variance(tasks: list[_TaskAcc]) -> float | None:
+    groups = [a for a in tasks if a.n >= 2]
+    if not groups:
+        return None
+    return sum(1 for a in groups if a.rmax - a.rmin < 1e-12) / len(groups)
 
 
 def _clustered_ci95(task_means: list[float]) -> tuple[float, float] | None:

@@ -41,6 +41,9 @@ class RunConfig(BaseModel):
     num_tasks: int | None = Field(description="Tasks selected (the first N of the split).")
     rollouts_per_task: int = Field(ge=1)
     max_turns: int = Field(ge=1)
+    group_advantages: bool = Field(
+        default=False, description="Write each rollout's group-relative advantage (GRPO style)."
+    )
     verihub_version: str
     created_at: float = Field(default_factory=time.time)
 
@@ -137,6 +140,26 @@ class RunDir:
             fh.truncate(0)
             return size
 
+    def drop_partial_groups(self, group_size: int) -> int:
+        """In group mode a task's rollouts are written together; drop any incomplete group a
+        crash left behind (they are run again). Returns the number of rollouts dropped."""
+        counts: dict[str, int] = {}
+        for r in self.iter_rollouts():
+            counts[r.task_id] = counts.get(r.task_id, 0) + 1
+        partial = {tid for tid, n in counts.items() if n < group_size}
+        if not partial:
+            return 0
+        tmp = self.rollouts_path.with_suffix(".jsonl.tmp")
+        dropped = 0
+        with self.rollouts_path.open("rb") as src, tmp.open("wb") as dst:
+            for line in src:
+                if line.strip() and Rollout.model_validate_json(line).task_id in partial:
+                    dropped += 1
+                    continue
+                dst.write(line)
+        os.replace(tmp, self.rollouts_path)
+        return dropped
+
     def iter_rollouts(self) -> Iterator[Rollout]:
         """Saved rollouts, in file order; a malformed line is an error that names the line."""
         if not self.rollouts_path.exists():
@@ -187,6 +210,10 @@ class RolloutWriter:
 
     def write(self, rollout: Rollout) -> None:
         self._fh.write(rollout.model_dump_json().encode() + b"\n")
+
+    def write_many(self, rollouts: list[Rollout]) -> None:
+        """Write several rollouts with one ``write`` (a group lands together or not at all)."""
+        self._fh.write(b"".join(r.model_dump_json().encode() + b"\n" for r in rollouts))
 
     def close(self) -> None:
         self._fh.close()

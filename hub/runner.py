@@ -26,7 +26,15 @@ from hub.metrics import Summary, SummaryBuilder
 from hub.rundir import RunConfig, RunDir
 from hub.types import Message, Rollout, RolloutError, Task, Timing, Usage
 
-__all__ = ["ProgressCallback", "Runner", "StartCallback", "grade_rollout", "select_tasks"]
+__all__ = [
+    "ProgressCallback",
+    "Runner",
+    "StartCallback",
+    "grade_rollout",
+    "select_tasks",
+    "with_advantages",
+    "with_grade",
+]
 
 ProgressCallback = Callable[[Rollout, SummaryBuilder], None]
 StartCallback = Callable[[int, int], None]
@@ -55,6 +63,22 @@ async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeo
         raise
     except Exception as exc:  # a grader bug must not end the run
         return Grade.error(f"grader raised {type(exc).__name__}: {_one_line(exc)}")
+
+
+def with_advantages(group: list[Rollout]) -> list[Rollout]:
+    """Group-relative advantages (r - mean) / std over a task's graded rollouts (GRPO).
+
+    A group whose rewards are all equal gets advantage 0 for every rollout (no learning
+    signal); errored rollouts get None.
+    """
+    rewards = [r.reward for r in group if r.reward is not None]
+    mean = sum(rewards) / len(rewards) if rewards else 0.0
+    std = (sum((x - mean) ** 2 for x in rewards) / len(rewards)) ** 0.5 if rewards else 0.0
+    out = []
+    for r in group:
+        adv = None if r.reward is None else (0.0 if std < 1e-12 else (r.reward - mean) / std)
+        out.append(r.model_copy(update={"extra": {**r.extra, "advantage": adv}}))
+    return out
 
 
 def with_grade(rollout: Rollout, grade: Grade, grade_s: float) -> Rollout:
@@ -100,6 +124,8 @@ class Runner:
         if self.concurrency < 1:
             raise UsageError("--concurrency must be at least 1")
         self.rundir.repair()
+        if self.config.group_advantages:
+            self.rundir.drop_partial_groups(self.config.rollouts_per_task)
         done = self.rundir.done_keys()
         selected = {t.id for t in tasks}
         foreign = {tid for tid, _ in done} - selected
@@ -129,14 +155,29 @@ class Runner:
         if self.on_start is not None:
             self.on_start(len(tasks) * self.config.rollouts_per_task, builder.n_rollouts)
         with self.rundir.open_writer() as writer:
+            groups: dict[str, list[Rollout]] = {}
+            group_size = self.config.rollouts_per_task
+
+            def finish(rollouts: list[Rollout]) -> None:
+                for r in rollouts:
+                    builder.add(r)
+                    if self.on_rollout is not None:
+                        self.on_rollout(r, builder)
 
             async def worker() -> None:
                 for task, index in pending:
                     rollout = await self.run_one(task, index, tools)
-                    writer.write(rollout)
-                    builder.add(rollout)
-                    if self.on_rollout is not None:
-                        self.on_rollout(rollout, builder)
+                    if not self.config.group_advantages:
+                        writer.write(rollout)
+                        finish([rollout])
+                        continue
+                    group = groups.setdefault(task.id, [])
+                    group.append(rollout)
+                    if len(group) == group_size:
+                        del groups[task.id]
+                        complete = with_advantages(sorted(group, key=lambda r: r.rollout_index))
+                        writer.write_many(complete)
+                        finish(complete)
 
             await _all_or_nothing([worker() for _ in range(self.concurrency)])
         summary = builder.build()

@@ -71,6 +71,9 @@ def eval_cmd(
     grade_timeout: float = typer.Option(60.0, "--grade-timeout", min=0.1, help="Grading time limit (s)."),
     env_arg: list[str] = typer.Option(None, "--env-arg", help="NAME=VALUE passed to load_environment."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    group_advantages: bool = typer.Option(
+        False, "--group-advantages", help="GRPO groups: write each rollout's (r - mean) / std over its task."
+    ),
 ) -> None:
     """Evaluate an environment against a model and write a run directory.
 
@@ -120,6 +123,7 @@ def eval_cmd(
                         split=split,
                         sampling=sampling,
                         env_args=_parse_env_args(env_arg or []),
+                        group_advantages=group_advantages,
                         options=options,
                     )
                 )
@@ -152,6 +156,8 @@ def print_summary(summary: Summary, *, run_dir: Path | None = None, per_task: in
     for k, v in summary.pass_all_k.items():
         if k != "1":
             table.add_row(f"pass^{k}", f"{v:.4f}")
+    if summary.zero_variance_fraction is not None:
+        table.add_row("zero-variance groups", f"{summary.zero_variance_fraction:.1%}")
     if summary.usage:
         table.add_row(
             "tokens",

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from graders.exact import ExactGrader
-from hub import SingleTurnEnv
+from hub import Rollout, SingleTurnEnv
 from hub.client import ClientOptions, OpenAIClient
 from hub.errors import RunDirError
 from hub.fake_server import FakeChatServer
@@ -231,3 +231,44 @@ async def test_evaluate_then_regrade_restores_tampered_rewards(tmp_path: Path) -
     assert changed == 1
     assert new_summary.mean_reward == summary.mean_reward
     assert new_summary.per_task == summary.per_task
+
+
+def test_advantages() -> None:
+    from hub.runner import with_advantages
+    from hub.types import RolloutError, Timing
+
+    def r(i: int, reward: float | None) -> Rollout:
+        err = RolloutError(kind="model", message="x") if reward is None else None
+        return Rollout(
+            task_id="t", rollout_index=i, messages=[], reward=reward, timing=Timing(started_at=0), error=err
+        )
+
+    out = with_advantages([r(0, 1.0), r(1, 0.0), r(2, 0.0), r(3, None)])
+    advs = [x.extra["advantage"] for x in out]
+    assert advs[3] is None
+    assert sum(a for a in advs if a is not None) == pytest.approx(0.0)
+    assert advs[0] == pytest.approx((1 - 1 / 3) / (2 / 9) ** 0.5)
+    assert [x.extra["advantage"] for x in with_advantages([r(0, 1.0), r(1, 1.0)])] == [0.0, 0.0]
+
+
+async def test_group_mode_writes_whole_groups(
+    toy_env: SingleTurnEnv,
+    fake_server: FakeChatServer,
+    config_factory: Callable[..., RunConfig],
+    tmp_path: Path,
+) -> None:
+    cfg = config_factory(rollouts=4, group_advantages=True)
+    summary = await run(toy_env, fake_server, cfg, tmp_path)
+    rd = RunDir(tmp_path)
+    rollouts = list(rd.iter_rollouts())
+    assert len(rollouts) == 24 and all("advantage" in r.extra for r in rollouts)
+    # the toy server answers each task always right or always wrong: every group has zero variance
+    assert summary.zero_variance_fraction == 1.0  # type: ignore[attr-defined]
+    # a crash that left half a group: the partial group is dropped and rerun whole
+    lines = rd.rollouts_path.read_bytes().splitlines(keepends=True)
+    rd.rollouts_path.write_bytes(b"".join(lines[:6]))
+    before = fake_server.requests
+    await run(toy_env, fake_server, cfg, tmp_path)
+    assert fake_server.requests - before == 24 - 4
+    counts = Counter((r.task_id, r.rollout_index) for r in rd.iter_rollouts())
+    assert len(counts) == 24 and set(counts.values()) == {1}
