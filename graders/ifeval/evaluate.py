@@ -1,0 +1,121 @@
+"""Checking a response against a prompt's instructions, in IFEval's strict and loose modes.
+
+- **strict**: the checker runs on the response as given (an empty or blank response follows
+  nothing).
+- **loose**: an instruction counts as followed when the checker accepts any of eight variants of
+  the response: as given, with its first line removed, its last line removed, or both, each
+  with and without every ``*`` removed (IFEval's allowance for a markdown wrapper or a
+  "Sure, here is..." preamble).
+
+Prompt level: ``prompt_strict``/``prompt_loose`` are true when every instruction is followed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from graders.ifeval.checkers import CHECKERS, InvalidInstructionError
+
+__all__ = ["DEFAULT_MAX_CHARS", "IFEvalVerdict", "check", "loose_variants"]
+
+DEFAULT_MAX_CHARS = 200_000
+"""Responses longer than this follow no instruction (a guard against huge outputs)."""
+
+
+@dataclass(frozen=True)
+class IFEvalVerdict:
+    """The verdict on one response: per-instruction lists aligned with ``instruction_ids``."""
+
+    instruction_ids: tuple[str, ...]
+    strict: tuple[bool, ...]
+    loose: tuple[bool, ...]
+    reason: str = ""
+
+    @property
+    def prompt_strict(self) -> bool:
+        """Every instruction followed in strict mode."""
+        return all(self.strict)
+
+    @property
+    def prompt_loose(self) -> bool:
+        """Every instruction followed in loose mode."""
+        return all(self.loose)
+
+    @property
+    def fraction_strict(self) -> float:
+        """Fraction of instructions followed in strict mode (1.0 for an empty instruction list)."""
+        return sum(self.strict) / len(self.strict) if self.strict else 1.0
+
+    @property
+    def fraction_loose(self) -> float:
+        """Fraction of instructions followed in loose mode (1.0 for an empty instruction list)."""
+        return sum(self.loose) / len(self.loose) if self.loose else 1.0
+
+
+def loose_variants(response: str) -> tuple[str, ...]:
+    """The eight variants of ``response`` that loose mode tries, in IFEval's order."""
+    lines = response.split("\n")
+    remove_first = "\n".join(lines[1:]).strip()
+    remove_last = "\n".join(lines[:-1]).strip()
+    remove_both = "\n".join(lines[1:-1]).strip()
+    return (
+        response,
+        response.replace("*", ""),
+        remove_first,
+        remove_last,
+        remove_both,
+        remove_first.replace("*", ""),
+        remove_last.replace("*", ""),
+        remove_both.replace("*", ""),
+    )
+
+
+def _clean_kwargs(raw: Any) -> dict[str, Any]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise InvalidInstructionError(f"instruction kwargs must be a mapping, got {type(raw).__name__}")
+    # The Hugging Face copy of IFEval stores every possible key, with None for the unused ones.
+    return {str(k): v for k, v in raw.items() if v is not None}
+
+
+def check(
+    response: str,
+    *,
+    instruction_id_list: Sequence[str],
+    kwargs: Sequence[Mapping[str, Any] | None],
+    prompt: str,
+    max_chars: int = DEFAULT_MAX_CHARS,
+) -> IFEvalVerdict:
+    """Check ``response`` against each instruction, strict and loose.
+
+    Raises :class:`~graders.ifeval.checkers.InvalidInstructionError` for an unknown instruction
+    id or mismatched/invalid ``kwargs`` (a task bug); bad model output never raises.
+    """
+    ids = tuple(instruction_id_list)
+    if len(ids) != len(kwargs):
+        raise InvalidInstructionError(f"{len(ids)} instruction ids but {len(kwargs)} kwargs entries")
+    unknown = [i for i in ids if i not in CHECKERS]
+    if unknown:
+        raise InvalidInstructionError(
+            f"unknown IFEval instruction id(s) {unknown}; known: {sorted(CHECKERS)}"
+        )
+    if not isinstance(response, str):
+        raise TypeError(f"response must be a str, got {type(response).__name__}")
+    if len(response) > max_chars:
+        failed = tuple(False for _ in ids)
+        return IFEvalVerdict(ids, failed, failed, reason=f"response longer than {max_chars} characters")
+    others = tuple(v for v in loose_variants(response)[1:] if v.strip())
+    strict: list[bool] = []
+    loose: list[bool] = []
+    for instruction_id, raw in zip(ids, kwargs, strict=True):
+        checker = CHECKERS[instruction_id]
+        args = _clean_kwargs(raw)
+        followed = bool(response.strip()) and checker(response, args, prompt)
+        strict.append(followed)
+        loose.append(followed or any(checker(v, args, prompt) for v in others))
+    followed_count = sum(strict)
+    reason = f"{followed_count}/{len(ids)} instructions followed (strict), {sum(loose)}/{len(ids)} (loose)"
+    return IFEvalVerdict(ids, tuple(strict), tuple(loose), reason=reason)

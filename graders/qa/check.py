@@ -1,0 +1,117 @@
+"""`check`: grade a short answer against gold aliases (EM, F1, and the equivalence layer)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from graders.qa.equivalence import EquivalenceOptions, match_alias
+from graders.qa.normalize import canonical_tokens, squad_normalize, squad_tokens
+
+__all__ = ["DEFAULT_MAX_ANSWER_CHARS", "QAVerdict", "check", "exact_match", "extract_answer", "token_f1"]
+
+DEFAULT_MAX_ANSWER_CHARS = 200
+"""An extracted answer longer than this is not a short answer and is rejected."""
+
+QAStatus = Literal["correct", "incorrect"]
+
+_ANSWER_LINE = re.compile(r"^[ \t*#>_-]*(?:final\s+)?answer\s*[:：]\s*(.*)$", re.IGNORECASE | re.MULTILINE)
+_LEAD_IN = re.compile(r"^(?:the\s+)?(?:final\s+)?answer\s+is\s*[:：]?\s*", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class QAVerdict:
+    """The verdict on one response.
+
+    ``passed`` is the equivalence verdict (the reward); ``em`` and ``f1`` are the standard SQuAD
+    exact match and best token F1 over the aliases, reported alongside.
+    """
+
+    passed: bool
+    em: bool
+    f1: float
+    status: QAStatus
+    reason: str
+    extracted: str
+    matched_alias: str | None = None
+    rule: str | None = None
+
+
+def exact_match(prediction: str, answers: Sequence[str]) -> bool:
+    """SQuAD exact match against any alias."""
+    pred = squad_normalize(prediction)
+    return any(pred == squad_normalize(a) for a in answers)
+
+
+def token_f1(prediction: str, answers: Sequence[str]) -> float:
+    """Best SQuAD token F1 against the aliases."""
+    pred = squad_tokens(prediction)
+    best = 0.0
+    for alias in answers:
+        gold = squad_tokens(alias)
+        common = sum((Counter(pred) & Counter(gold)).values())
+        if common == 0:
+            continue
+        precision, recall = common / len(pred), common / len(gold)
+        best = max(best, 2 * precision * recall / (precision + recall))
+    return best
+
+
+def extract_answer(response: str) -> str:
+    """The short answer in ``response``: the last ``Answer: ...`` line if any, else the text,
+    with a leading "The answer is" and trailing full stop removed."""
+    found = _ANSWER_LINE.findall(response[-10_000:])
+    text = found[-1] if found else response
+    text = _LEAD_IN.sub("", text.strip()).strip()
+    return text.rstrip(".").strip().strip("*").strip()
+
+
+def check(
+    response: str,
+    *,
+    answers: Sequence[str],
+    max_answer_chars: int = DEFAULT_MAX_ANSWER_CHARS,
+    equivalence: EquivalenceOptions | None = None,
+) -> QAVerdict:
+    """Grade ``response`` against the gold ``answers`` (aliases).
+
+    Raises ValueError when ``answers`` is empty (a task bug); never raises for model output.
+    """
+    aliases = [a for a in answers if isinstance(a, str) and a.strip()]
+    if not aliases:
+        raise ValueError("answers must hold at least one non-empty gold alias")
+    if not isinstance(response, str):
+        return QAVerdict(False, False, 0.0, "incorrect", "response is not text", "")
+    declared = {canonical_tokens(a) for a in _ANSWER_LINE.findall(response[-10_000:])}
+    if len(declared) > 1:
+        return QAVerdict(False, False, 0.0, "incorrect", "several different 'Answer:' lines", "")
+    extracted = extract_answer(response)
+    if not extracted:
+        return QAVerdict(False, False, 0.0, "incorrect", "no answer found", extracted)
+    if len(extracted) > max_answer_chars:
+        return QAVerdict(
+            False,
+            False,
+            0.0,
+            "incorrect",
+            f"answer longer than {max_answer_chars} characters",
+            extracted[:80],
+        )
+    em = exact_match(extracted, aliases)
+    f1 = token_f1(extracted, aliases)
+    match = match_alias(extracted, aliases, equivalence or EquivalenceOptions())
+    if match is None:
+        return QAVerdict(False, em, f1, "incorrect", "no gold alias is equivalent", extracted)
+    return QAVerdict(
+        True,
+        em,
+        f1,
+        "correct",
+        f"equivalent to {match.alias!r} ({match.rule})",
+        extracted,
+        match.alias,
+        match.rule,
+    )

@@ -1,0 +1,117 @@
+"""Reading dates from canonical tokens, for answer equivalence across formats.
+
+``october 9 2001``, ``9 october 2001``, ``oct 2001``, ``2001 10 09`` (ISO) and ``2001`` are all
+dates; a date may lack its day or month. Anything else is not a date (``None``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["MONTH_WORDS", "PartialDate", "parse_date"]
+
+_MONTHS = {
+    "january": 1,
+    "february": 2,
+    "march": 3,
+    "april": 4,
+    "may": 5,
+    "june": 6,
+    "july": 7,
+    "august": 8,
+    "september": 9,
+    "october": 10,
+    "november": 11,
+    "december": 12,
+    "jan": 1,
+    "feb": 2,
+    "mar": 3,
+    "apr": 4,
+    "jun": 6,
+    "jul": 7,
+    "aug": 8,
+    "sep": 9,
+    "sept": 9,
+    "oct": 10,
+    "nov": 11,
+    "dec": 12,
+}
+MONTH_WORDS = frozenset(_MONTHS)
+"""Month names and abbreviations, lower case."""
+_LEADING = frozenset({"on", "in", "of"})
+
+
+@dataclass(frozen=True)
+class PartialDate:
+    """A calendar date of which the month and day may be unknown."""
+
+    year: int | None
+    month: int | None = None
+    day: int | None = None
+
+    def covers(self, other: PartialDate) -> bool:
+        """True when this date states every field that ``other`` states."""
+        return all(
+            mine is not None or theirs is None
+            for mine, theirs in ((self.year, other.year), (self.month, other.month), (self.day, other.day))
+        )
+
+    def agrees_with(self, other: PartialDate) -> bool:
+        """True when every field known on both sides is equal and both state the same year.
+
+        Without years on both sides only month and day can be compared, and only when neither
+        side states a year (a gold "October" cannot confirm "October 2017").
+        """
+        if (self.year is None) != (other.year is None):
+            return False
+        if self.year is not None and self.year != other.year:
+            return False
+        if self.year is None and (self.month is None or self.month != other.month):
+            return False
+        for mine, theirs in ((self.month, other.month), (self.day, other.day)):
+            if mine is not None and theirs is not None and mine != theirs:
+                return False
+        return True
+
+
+def _year(token: str) -> int | None:
+    return int(token) if token.isdigit() and len(token) in (3, 4) else None
+
+
+def _day(token: str) -> int | None:
+    return int(token) if token.isdigit() and len(token) <= 2 and 1 <= int(token) <= 31 else None
+
+
+def parse_date(tokens: Sequence[str]) -> PartialDate | None:
+    """The date that ``tokens`` (canonical, see :mod:`graders.qa.normalize`) spell, or None."""
+    words = list(tokens)
+    while words and words[0] in _LEADING:
+        words = words[1:]
+    n = len(words)
+    if n == 1:
+        year = _year(words[0])
+        if year is not None:
+            return PartialDate(year)
+        return PartialDate(None, _MONTHS[words[0]]) if words[0] in _MONTHS and words[0] != "may" else None
+    if n == 2:
+        month = _MONTHS.get(words[0])
+        year = _year(words[1])
+        if month is not None and year is not None:
+            return PartialDate(year, month)
+        if words[0] in _MONTHS and _day(words[1]) is not None:
+            return PartialDate(None, _MONTHS[words[0]], _day(words[1]))
+        if words[1] in _MONTHS and _day(words[0]) is not None:
+            return PartialDate(None, _MONTHS[words[1]], _day(words[0]))
+        return None
+    if n == 3:
+        a, b, c = words
+        year = _year(c)
+        if year is not None and a in _MONTHS and _day(b) is not None:
+            return PartialDate(year, _MONTHS[a], _day(b))
+        if year is not None and b in _MONTHS and _day(a) is not None:
+            return PartialDate(year, _MONTHS[b], _day(a))
+        iso_year = _year(a) if len(a) == 4 else None
+        if iso_year is not None and b.isdigit() and 1 <= int(b) <= 12 and _day(c) is not None:
+            return PartialDate(iso_year, int(b), _day(c))
+    return None
