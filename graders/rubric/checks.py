@@ -1,0 +1,199 @@
+"""Deterministic rubric checks: regex, contains, length, a registered grader, a function.
+
+Each is built once from its spec (regexes compiled, graders and functions resolved, so a bad
+rubric fails on load) and then evaluated per response into a :class:`~graders.grade.Check`.
+A check that crashes is a check with status ``error``, never a silent zero.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from graders.grade import Check, Grade, GradeStatus
+from graders.protocol import Grader
+from graders.rubric.errors import RubricError
+from graders.rubric.registry import import_object, make_grader
+from graders.rubric.spec import ContainsCheck, FunctionCheck, GraderCheck, LengthCheck, RegexCheck
+
+__all__ = ["DeterministicCheck", "build_check", "error_check"]
+
+
+def error_check(spec_id: str, weight: float, reason: str, *, timed_out: bool = False) -> Check:
+    """A check that could not be graded."""
+    return Check(
+        name=spec_id,
+        score=0.0,
+        weight=weight,
+        passed=False,
+        status="timeout" if timed_out else "error",
+        reason=reason,
+    )
+
+
+def _verdict(spec_id: str, weight: float, ok: bool, reason: str) -> Check:
+    return Check(
+        name=spec_id,
+        score=1.0 if ok else 0.0,
+        weight=weight,
+        passed=ok,
+        status="correct" if ok else "incorrect",
+        reason=reason,
+    )
+
+
+def _from_grade(spec_id: str, weight: float, grade: Grade, origin: str) -> Check:
+    reason = f"{origin}: {grade.reason}" if grade.reason else origin
+    if grade.is_error:
+        return error_check(spec_id, weight, reason, timed_out=grade.status == "timeout")
+    return Check(
+        name=spec_id,
+        score=grade.score,
+        weight=weight,
+        passed=grade.passed,
+        status=grade.status,
+        reason=reason,
+    )
+
+
+@dataclass(frozen=True)
+class DeterministicCheck:
+    """A resolved deterministic check: ``await check(response, reference)`` -> Check."""
+
+    id: str
+    weight: float
+    run: Callable[[str, Any], Any]
+    """Returns a Check, or an awaitable of one."""
+
+    async def __call__(self, response: str, reference: Any) -> Check:
+        try:
+            result = self.run(response, reference)
+            if inspect.isawaitable(result):
+                result = await result
+        except Exception as exc:  # a check bug is a check error, not a wrong answer
+            return error_check(self.id, self.weight, f"check raised {type(exc).__name__}: {exc}"[:300])
+        if not isinstance(result, Check):  # pragma: no cover - internal contract
+            return error_check(self.id, self.weight, "internal: check returned no result")
+        return result
+
+
+def _regex(spec: RegexCheck) -> DeterministicCheck:
+    pattern = re.compile(spec.pattern, spec.flags())
+    find = pattern.fullmatch if spec.mode == "fullmatch" else pattern.search
+    want = spec.expect == "match"
+
+    def run(response: str, reference: Any) -> Check:
+        matched = find(response) is not None
+        ok = matched == want
+        what = "matches" if matched else "does not match"
+        return _verdict(spec.id, spec.weight, ok, f"{what} /{spec.pattern[:60]}/ ({spec.mode})")
+
+    return DeterministicCheck(spec.id, spec.weight, run)
+
+
+def _contains(spec: ContainsCheck) -> DeterministicCheck:
+    needles = tuple(t.casefold() for t in spec.text) if spec.ignore_case else spec.text
+
+    def run(response: str, reference: Any) -> Check:
+        hay = response.casefold() if spec.ignore_case else response
+        found = [original for original, n in zip(spec.text, needles, strict=True) if n in hay]
+        if spec.mode == "all":
+            ok = len(found) == len(needles)
+            missing = [t for t in spec.text if t not in found]
+            reason = "contains all" if ok else f"missing {missing[:5]}"
+        elif spec.mode == "any":
+            ok = bool(found)
+            reason = f"contains {found[0]!r}" if ok else "contains none of them"
+        else:
+            ok = not found
+            reason = "contains none of the forbidden strings" if ok else f"contains forbidden {found[:5]}"
+        return _verdict(spec.id, spec.weight, ok, reason)
+
+    return DeterministicCheck(spec.id, spec.weight, run)
+
+
+def _measure(response: str, unit: str) -> int:
+    if unit == "chars":
+        return len(response.strip())
+    if unit == "words":
+        return len(response.split())
+    return len([line for line in response.splitlines() if line.strip()])
+
+
+def _length(spec: LengthCheck) -> DeterministicCheck:
+    def run(response: str, reference: Any) -> Check:
+        n = _measure(response, spec.unit)
+        ok = (spec.min is None or n >= spec.min) and (spec.max is None or n <= spec.max)
+        bounds = f"[{spec.min if spec.min is not None else 0}, {spec.max if spec.max is not None else 'inf'}]"
+        return _verdict(spec.id, spec.weight, ok, f"{n} {spec.unit}, allowed {bounds}")
+
+    return DeterministicCheck(spec.id, spec.weight, run)
+
+
+def _grader(spec: GraderCheck) -> DeterministicCheck:
+    grader: Grader = make_grader(spec.grader, dict(spec.options))
+    fixed = spec.reference
+
+    async def run(response: str, reference: Any) -> Check:
+        grade = await grader(response, reference=fixed if fixed is not None else reference)
+        return _from_grade(spec.id, spec.weight, grade, f"grader {spec.grader}")
+
+    return DeterministicCheck(spec.id, spec.weight, run)
+
+
+def _function(spec: FunctionCheck) -> DeterministicCheck:
+    func = import_object(spec.function)
+    if not callable(func):
+        raise RubricError(f"{spec.function!r} is not callable")
+    options = dict(spec.options)
+
+    async def run(response: str, reference: Any) -> Check:
+        value = func(response, reference=reference, **options)
+        if inspect.isawaitable(value):
+            value = await value
+        if isinstance(value, Grade):
+            return _from_grade(spec.id, spec.weight, value, spec.function)
+        if isinstance(value, bool):
+            return _verdict(spec.id, spec.weight, value, f"{spec.function} returned {value}")
+        if isinstance(value, (int, float)) and 0.0 <= float(value) <= 1.0:
+            score = float(value)
+            status: GradeStatus = "correct" if score >= 1.0 else ("partial" if score > 0 else "incorrect")
+            return Check(
+                name=spec.id,
+                score=score,
+                weight=spec.weight,
+                passed=score >= 1.0,
+                status=status,
+                reason=f"{spec.function} returned {score:g}",
+            )
+        return error_check(
+            spec.id,
+            spec.weight,
+            f"{spec.function} returned {value!r:.60}; expected a bool, a score in [0, 1] or a Grade",
+        )
+
+    return DeterministicCheck(spec.id, spec.weight, run)
+
+
+def build_check(
+    spec: RegexCheck | ContainsCheck | LengthCheck | GraderCheck | FunctionCheck,
+) -> DeterministicCheck:
+    """Resolve a deterministic check spec (raises :class:`RubricError` for a bad reference)."""
+    if isinstance(spec, RegexCheck):
+        return _regex(spec)
+    if isinstance(spec, ContainsCheck):
+        return _contains(spec)
+    if isinstance(spec, LengthCheck):
+        return _length(spec)
+    if isinstance(spec, GraderCheck):
+        try:
+            return _grader(spec)
+        except RubricError as exc:
+            raise type(exc)(f"check {spec.id!r}: {exc}") from exc
+    try:
+        return _function(spec)
+    except RubricError as exc:
+        raise type(exc)(f"check {spec.id!r}: {exc}") from exc

@@ -1,0 +1,96 @@
+"""Graders that a rubric can name (``kind: grader``), and import paths (``kind: function``).
+
+The built-in names are resolved lazily by import path, so naming ``math`` in a rubric imports
+the math grader only when that rubric is built::
+
+    exact   graders.exact.ExactGrader            (options: kind, case_sensitive)
+    qa      graders.qa.grader.QAGrader           (reference: gold aliases)
+    ifeval  graders.ifeval.grader.IFEvalGrader   (reference: an IFEval row)
+    math    graders.math.grader.MathGrader       (options: MathOptions fields)
+
+Register more with :func:`register_grader`. Import paths come from rubric files, which are
+trusted configuration written by environment authors; never pass model text here.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from graders.protocol import Grader
+from graders.rubric.errors import RubricError, UnknownGraderError
+
+__all__ = ["GraderFactory", "import_object", "make_grader", "register_grader", "registered_graders"]
+
+GraderFactory = Callable[..., Grader]
+"""Builds a grader from a check's ``options`` (keyword arguments)."""
+
+_BUILTIN: dict[str, str] = {
+    "exact": "graders.exact:ExactGrader",
+    "qa": "graders.qa.grader:QAGrader",
+    "ifeval": "graders.ifeval.grader:IFEvalGrader",
+    "math": "graders.rubric.registry:_math_grader",
+}
+_REGISTERED: dict[str, GraderFactory] = {}
+
+
+def _math_grader(**options: Any) -> Grader:
+    from graders.math.grader import MathGrader
+    from graders.math.options import MathOptions
+
+    return MathGrader(MathOptions(**options))
+
+
+def register_grader(name: str, factory: GraderFactory, *, replace: bool = False) -> None:
+    """Make ``factory`` available to rubrics as ``grader: name``."""
+    if not name or not name.replace("_", "").replace("-", "").replace(".", "").isalnum():
+        raise ValueError(f"grader name {name!r} must be letters, digits, _ - .")
+    if not replace and (name in _REGISTERED or name in _BUILTIN):
+        raise ValueError(f"a grader named {name!r} is already registered; pass replace=True to override")
+    _REGISTERED[name] = factory
+
+
+def registered_graders() -> tuple[str, ...]:
+    """Names a rubric may use with ``kind: grader``."""
+    return tuple(sorted({*_BUILTIN, *_REGISTERED}))
+
+
+def import_object(path: str) -> Any:
+    """The object at ``"package.module:name"`` (trusted rubric configuration only)."""
+    module_name, sep, attr = path.partition(":")
+    if not sep or not module_name or not attr:
+        raise RubricError(f"{path!r} is not an import path; write it as 'package.module:function'")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise RubricError(
+            f"cannot import {module_name!r} for {path!r}: {exc}; is its package installed?"
+        ) from exc
+    try:
+        return getattr(module, attr)
+    except AttributeError:
+        raise RubricError(f"module {module_name!r} has no attribute {attr!r} (from {path!r})") from None
+
+
+def make_grader(name: str, options: dict[str, Any]) -> Grader:
+    """Build the grader registered as ``name`` with ``options``."""
+    factory: Any = _REGISTERED.get(name)
+    if factory is None:
+        path = _BUILTIN.get(name)
+        if path is None:
+            close = difflib.get_close_matches(name, registered_graders(), n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise UnknownGraderError(
+                f"no grader is registered as {name!r}.{hint} Known: {', '.join(registered_graders())}; "
+                "add one with graders.rubric.register_grader(name, factory)"
+            )
+        factory = import_object(path)
+    try:
+        grader = factory(**options)
+    except (TypeError, ValueError) as exc:
+        raise RubricError(f"cannot build grader {name!r} with options {options!r}: {exc}") from exc
+    if not isinstance(grader, Grader):
+        raise RubricError(f"grader {name!r} built a {type(grader).__name__}, which is not a Grader")
+    return grader

@@ -1,0 +1,204 @@
+"""`Rubric`: a weighted list of checks that is itself a :class:`~graders.protocol.Grader`.
+
+Reading guide
+-------------
+::
+
+    rubric = load_rubric("rubric.yaml", judge=my_judge_model)   # validated; checks resolved
+    grade = await rubric(response, reference=task.answer)      # a Grade with one Check per item
+    earned, total = rubric_points(grade)                       # e.g. (120.0, 183.0)
+
+- The score is ``sum(weight * check score) / sum(weight)``, in [0, 1].
+- ``passed`` needs the score to reach ``pass_threshold``, every ``required`` check to pass,
+  and no check to have failed to grade.
+- A check that could not be graded (a judge error or timeout, a crashing grader) makes the
+  whole grade an ``error`` (or ``timeout``); with ``on_error: zero`` it scores 0 instead and
+  the grade cannot pass. Either way the grade keeps every check, so the failure is visible.
+- Judge checks ask every model of the judge panel ``samples`` times, concurrently; see
+  :mod:`graders.rubric.judge` for the prompt and parser hardening.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from graders.grade import Check, Grade, GradeStatus
+from graders.rubric.checks import DeterministicCheck, build_check, error_check
+from graders.rubric.errors import JudgeError, RubricError
+from graders.rubric.judge import (
+    JudgeModel,
+    JudgeSampling,
+    NonceFactory,
+    aggregate_votes,
+    ask_judge,
+    build_judge_messages,
+    make_nonce,
+)
+from graders.rubric.load import load_rubric_spec
+from graders.rubric.spec import JudgeCheck, RubricSpec
+
+__all__ = ["Rubric", "load_rubric", "rubric_points"]
+
+JudgePanel = JudgeModel | Sequence[JudgeModel] | None
+
+
+class Rubric:
+    """Grade a response against a rubric (see the module docstring for a reading guide).
+
+    ``judge``: one :class:`JudgeModel` or a panel of them; required when the rubric has judge
+    checks. ``nonce_factory`` exists for tests of the delimiter defence.
+    """
+
+    def __init__(
+        self, spec: RubricSpec, *, judge: JudgePanel = None, nonce_factory: NonceFactory = make_nonce
+    ) -> None:
+        self.spec = spec
+        if judge is None:
+            panel: tuple[JudgeModel, ...] = ()
+        elif isinstance(judge, Sequence):
+            panel = tuple(judge)
+        else:
+            panel = (judge,)
+        for model in panel:
+            if not isinstance(model, JudgeModel):
+                raise RubricError(
+                    f"{type(model).__name__} is not a JudgeModel (it needs `async def complete`)"
+                )
+        judged = [c.id for c in spec.judge_checks()]
+        if judged and not panel:
+            raise RubricError(
+                f"rubric {spec.id!r} has judge checks ({', '.join(judged)}) but no judge model; "
+                "pass judge=... (in verihub: hub.judge.LazyJudge or hub.judge.ClientJudge)"
+            )
+        self.judges = panel
+        self._nonce_factory = nonce_factory
+        self._deterministic: dict[str, DeterministicCheck] = {
+            c.id: build_check(c) for c in spec.checks if not isinstance(c, JudgeCheck)
+        }
+        self._required = {c.id for c in spec.checks if c.required}
+
+    @classmethod
+    def load(cls, source: str | os.PathLike[str] | Mapping[str, Any], *, judge: JudgePanel = None) -> Rubric:
+        """Load and validate a rubric file (or mapping), then resolve its checks."""
+        return cls(load_rubric_spec(source), judge=judge)
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    def __repr__(self) -> str:
+        return f"<Rubric {self.spec.id}: {len(self.spec.checks)} checks, {self.spec.total_weight:g} points>"
+
+    async def __call__(self, response: str, *, reference: Any) -> Grade:
+        if not isinstance(response, str):
+            return Grade.error(
+                f"rubric {self.spec.id}: the response is a {type(response).__name__}, not text"
+            )
+        if len(response) > self.spec.max_response_chars:
+            return Grade.incorrect(reason=f"response longer than {self.spec.max_response_chars} characters")
+        checks = await asyncio.gather(*(self._run(c.id, response, reference) for c in self.spec.checks))
+        return self._combine(tuple(checks))
+
+    # -- internals -----------------------------------------------------------------------------
+    async def _run(self, check_id: str, response: str, reference: Any) -> Check:
+        runner = self._deterministic.get(check_id)
+        if runner is not None:
+            return await runner(response, reference)
+        spec = next(c for c in self.spec.judge_checks() if c.id == check_id)
+        return await self._judge(spec, response, reference)
+
+    async def _judge(self, check: JudgeCheck, response: str, reference: Any) -> Check:
+        settings = self.spec.judge
+        samples = check.samples or settings.samples
+        calls = []
+        for model in self.judges:
+            for sample in range(samples):
+                try:
+                    messages, _ = build_judge_messages(
+                        question=check.question,
+                        choices=check.choices,
+                        response=response,
+                        reference=reference,
+                        show_reference=check.show_reference,
+                        nonce_factory=self._nonce_factory,
+                    )
+                except JudgeError as exc:
+                    return error_check(check.id, check.weight, str(exc))
+                sampling = JudgeSampling(
+                    temperature=settings.temperature, max_tokens=settings.max_tokens, seed=sample
+                )
+                calls.append(
+                    ask_judge(
+                        model,
+                        messages,
+                        check.choices,
+                        sampling=sampling,
+                        timeout_s=settings.timeout_s,
+                        max_chars=settings.max_output_chars,
+                    )
+                )
+        votes = await asyncio.gather(*calls)
+        failed = [v for v in votes if v.error is not None]
+        if failed:
+            return error_check(
+                check.id,
+                check.weight,
+                f"{len(failed)}/{len(votes)} judge votes failed: {failed[0].error}"[:400],
+                timed_out=all(v.timed_out for v in failed),
+            )
+        index = aggregate_votes(votes, check.choices, check.aggregate or settings.aggregate)
+        scores = check.choice_scores()
+        score, choice = scores[index], check.choices[index]
+        passed = score >= max(scores)
+        status: GradeStatus = "correct" if passed else ("partial" if score > 0 else "incorrect")
+        reason = next(v.reason for v in votes if v.choice == choice)
+        tally = ""
+        if len(votes) > 1:
+            counts = Counter(v.choice for v in votes)
+            tally = " (votes " + ", ".join(f"{c}: {counts[c]}" for c in check.choices if counts[c]) + ")"
+        return Check(
+            name=check.id,
+            score=score,
+            weight=check.weight,
+            passed=passed,
+            status=status,
+            reason=f"judge: {choice}{tally}: {reason}"[:500],
+        )
+
+    def _combine(self, checks: tuple[Check, ...]) -> Grade:
+        total = self.spec.total_weight
+        earned = sum(c.weight * c.score for c in checks)
+        failed = [c for c in checks if c.status in ("error", "timeout")]
+        if failed and self.spec.on_error == "error":
+            status: GradeStatus = "timeout" if all(c.status == "timeout" for c in failed) else "error"
+            detail = "; ".join(f"{c.name}: {c.reason}" for c in failed[:3])
+            return Grade(
+                score=0.0,
+                passed=False,
+                status=status,
+                reason=f"rubric {self.spec.id}: {len(failed)} check(s) could not be graded: {detail}"[:1000],
+                checks=checks,
+            )
+        score = earned / total
+        blocked = [c.name for c in checks if c.name in self._required and not c.passed]
+        passed = not failed and not blocked and score >= self.spec.pass_threshold - 1e-9
+        notes = [f"{earned:g}/{total:g} points"]
+        if failed:
+            notes.append(f"not graded (scored 0): {', '.join(c.name for c in failed)}")
+        if blocked:
+            notes.append(f"required check(s) failed: {', '.join(blocked)}")
+        return Grade.from_score(score, passed=passed, reason="; ".join(notes), checks=checks)
+
+
+def load_rubric(source: str | os.PathLike[str] | Mapping[str, Any], *, judge: JudgePanel = None) -> Rubric:
+    """Load a rubric file (``.json``, ``.yaml``, ``.yml``) or mapping into a ready :class:`Rubric`."""
+    return Rubric.load(source, judge=judge)
+
+
+def rubric_points(grade: Grade) -> tuple[float, float]:
+    """``(earned, total)`` weighted points of a rubric grade, e.g. ``(120.0, 183.0)``."""
+    return sum(c.weight * c.score for c in grade.checks), sum(c.weight for c in grade.checks)
