@@ -80,6 +80,7 @@ class ChatClient(Protocol):
         sampling: Sampling,
         tools: list[dict[str, Any]] | None = None,
         seed: int | None = None,
+        response_format: dict[str, Any] | None = None,
     ) -> Completion: ...
 
 
@@ -148,8 +149,13 @@ class OpenAIClient:
         sampling: Sampling,
         tools: list[dict[str, Any]] | None = None,
         seed: int | None = None,
+        response_format: dict[str, Any] | None = None,
     ) -> Completion:
+        """One chat completion. ``response_format`` is passed through (e.g. a JSON schema that
+        servers such as vLLM and llama.cpp enforce while decoding)."""
         body = self._body(messages, sampling, tools, seed)
+        if response_format is not None:
+            body["response_format"] = response_format
         payload = json.dumps(body).encode()
         est_tokens = len(payload) // 4 + (sampling.max_tokens or 256)
         attempt = 0

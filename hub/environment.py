@@ -98,6 +98,12 @@ class Environment(ABC):
     async def grade(self, task: Task, rollout: Rollout) -> Grade:
         """Score a finished rollout. Raise only when grading itself fails."""
 
+    async def aclose(self) -> None:
+        """Release what the environment holds (judge clients, proof-checker processes).
+
+        The runner calls it once when a run ends, on success or failure. The default does nothing.
+        """
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.id}@{self.version}>"
 

@@ -171,7 +171,10 @@ async def _run(
         on_rollout=opts.on_rollout,
         on_start=opts.on_start,
     )
-    return await runner.run(tasks)
+    try:
+        return await runner.run(tasks)
+    finally:
+        await env.aclose()
 
 
 async def regrade(out: str | os.PathLike[str], *, grade_timeout_s: float = 60.0) -> tuple[Summary, int]:
@@ -197,22 +200,25 @@ async def regrade(out: str | os.PathLike[str], *, grade_timeout_s: float = 60.0)
     rundir.repair()
     tmp = Path(str(rundir.rollouts_path) + ".regrade")
     changed = 0
-    with tmp.open("wb") as fh:
-        for old in rundir.iter_rollouts():
-            task = tasks.get(old.task_id)
-            if task is None:
-                raise RunDirError(
-                    f"{out}: task {old.task_id!r} is no longer in {config.env_id}; cannot regrade"
-                )
-            new = old
-            if old.error is None or old.error.kind == "grader":
-                base = old.model_copy(update={"error": None, "grade": None, "reward": None, "passed": False})
-                grade = await grade_rollout(env, task, base, timeout_s=grade_timeout_s)
-                new = with_grade(base, grade, old.timing.grade_s)
-                if (new.reward, new.passed, new.error) != (old.reward, old.passed, old.error):
-                    changed += 1
-            fh.write(new.model_dump_json().encode() + b"\n")
-            builder.add(new)
+    try:
+        with tmp.open("wb") as fh:
+            for old in rundir.iter_rollouts():
+                task = tasks.get(old.task_id)
+                if task is None:
+                    raise RunDirError(
+                        f"{out}: task {old.task_id!r} is no longer in {config.env_id}; cannot regrade"
+                    )
+                new = old
+                if old.error is None or old.error.kind == "grader":
+                    base = old.model_copy(update={"error": None, "grade": None, "reward": None, "passed": False})
+                    grade = await grade_rollout(env, task, base, timeout_s=grade_timeout_s)
+                    new = with_grade(base, grade, old.timing.grade_s)
+                    if (new.reward, new.passed, new.error) != (old.reward, old.passed, old.error):
+                        changed += 1
+                fh.write(new.model_dump_json().encode() + b"\n")
+                builder.add(new)
+    finally:
+        await env.aclose()
     os.replace(tmp, rundir.rollouts_path)
     summary = builder.build()
     rundir.write_summary(summary)

@@ -27,9 +27,9 @@ import os
 import weakref
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, cast
+from typing import Any, Literal, cast
 
-from graders.rubric.judge import JudgeSampling
+from graders.rubric.judge import JudgeSampling, verdict_schema
 from hub.client import ChatClient, ClientOptions, OpenAIClient
 from hub.errors import UsageError
 from hub.local_model import LocalModelServer, is_local_model
@@ -56,6 +56,16 @@ def _to_sampling(sampling: JudgeSampling) -> Sampling:
     return Sampling(temperature=sampling.temperature, max_tokens=sampling.max_tokens, seed=sampling.seed)
 
 
+def _response_format(sampling: JudgeSampling) -> dict[str, Any] | None:
+    """Constrain decoding to the verdict schema when the allowed choices are known."""
+    if not sampling.choices:
+        return None
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": "verdict", "strict": True, "schema": verdict_schema(sampling.choices)},
+    }
+
+
 class ClientJudge:
     """A :class:`~graders.rubric.JudgeModel` over a hub chat client that the caller manages."""
 
@@ -63,7 +73,11 @@ class ClientJudge:
         self.client = client
 
     async def complete(self, messages: Sequence[Mapping[str, str]], *, sampling: JudgeSampling) -> str:
-        completion = await self.client.chat(_to_messages(messages), sampling=_to_sampling(sampling))
+        completion = await self.client.chat(
+            _to_messages(messages),
+            sampling=_to_sampling(sampling),
+            response_format=_response_format(sampling),
+        )
         return completion.message.content or ""
 
 
@@ -118,7 +132,11 @@ class LazyJudge:
 
     async def complete(self, messages: Sequence[Mapping[str, str]], *, sampling: JudgeSampling) -> str:
         client = await self._ensure_client()
-        completion = await client.chat(_to_messages(messages), sampling=_to_sampling(sampling))
+        completion = await client.chat(
+            _to_messages(messages),
+            sampling=_to_sampling(sampling),
+            response_format=_response_format(sampling),
+        )
         return completion.message.content or ""
 
     async def aclose(self) -> None:

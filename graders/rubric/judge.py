@@ -38,6 +38,7 @@ __all__ = [
     "build_judge_messages",
     "make_nonce",
     "parse_verdict",
+    "verdict_schema",
 ]
 
 NonceFactory = Callable[[], str]
@@ -50,6 +51,9 @@ class JudgeSampling:
     temperature: float | None = 0.0
     max_tokens: int | None = 256
     seed: int | None = None
+    choices: tuple[str, ...] = ()
+    """The allowed verdicts. A model adapter may use them to constrain decoding to the verdict
+    schema (see :func:`verdict_schema`); the answer is still parsed strictly either way."""
 
 
 @runtime_checkable
@@ -78,6 +82,16 @@ class Vote:
     reason: str
     error: str | None = None
     timed_out: bool = False
+
+
+def verdict_schema(choices: Sequence[str]) -> dict[str, Any]:
+    """JSON schema of a verdict object: a reason, then one of ``choices``."""
+    return {
+        "type": "object",
+        "properties": {"reason": {"type": "string"}, "verdict": {"type": "string", "enum": list(choices)}},
+        "required": ["reason", "verdict"],
+        "additionalProperties": False,
+    }
 
 
 def make_nonce() -> str:

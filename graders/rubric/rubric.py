@@ -129,7 +129,10 @@ class Rubric:
                 except JudgeError as exc:
                     return error_check(check.id, check.weight, str(exc))
                 sampling = JudgeSampling(
-                    temperature=settings.temperature, max_tokens=settings.max_tokens, seed=sample
+                    temperature=settings.temperature,
+                    max_tokens=settings.max_tokens,
+                    seed=sample,
+                    choices=tuple(check.choices),
                 )
                 calls.append(
                     ask_judge(
