@@ -103,6 +103,7 @@ class Environment(ABC):
 
         The runner calls it once when a run ends, on success or failure. The default does nothing.
         """
+        return None
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.id}@{self.version}>"

@@ -210,7 +210,8 @@ async def regrade(out: str | os.PathLike[str], *, grade_timeout_s: float = 60.0)
                     )
                 new = old
                 if old.error is None or old.error.kind == "grader":
-                    base = old.model_copy(update={"error": None, "grade": None, "reward": None, "passed": False})
+                    blank = {"error": None, "grade": None, "reward": None, "passed": False}
+                    base = old.model_copy(update=blank)
                     grade = await grade_rollout(env, task, base, timeout_s=grade_timeout_s)
                     new = with_grade(base, grade, old.timing.grade_s)
                     if (new.reward, new.passed, new.error) != (old.reward, old.passed, old.error):

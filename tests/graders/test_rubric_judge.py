@@ -187,7 +187,7 @@ async def test_an_honest_verdict_is_used() -> None:
     grade = await judged_rubric(judge)("Thank you kindly.", reference=None)
     assert grade.passed and grade.checks[0].reason.startswith("judge: yes: looks fine")
     (messages, sampling) = judge.calls[0]
-    assert sampling == JudgeSampling(temperature=0.0, max_tokens=256, seed=0)
+    assert sampling == JudgeSampling(temperature=0.0, max_tokens=256, seed=0, choices=("no", "partly", "yes"))
     partly = await judged_rubric(ScriptedJudge([verdict("partly")]))("x", reference=None)
     assert partly.score == 0.5 and partly.status == "partial" and not partly.passed
     custom = judged_rubric(ScriptedJudge([verdict("partly")]), check={"scores": [0, 0.2, 0.9]})
