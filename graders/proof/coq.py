@@ -1,0 +1,212 @@
+"""The Coq backend: ``coqc`` in a fresh temporary directory, checked twice by the kernel.
+
+How one check runs:
+
+1. :func:`graders.proof.screen.prepare` screens the model's text and builds ``Submission.v``
+   (task imports, helper lemmas, the task's statement verbatim, the proof).
+2. ``coqc`` compiles it under a hard wall-clock kill and an address-space cap.
+3. ``Check.v`` elaborates the task's statement in a clean file *before* loading the
+   submission, then asks the kernel to accept ``@Submission.NAME`` at exactly that type, and
+   prints ``Print Assumptions`` of the result. A redefined ``nat``, a changed notation or a
+   weaker theorem cannot pass step 3, and ``Admitted``, ``Axiom`` or an unguarded fixpoint shows
+   up in the assumptions. The model's code never runs in ``Check.v``, so it cannot fake output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import tempfile
+import time
+
+from graders.proof.errors import BackendNotFoundError
+from graders.proof.policy import ProofPolicy
+from graders.proof.screen import Prepared, parse_statement, prepare
+from graders.proof.verdict import ProofMessage, ProofVerdict
+
+from ._process import ProcessResult, run_limited
+
+__all__ = ["CoqChecker", "parse_coq_assumptions"]
+
+_SUB_LIB = "VerihubSub"
+_MSG = re.compile(r'File "[^"]*", line (\d+), characters \d+-\d+:\n(.*?)(?=\nFile "|\Z)', re.DOTALL)
+
+
+def parse_coq_assumptions(output: str) -> tuple[str, ...]:
+    """Axioms (and unsafe-feature notes) from ``Print Assumptions`` output."""
+    if "Closed under the global context" in output:
+        return ()
+    found: list[str] = []
+    for line in output.splitlines():
+        if not line or line[0].isspace() or line.rstrip().endswith(":") and " " not in line.strip():
+            continue
+        if " : " in line:
+            found.append(line.split(" : ", 1)[0].strip())
+        elif re.search(r"assumed|relies|unsafe|positive", line):
+            found.append("unsafe: " + line.strip())
+    return tuple(found)
+
+
+def _to_forall(signature: str) -> str:
+    """``(n : nat) : P n`` -> ``forall (n : nat), P n``; ``: P`` -> ``P``."""
+    depth = 0
+    for i, ch in enumerate(signature):
+        if ch in "({[":
+            depth += 1
+        elif ch in ")}]":
+            depth -= 1
+        elif ch == ":" and depth == 0 and signature[i + 1 : i + 2] != "=":
+            binders, typ = signature[:i].strip(), signature[i + 1 :].strip()
+            return f"forall {binders}, {typ}" if binders else typ
+    return signature
+
+
+def _messages(result: ProcessResult) -> tuple[ProofMessage, ...]:
+    text = (result.stdout + "\n" + result.stderr).strip()
+    found = [
+        ProofMessage(severity="error" if "Error" in body else "warning", text=body.strip(), line=int(line))
+        for line, body in _MSG.findall(text)
+    ]
+    if not found and text:
+        found.append(ProofMessage(severity="error", text=text[-2000:]))
+    return tuple(found)
+
+
+class CoqChecker:
+    """Checks Coq proofs with the real kernel (``coqc``); see the module docstring.
+
+    ``coqc``: path of the binary (default: found on PATH). ``max_concurrency``: checks run at
+    once (default: the CPU count). ``policy``: default rules, overridable per check.
+    """
+
+    language = "coq"
+
+    def __init__(
+        self,
+        *,
+        coqc: str | None = None,
+        policy: ProofPolicy | None = None,
+        max_concurrency: int | None = None,
+    ) -> None:
+        found = coqc or shutil.which("coqc")
+        if found is None:
+            raise BackendNotFoundError(
+                "coqc not found. Install Coq: `apt-get install -y coq` (see docs/proofs.md)."
+            )
+        self.coqc = found
+        self.policy = policy or ProofPolicy()
+        self._sem = asyncio.Semaphore(max_concurrency or os.cpu_count() or 1)
+
+    async def aclose(self) -> None:
+        return None
+
+    async def check(
+        self,
+        statement: str,
+        proof: str,
+        *,
+        imports: tuple[str, ...] = (),
+        timeout: float | None = None,
+        policy: ProofPolicy | None = None,
+    ) -> ProofVerdict:
+        pol = policy or self.policy
+        try:
+            stmt = parse_statement(statement, "coq")
+        except ValueError as exc:
+            return ProofVerdict.error(f"malformed task statement: {exc}", backend="coq")
+        prepared = prepare(stmt, proof, policy=pol, imports=imports)
+        if isinstance(prepared, ProofVerdict):
+            return ProofVerdict.failed(prepared.reason, backend="coq")
+        async with self._sem:
+            start = time.monotonic()
+            verdict = await self._run(prepared, imports, timeout or pol.timeout_s, pol)
+        return ProofVerdict(
+            status=verdict.status,
+            reason=verdict.reason,
+            messages=verdict.messages,
+            goals=verdict.goals,
+            axioms=verdict.axioms,
+            elapsed_s=time.monotonic() - start,
+            backend="coq",
+        )
+
+    async def _coqc(self, workdir: str, file: str, deadline: float, pol: ProofPolicy) -> ProcessResult | None:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        argv = [self.coqc, "-q", "-Q", workdir, _SUB_LIB, file]
+        result = await run_limited(argv, cwd=workdir, timeout_s=left, memory_bytes=pol.memory_bytes("coq"))
+        return None if result.timed_out else result
+
+    async def _run(
+        self, prep: Prepared, imports: tuple[str, ...], timeout: float, pol: ProofPolicy
+    ) -> ProofVerdict:
+        header = "\n".join(imports)
+        deadline = time.monotonic() + timeout
+        limit = f"killed at the {timeout:g}s wall-clock limit"
+        with tempfile.TemporaryDirectory(prefix="verihub-coq-") as workdir:
+            with open(os.path.join(workdir, "Submission.v"), "w", encoding="utf-8") as fh:
+                fh.write(f"{header}\n{prep.source}\n")
+            sub = await self._coqc(workdir, "Submission.v", deadline, pol)
+            if sub is None:
+                return ProofVerdict(status="timeout", reason=limit)
+            if sub.returncode != 0:
+                msgs = _messages(sub)
+                goals = await self._goals(workdir, header, prep, deadline, pol) if _incomplete(msgs) else ()
+                first = msgs[0].text.splitlines()[0] if msgs else f"coqc exited with {sub.returncode}"
+                return ProofVerdict(
+                    status="failed", reason=f"Coq rejected the proof: {first}", messages=msgs, goals=goals
+                )
+            stmt = prep.statement
+            check = (
+                f"{header}\nDefinition __verihub_expected := {_to_forall(stmt.signature)}.\n"
+                f"Require {_SUB_LIB}.Submission.\n"
+                f"Definition __verihub_check : __verihub_expected := @{_SUB_LIB}.Submission.{stmt.name}.\n"
+                "Print Assumptions __verihub_check.\n"
+            )
+            with open(os.path.join(workdir, "Check.v"), "w", encoding="utf-8") as fh:
+                fh.write(check)
+            res = await self._coqc(workdir, "Check.v", deadline, pol)
+            if res is None:
+                return ProofVerdict(status="timeout", reason=limit)
+            if res.returncode != 0:
+                return ProofVerdict(
+                    status="failed",
+                    messages=_messages(res),
+                    reason="the proved theorem is not the task's statement (kernel re-check failed)",
+                )
+            axioms = parse_coq_assumptions(res.stdout)
+            allowed = pol.axioms_for("coq")
+            bad = [a for a in axioms if not _allowed(a, allowed)]
+            if bad:
+                return ProofVerdict(
+                    status="failed",
+                    axioms=axioms,
+                    reason="uses axioms outside the allow-list: " + ", ".join(bad),
+                )
+            return ProofVerdict(status="proved", axioms=axioms, reason="the kernel accepted the proof")
+
+    async def _goals(
+        self, workdir: str, header: str, prep: Prepared, deadline: float, pol: ProofPolicy
+    ) -> tuple[str, ...]:
+        """The goals left open when the proof ends (a diagnostic re-run; not part of the verdict)."""
+        body = re.sub(r"\b(Qed|Defined)\.\s*$", "", prep.body.strip())
+        diag = f"{header}\n{prep.preamble}\n{prep.statement.text}\n{body}\nShow.\nAbort.\n"
+        with open(os.path.join(workdir, "Goals.v"), "w", encoding="utf-8") as fh:
+            fh.write(diag)
+        res = await self._coqc(workdir, "Goals.v", min(deadline, time.monotonic() + 5), pol)
+        if res is None or not res.stdout.strip():
+            return ()
+        return tuple(g.strip() for g in re.split(r"\n(?=goal \d+ is:)", res.stdout.strip()) if g.strip())
+
+
+def _incomplete(msgs: tuple[ProofMessage, ...]) -> bool:
+    return any("incomplete proof" in m.text or "Unfocused" in m.text or "unfinished" in m.text for m in msgs)
+
+
+def _allowed(axiom: str, allowed: frozenset[str]) -> bool:
+    if axiom.split(".", 1)[0] in (_SUB_LIB, "Submission") or axiom.startswith("unsafe:"):
+        return False
+    return axiom in allowed or any(axiom.endswith("." + a) or a.endswith("." + axiom) for a in allowed)

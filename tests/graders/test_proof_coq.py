@@ -1,0 +1,173 @@
+"""The Coq backend end to end on the real kernel (``coqc``), with reward-hacking probes."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import time
+
+import pytest
+
+from graders.proof import CoqChecker, ProofGrader, ProofPolicy
+from graders.proof.coq import parse_coq_assumptions
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("coqc") is None, reason="coqc not installed (apt-get install -y coq)"
+)
+
+ADD = "Theorem add_0_r' : forall n : nat, n + 0 = n."
+GOOD = "intros n. induction n as [| n IH]; simpl; [reflexivity | rewrite IH; reflexivity]."
+
+
+def coq() -> CoqChecker:
+    return CoqChecker(policy=ProofPolicy(timeout_s=10.0))
+
+
+def full(statement: str, body: str, before: str = "") -> str:
+    return f"```coq\n{before}\n{statement}\nProof.\n{body}\nQed.\n```"
+
+
+async def test_correct_proof_is_proved_bare_and_restated() -> None:
+    c = coq()
+    bare = await c.check(ADD, GOOD)
+    restated = await c.check(ADD, "Here is my proof:\n" + full(ADD, GOOD))
+    assert bare.status == "proved", bare.reason
+    assert restated.status == "proved", restated.reason
+    assert bare.axioms == ()
+
+
+async def test_proof_with_binders_in_statement() -> None:
+    v = await coq().check("Theorem t (n : nat) : n + 0 = n.", "induction n; simpl; auto.")
+    assert v.status == "proved", v.reason
+
+
+async def test_wrong_proof_fails_with_remaining_goals() -> None:
+    v = await coq().check(ADD, "intros n. induction n. reflexivity. simpl.")
+    assert v.status == "failed"
+    assert "incomplete proof" in v.reason
+    assert v.goals and "S (n + 0) = S n" in v.goals[0]
+    assert "Remaining goals" in v.feedback()
+
+
+async def test_syntax_error_fails_with_message() -> None:
+    v = await coq().check(ADD, "intros n. this_is_not_a_tactic.")
+    assert v.status == "failed" and v.messages and v.messages[0].line is not None
+
+
+# -- reward-hacking probes --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("proof", "reason"),
+    [
+        (full("Theorem add_0_r' : forall n : nat, 0 + n = n.", "reflexivity."), "statement was changed"),
+        (
+            full("Theorem add_0_r' : forall n : nat, n + 0 = n \\/ True.", "right; exact I."),
+            "statement was changed",
+        ),
+        (full(ADD, "intros n. admit.").replace("Qed.", "Admitted."), "forbidden"),
+        ("Proof. intros n. Admitted.", "forbidden `Admitted`"),
+        ("intros. Abort.", "forbidden `Abort`"),
+        (full(ADD, "apply cheat.", "Axiom cheat : forall P : Prop, P."), "forbidden `Axiom`"),
+        (full(ADD, "apply cheat.", "Parameter cheat : forall P : Prop, P."), "forbidden `Parameter`"),
+        (
+            full(ADD, "destruct (f 0).", "Unset Guard Checking.\nFixpoint f (n : nat) : False := f n."),
+            "Guard Checking",
+        ),
+        (full(ADD, "reflexivity.", "Definition nat := unit."), "redefined"),
+        (full(ADD, "reflexivity.", 'Notation "x + y" := (x) (at level 50, left associativity).'), "Notation"),
+        (f"{ADD} Proof. {GOOD} Qed.\n{ADD} Proof. {GOOD} Qed.", "declared 2 times"),
+        ("(* Proof complete. Closed under the global context. *) intros n. reflexivity.", "rejected"),
+        ("", "empty proof"),
+    ],
+)
+async def test_hacks_fail_with_reason(proof: str, reason: str) -> None:
+    v = await coq().check(ADD, proof)
+    assert v.status == "failed", (v.status, v.reason)
+    assert reason in v.reason
+
+
+async def test_variable_axiom_is_caught_by_print_assumptions() -> None:
+    hack = full(ADD, "apply cheat.", "Variable cheat : forall P : Prop, P.")
+    v = await coq().check(ADD, hack)
+    assert v.status == "failed" and "allow-list" in v.reason
+    allowing = ProofPolicy(allowed_axioms=frozenset({"cheat"}))  # a same-named axiom is still the model's own
+    assert (await coq().check(ADD, hack, policy=allowing)).status == "failed"
+
+
+async def test_kernel_recheck_catches_a_redefinition_the_screen_misses() -> None:
+    # Bypass the screen on purpose: the kernel re-check alone must reject a proof about another `nat`.
+    from graders.proof.screen import Prepared, parse_statement
+
+    stmt = parse_statement("Theorem t : forall n : nat, n = n.", "coq")
+    redefined = "Inductive nat := O | S : nat -> nat."
+    source = f"{redefined}\n{stmt.text}\nProof. reflexivity. Qed."
+    prep = Prepared(statement=stmt, preamble=redefined, body="Proof. reflexivity. Qed.", source=source)
+    v = await coq()._run(prep, (), 10.0, ProofPolicy())
+    assert v.status == "failed" and "not the task's statement" in v.reason
+    screened = await coq().check(stmt.text, f"```coq\n{source}\n```")
+    assert screened.status == "failed" and "redefined" in screened.reason
+
+
+async def test_classical_axiom_needs_the_allow_list() -> None:
+    em = "Theorem em : forall P : Prop, P \\/ ~ P."
+    proof = full(em, "exact classic.", "Require Import Classical.")
+    assert (await coq().check(em, proof)).status == "failed"
+    allowed = ProofPolicy(allowed_axioms=frozenset({"Coq.Logic.Classical_Prop.classic"}))
+    v = await coq().check(em, proof, policy=allowed)
+    assert v.status == "proved", v.reason
+    assert v.axioms == ("Classical_Prop.classic",)
+
+
+async def test_infinite_loop_is_killed_at_the_limit() -> None:
+    start = time.monotonic()
+    v = await coq().check("Theorem t : False.", "repeat (pose proof I).", timeout=1.5)
+    assert v.status == "timeout" and "1.5s" in v.reason
+    assert time.monotonic() - start < 4
+    # the checker keeps working afterwards
+    assert (await coq().check(ADD, GOOD)).status == "proved"
+
+
+async def test_memory_blowup_fails() -> None:
+    v = await coq().check(
+        "Theorem t : 2 ^ 22 = 0.",
+        "compute. reflexivity.",
+        imports=("Require Import Arith.",),
+        policy=ProofPolicy(timeout_s=5.0, memory_mb=400),
+    )
+    assert v.status in ("failed", "timeout")
+
+
+def test_parse_print_assumptions() -> None:
+    assert parse_coq_assumptions("Closed under the global context\n") == ()
+    out = (
+        "Axioms:\nclassic : forall P : Prop, P \\/ ~ P\ncheat : forall P : Prop,\n  P\n"
+        "Sub.f is assumed to be guarded.\n"
+    )
+    assert parse_coq_assumptions(out) == ("classic", "cheat", "unsafe: Sub.f is assumed to be guarded.")
+
+
+async def test_grader_maps_verdicts_to_grades() -> None:
+    g = ProofGrader(coq(), timeout=2.0)
+    ref = {"statement": ADD, "imports": []}
+    assert (await g(full(ADD, GOOD), reference=ref)).passed
+    bad = await g("Proof. Admitted.", reference=ref)
+    assert bad.status == "incorrect" and "Admitted" in bad.reason
+    loop = await g("repeat (pose proof I).", reference={"statement": "Theorem t : False."})
+    assert loop.status == "incorrect" and loop.reason.startswith("timeout")
+    assert (await g("x", reference={"statement": "not a theorem"})).status == "error"
+
+
+async def test_concurrent_checks() -> None:
+    c = coq()
+    verdicts = await asyncio.gather(*[c.check(ADD, GOOD) for _ in range(4)])
+    assert all(v.proved for v in verdicts)
+
+
+async def test_implicit_binders_and_keyword_variants() -> None:
+    stmt = "Lemma app_nil {A : Type} (l : list A) : l ++ nil = l."
+    restated = (
+        "Theorem app_nil {A : Type} (l : list A) : l ++ nil = l.\nProof. induction l; simpl; congruence. Qed."
+    )
+    v = await coq().check(stmt, restated, imports=("Require Import List.",))
+    assert v.status == "proved", v.reason
