@@ -21,7 +21,7 @@ app = typer.Typer(
 
 
 def _register() -> None:
-    from hub.cli import envs, run  # noqa: F401  (each module adds its commands to `app`)
+    from hub.cli import envs, leaderboard, run  # noqa: F401  (each module adds its commands to `app`)
 
 
 def _error(message: str, code: int) -> None:

@@ -1,0 +1,133 @@
+"""``verihub leaderboard add|show|build``: verified runs into a board, a table, a static site."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from hub.cli import app
+from hub.errors import UsageError
+
+__all__ = ["add_cmd", "build_cmd", "leaderboard_app", "show_cmd"]
+
+DEFAULT_BOARD = Path("board")
+
+leaderboard_app = typer.Typer(
+    name="leaderboard",
+    help="Verify runs, collect them on a board, and publish tables and a static site.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+app.add_typer(leaderboard_app, name="leaderboard")
+
+
+def _console(*, stderr: bool = False) -> Console:
+    # Made per call, so the terminal width ($COLUMNS) is read when the command runs.
+    return Console(stderr=stderr, highlight=False)
+
+
+_BoardOpt = Annotated[
+    Path,
+    typer.Option(
+        "--board", "-b", envvar="VERIHUB_BOARD", help="Board folder (created on first add; default ./board)."
+    ),
+]
+
+
+@leaderboard_app.command("add")
+def add_cmd(
+    run_dirs: Annotated[
+        list[Path], typer.Argument(metavar="RUN_DIR", help="Run directories written by `verihub eval`.")
+    ],
+    board: _BoardOpt = DEFAULT_BOARD,
+    copy_rollouts: Annotated[
+        bool, typer.Option("--copy-rollouts", help="Copy rollouts.jsonl into the board (keeps transcripts).")
+    ] = False,
+    check_tasks: Annotated[
+        bool,
+        typer.Option(
+            "--check-tasks", help="Also re-derive the task ids from the installed environment (same hash)."
+        ),
+    ] = False,
+) -> None:
+    """Verify runs and add them to a board.
+
+    A run is accepted only if its summary recomputed from rollouts.jsonl matches summary.json,
+    every (task, rollout) is present exactly once, and its config names the environment version
+    and content hash. Refused runs are listed with their reasons; the others are still added.
+    """
+    from leaderboard import Board, RunRejected
+
+    b = Board(board)
+    refused = 0
+    for run_dir in run_dirs:
+        try:
+            entry, added = b.add(run_dir, copy_rollouts=copy_rollouts, check_tasks=check_tasks)
+        except RunRejected as exc:
+            refused += 1
+            _console(stderr=True).print(Text(f"refused {run_dir}:"))
+            for reason in exc.reasons:
+                _console(stderr=True).print(Text(f"  - {reason}"))
+            continue
+        verb = "added" if added else "already on the board:"
+        _console().print(Text(f"{verb} {entry.id} ({entry.env_id} {entry.env_version}, {entry.model})"))
+    if refused:
+        raise UsageError(f"{refused} of {len(run_dirs)} runs refused (reasons above); fix or re-run them")
+
+
+@leaderboard_app.command("show")
+def show_cmd(
+    env: Annotated[str | None, typer.Option("--env", "-e", help="Show only this environment id.")] = None,
+    board: _BoardOpt = DEFAULT_BOARD,
+) -> None:
+    """Print the board as tables: one per environment version, best model first."""
+    from leaderboard import Board, aggregate
+
+    envs = aggregate(Board(board).require_entries(), env_id=env)
+    if not envs:
+        raise UsageError(f"no runs of {env!r} on the board {board}; see `verihub leaderboard show`")
+    for e in envs:
+        for col in e.columns:
+            title = f"{e.env_id} {col.env_version}"
+            if col.stale:
+                title += f"  (stale: {e.current.env_version} is newer)"
+            table = Table(title=Text(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+            for name in ("#", "model", "mean", "95% CI", "pass@1", "pass@k", "errors", "tasks x R"):
+                if name == "model":
+                    table.add_column(name, overflow="fold", ratio=1)
+                else:
+                    table.add_column(name, justify="right", no_wrap=True)
+            for rank, r in enumerate(col.rows, 1):
+                k = max(r.pass_at_k, key=int) if r.pass_at_k else None
+                table.add_row(
+                    str(rank),
+                    Text(r.model),
+                    "-" if r.mean_reward is None else f"{r.mean_reward:.3f}",
+                    "-" if r.ci95 is None else f"[{r.ci95[0]:.3f}, {r.ci95[1]:.3f}]",
+                    f"{r.pass_at_k['1']:.3f}" if "1" in r.pass_at_k else "-",
+                    "-" if k is None else f"{r.pass_at_k[k]:.3f} (k={k})",
+                    str(r.n_errors),
+                    f"{r.n_tasks} x {r.rollouts_per_task}",
+                )
+            _console().print(table)
+
+
+@leaderboard_app.command("build")
+def build_cmd(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the static site.")],
+    board: _BoardOpt = DEFAULT_BOARD,
+    sample: Annotated[int, typer.Option("--sample", min=0, help="Transcripts shown per run.")] = 20,
+) -> None:
+    """Write the static site: index.html, one page per environment and one per run."""
+    from leaderboard import Board, build_site
+
+    pages = build_site(Board(board), out, sample=sample)
+    _console().print(Text(f"wrote {len(pages)} pages; open {out / 'index.html'}"))

@@ -1,0 +1,251 @@
+"""A board: a folder of verified run summaries plus an index.
+
+Layout::
+
+    BOARD/
+      index.json                 BoardIndex: one BoardEntry per accepted run
+      runs/<entry id>/
+        config.json              byte copies of the run's files (hashes recorded in the index)
+        summary.json
+        rollouts.jsonl           only with ``copy_rollouts=True``; otherwise the entry points to
+                                 the original run directory
+
+Only runs that pass :func:`leaderboard.verify.verify_run` enter. The index records each file's
+sha256, so :meth:`Board.check` notices a board edited after the fact.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from hub.errors import UsageError
+from hub.metrics import Summary
+from hub.rundir import CONFIG_FILE, ROLLOUTS_FILE, SUMMARY_FILE, RunConfig
+from leaderboard.stats import DEFAULT_RESAMPLES, bootstrap_ci
+from leaderboard.verify import VerifiedRun, file_sha256, verify_run
+
+__all__ = ["INDEX_FILE", "Board", "BoardEntry", "BoardError", "BoardIndex"]
+
+INDEX_FILE = "index.json"
+_INDEX_VERSION = 1
+
+
+class BoardError(UsageError):
+    """The board folder is missing, malformed, or was edited after runs were added."""
+
+
+class BoardEntry(BaseModel):
+    """One accepted run, with everything the pages show about where its numbers came from."""
+
+    id: str = Field(
+        pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$",
+        max_length=200,
+        description="Stable entry id; also the folder name under runs/ and the run page's name.",
+    )
+    env_id: str
+    env_version: str
+    env_hash: str = Field(description="Content hash of the environment package at run time.")
+    model: str
+    base_url: str | None = None
+    sampling: dict[str, Any] = Field(description="Sampling settings of the run.")
+    seed: int
+    split: str
+    verihub_version: str
+    created_at: float = Field(description="Unix time the run started.")
+    added_at: float = Field(description="Unix time the run entered the board.")
+    n_tasks: int
+    rollouts_per_task: int
+    n_rollouts: int
+    n_errors: int
+    mean_reward: float | None
+    ci95: tuple[float, float] | None = Field(description="Bootstrap 95% interval over tasks.")
+    bootstrap_seed: int
+    bootstrap_resamples: int
+    pass_at_k: dict[str, float]
+    pass_all_k: dict[str, float]
+    usage: dict[str, int]
+    cost_usd: float | None = Field(default=None, description="Total cost, when every rollout records it.")
+    source: str = Field(description="Run directory the entry was added from.")
+    rollouts_copied: bool
+    tasks_checked: bool = Field(
+        default=False, description="The task ids were re-derived from the installed environment."
+    )
+    sha256: dict[str, str] = Field(description="Hash of config.json, summary.json, rollouts.jsonl.")
+
+
+class BoardIndex(BaseModel):
+    """Contents of ``index.json``."""
+
+    format_version: int = _INDEX_VERSION
+    entries: list[BoardEntry] = Field(default_factory=list)
+
+
+class Board:
+    """A leaderboard folder. ``Board(path).add(run_dir)`` verifies a run and files it."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+
+    @property
+    def index_path(self) -> Path:
+        return self.path / INDEX_FILE
+
+    def entry_dir(self, entry: BoardEntry) -> Path:
+        return self.path / "runs" / entry.id
+
+    # -- reading -------------------------------------------------------------------------------
+    def load_index(self) -> BoardIndex:
+        """The index; an empty one when the board does not exist yet."""
+        if not self.index_path.exists():
+            if self.path.exists() and any(self.path.iterdir()):
+                raise BoardError(
+                    f"{self.path} is not a leaderboard (no {INDEX_FILE}); choose another --board"
+                )
+            return BoardIndex()
+        try:
+            index = BoardIndex.model_validate_json(self.index_path.read_bytes())
+        except ValidationError as exc:
+            raise BoardError(
+                f"{self.index_path} is not a valid board index; restore it or start a new board"
+            ) from exc
+        if index.format_version != _INDEX_VERSION:
+            raise BoardError(
+                f"{self.index_path} has format {index.format_version}; this verihub reads {_INDEX_VERSION}"
+            )
+        return index
+
+    def entries(self) -> list[BoardEntry]:
+        return self.load_index().entries
+
+    def require_entries(self) -> list[BoardEntry]:
+        """The entries, or an error saying how to add some."""
+        entries = self.entries()
+        if not entries:
+            raise BoardError(
+                f"no runs on the board {self.path}; add some with `verihub leaderboard add RUN_DIR`"
+            )
+        return entries
+
+    def load_summary(self, entry: BoardEntry) -> Summary:
+        return Summary.model_validate_json((self.entry_dir(entry) / SUMMARY_FILE).read_bytes())
+
+    def load_config(self, entry: BoardEntry) -> RunConfig:
+        return RunConfig.model_validate_json((self.entry_dir(entry) / CONFIG_FILE).read_bytes())
+
+    def rollouts_path(self, entry: BoardEntry) -> Path | None:
+        """Where the entry's rollouts are, if they are still there unchanged; else None."""
+        path = (
+            self.entry_dir(entry) / ROLLOUTS_FILE
+            if entry.rollouts_copied
+            else Path(entry.source) / ROLLOUTS_FILE
+        )
+        if path.is_file() and file_sha256(path) == entry.sha256.get(ROLLOUTS_FILE):
+            return path
+        return None
+
+    def check(self) -> list[str]:
+        """Problems with the stored copies (files edited or removed after ``add``); [] when sound."""
+        problems: list[str] = []
+        for entry in self.entries():
+            names = [CONFIG_FILE, SUMMARY_FILE] + ([ROLLOUTS_FILE] if entry.rollouts_copied else [])
+            for name in names:
+                path = self.entry_dir(entry) / name
+                if not path.is_file():
+                    problems.append(f"{entry.id}: {name} is missing from the board")
+                elif file_sha256(path) != entry.sha256.get(name):
+                    problems.append(f"{entry.id}: {name} was changed after the run was added")
+        return problems
+
+    # -- writing -------------------------------------------------------------------------------
+    def add(
+        self,
+        run_dir: str | os.PathLike[str],
+        *,
+        copy_rollouts: bool = False,
+        check_tasks: bool = False,
+        bootstrap_seed: int = 0,
+    ) -> tuple[BoardEntry, bool]:
+        """Verify ``run_dir`` and add it. Returns (entry, added); ``added`` is False when the very
+        same run (same config and rollouts files) is already on the board. Raises ``RunRejected``.
+
+        ``copy_rollouts`` keeps the transcripts on the board; ``check_tasks`` also re-derives the
+        task set from the installed environment (see :func:`leaderboard.verify.verify_run`).
+        """
+        verified = verify_run(run_dir, check_tasks=check_tasks)
+        index = self.load_index()
+        for entry in index.entries:
+            if entry.sha256.get(ROLLOUTS_FILE) == verified.sha256[ROLLOUTS_FILE] and (
+                entry.sha256.get(CONFIG_FILE) == verified.sha256[CONFIG_FILE]
+            ):
+                return entry, False
+        entry = _entry(verified, copy_rollouts=copy_rollouts, bootstrap_seed=bootstrap_seed)
+        if any(e.id == entry.id for e in index.entries):
+            raise BoardError(
+                f"{self.path} already has an entry {entry.id} for different files; check index.json"
+            )
+        dest = self.entry_dir(entry)
+        dest.mkdir(parents=True, exist_ok=True)
+        names = [CONFIG_FILE, SUMMARY_FILE] + ([ROLLOUTS_FILE] if copy_rollouts else [])
+        for name in names:
+            shutil.copyfile(verified.path / name, dest / name)
+        for name in names:  # the copy must be what was verified
+            if file_sha256(dest / name) != verified.sha256[name]:
+                shutil.rmtree(dest)
+                raise BoardError(f"{verified.path / name} changed while it was being added; add it again")
+        index.entries.append(entry)
+        self._write_index(index)
+        return entry, True
+
+    def _write_index(self, index: BoardIndex) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        tmp = self.index_path.with_suffix(".json.tmp")
+        tmp.write_text(index.model_dump_json(indent=2), encoding="utf-8")
+        os.replace(tmp, self.index_path)
+
+
+def _slug(text: str, limit: int = 40) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.")[:limit] or "x"
+
+
+def _entry(v: VerifiedRun, *, copy_rollouts: bool, bootstrap_seed: int) -> BoardEntry:
+    c, s = v.config, v.summary
+    # config and rollouts together: two models with identical rollouts are still two runs
+    digest = hashlib.sha256((v.sha256[CONFIG_FILE] + v.sha256[ROLLOUTS_FILE]).encode()).hexdigest()[:10]
+    return BoardEntry(
+        id=f"{_slug(c.env_id)}-{_slug(c.env_version, 16)}-{_slug(c.model)}-{digest}",
+        env_id=c.env_id,
+        env_version=c.env_version,
+        env_hash=c.env_hash,
+        model=c.model,
+        base_url=c.base_url,
+        sampling=c.sampling.model_dump(mode="json"),
+        seed=c.seed,
+        split=c.split,
+        verihub_version=c.verihub_version,
+        created_at=c.created_at,
+        added_at=time.time(),
+        n_tasks=s.n_tasks,
+        rollouts_per_task=s.rollouts_per_task,
+        n_rollouts=s.n_rollouts,
+        n_errors=s.n_errors,
+        mean_reward=s.mean_reward,
+        ci95=bootstrap_ci(v.task_means, seed=bootstrap_seed),
+        bootstrap_seed=bootstrap_seed,
+        bootstrap_resamples=DEFAULT_RESAMPLES,
+        pass_at_k=s.pass_at_k,
+        pass_all_k=s.pass_all_k,
+        usage=s.usage,
+        cost_usd=v.cost_usd,
+        source=str(v.path.resolve()),
+        rollouts_copied=copy_rollouts,
+        tasks_checked=v.tasks_checked,
+        sha256=v.sha256,
+    )

@@ -1,0 +1,54 @@
+"""Optional check of a run's task set against the installed environment.
+
+The integrity checks of :mod:`leaderboard.verify` prove that a run covers the tasks its own summary
+lists. This check goes further: with the same environment installed (same version and content
+hash), the tasks a run of this config selects are re-derived, and the run must list exactly those.
+It loads the environment, so it is opt-in (``add --check-tasks``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hub.errors import VerihubError
+from hub.rundir import RunConfig
+
+__all__ = ["check_task_ids"]
+
+_MAX_LISTED = 5
+
+
+def check_task_ids(config: RunConfig, task_ids: Sequence[str]) -> list[str]:
+    """Reasons why ``task_ids`` are not the tasks ``config`` selects; [] when they are."""
+    from hub.registry import load_environment, package_hash
+    from hub.runner import select_tasks
+
+    where = f"{config.env_id} {config.env_version}"
+    try:
+        installed_hash = package_hash(config.env_id)
+        if installed_hash != config.env_hash:
+            return [
+                f"cannot check the task set: the installed {config.env_id} has hash {installed_hash}, "
+                f"the run used {config.env_hash} (install {where} or add without --check-tasks)"
+            ]
+        env = load_environment(config.env_id, **config.env_args)
+        if env.version != config.env_version:
+            return [f"cannot check the task set: {config.env_id} {env.version} is installed, not {where}"]
+        expected = [
+            t.id for t in select_tasks(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
+        ]
+    except VerihubError as exc:
+        return [f"cannot check the task set of {where}: {exc}"]
+    have, want = set(task_ids), set(expected)
+    if have == want and len(task_ids) == len(expected):
+        return []
+    missing = [t for t in expected if t not in have]
+    foreign = [t for t in task_ids if t not in want]
+    parts = []
+    if missing:
+        parts.append(f"missing {', '.join(missing[:_MAX_LISTED])}")
+    if foreign:
+        parts.append(f"not selected by the config {', '.join(foreign[:_MAX_LISTED])}")
+    if not parts:
+        parts.append("a task is listed twice")
+    return [f"the run's tasks are not the ones {where} selects for this config ({'; '.join(parts)})"]

@@ -1,0 +1,288 @@
+"""Integrity checks of a run directory before it may enter a board.
+
+A run is accepted only when all of these hold:
+
+- ``config.json`` names the environment version and a ``sha256:`` content hash, and fixes the
+  task count;
+- every rollout line parses, and every (task, rollout_index) of the configured tasks x rollouts
+  appears exactly once (nothing dropped, nothing duplicated, nothing extra);
+- each graded rollout's reward and pass flag agree with its recorded grade;
+- ``summary.json``, recomputed from ``rollouts.jsonl`` with :class:`hub.metrics.SummaryBuilder`,
+  equals the recorded one within float tolerance, and agrees with the config;
+- optionally (``check_tasks``), the task ids are those the installed environment selects.
+
+:func:`verify_run` collects every reason at once and raises :class:`RunRejected` listing them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hub.errors import RunDirError, UsageError
+from hub.metrics import Summary, SummaryBuilder
+from hub.rundir import CONFIG_FILE, ROLLOUTS_FILE, SUMMARY_FILE, RunConfig, RunDir
+from leaderboard.tasks import check_task_ids
+
+__all__ = ["RunRejected", "VerifiedRun", "file_sha256", "verify_run"]
+
+_HASH_RE = re.compile(r"^sha256:[0-9a-f]{64}$")
+_MAX_LISTED = 5
+
+
+class RunRejected(UsageError):
+    """A run failed the integrity checks; ``reasons`` says why, one line each."""
+
+    def __init__(self, path: Path, reasons: list[str]) -> None:
+        self.path = path
+        self.reasons = list(reasons)
+        super().__init__(
+            f"run {path} refused: "
+            + "; ".join(self.reasons)
+            + ". Re-run or resume it with `verihub eval`, then add it again"
+        )
+
+
+@dataclass(frozen=True)
+class VerifiedRun:
+    """A run that passed :func:`verify_run`, with what the board needs from it."""
+
+    path: Path
+    config: RunConfig
+    summary: Summary
+    """The summary recomputed from the rollouts (equal to ``summary.json`` within tolerance)."""
+    task_means: tuple[float, ...]
+    """Mean reward per graded task, the unit of the bootstrap."""
+    cost_usd: float | None
+    """Total cost when every rollout records ``extra["cost_usd"]``, else None."""
+    sha256: dict[str, str]
+    """Content hash of each file of the run, by file name."""
+    tasks_checked: bool = False
+    """True when the task set was re-derived from the installed environment and matched."""
+
+
+def file_sha256(path: Path) -> str:
+    """``sha256:<hex>`` of a file's bytes."""
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return "sha256:" + h.hexdigest()
+
+
+def verify_run(
+    path: str | os.PathLike[str],
+    *,
+    check_tasks: bool = False,
+    rel_tol: float = 1e-9,
+    abs_tol: float = 1e-9,
+) -> VerifiedRun:
+    """Check the run in ``path``; return it verified or raise :class:`RunRejected`.
+
+    With ``check_tasks`` the task set is also re-derived from the installed environment (which
+    must be the run's version and hash), see :func:`leaderboard.tasks.check_task_ids`.
+    """
+    rundir = RunDir(path)
+    run_path = rundir.path
+    reasons: list[str] = []
+    try:
+        config = rundir.load_config()
+    except RunDirError as exc:
+        raise RunRejected(run_path, [str(exc)]) from exc
+    try:
+        recorded = rundir.load_summary()
+    except RunDirError as exc:
+        raise RunRejected(run_path, [str(exc)]) from exc
+    if not rundir.rollouts_path.exists():
+        raise RunRejected(run_path, [f"no {ROLLOUTS_FILE}: the summary cannot be checked"])
+    if rundir.rollouts_path.stat().st_size and not _ends_with_newline(rundir.rollouts_path):
+        raise RunRejected(run_path, [f"{ROLLOUTS_FILE} ends in a torn line (an interrupted run)"])
+
+    hashes = _hashes(run_path)
+    reasons += _check_config(config)
+
+    task_ids = [t.task_id for t in recorded.per_task]
+    if len(set(task_ids)) != len(task_ids):
+        reasons.append(f"{SUMMARY_FILE} lists a task more than once")
+    if config.num_tasks is not None and len(set(task_ids)) != config.num_tasks:
+        reasons.append(
+            f"{SUMMARY_FILE} lists {len(set(task_ids))} tasks but the config selected {config.num_tasks}"
+        )
+
+    if check_tasks and not reasons:
+        reasons += check_task_ids(config, task_ids)
+
+    scan = _scan_rollouts(rundir, config, task_ids, abs_tol=abs_tol)
+    reasons += scan.reasons
+    recomputed = scan.builder.build()
+    reasons += _compare_summaries(recorded, recomputed, rel_tol=rel_tol, abs_tol=abs_tol)
+    if recorded.env_version and recorded.env_version != config.env_version:
+        reasons.append(
+            f"{SUMMARY_FILE} says env version {recorded.env_version} but the config says {config.env_version}"
+        )
+    if _hashes(run_path) != hashes:
+        reasons.append("the run's files changed while they were being checked")
+    if reasons:
+        raise RunRejected(run_path, reasons)
+
+    task_means = tuple(t.mean_reward for t in recomputed.per_task if t.mean_reward is not None)
+    return VerifiedRun(
+        path=run_path,
+        config=config,
+        summary=recomputed,
+        task_means=task_means,
+        cost_usd=scan.cost_usd,
+        tasks_checked=check_tasks,
+        sha256=hashes,
+    )
+
+
+class _Scan:
+    """One pass over ``rollouts.jsonl``: the recomputed summary and what is wrong with the file."""
+
+    def __init__(self, builder: SummaryBuilder) -> None:
+        self.builder = builder
+        self.reasons: list[str] = []
+        self.cost_usd: float | None = None
+
+
+def _scan_rollouts(rundir: RunDir, config: RunConfig, task_ids: list[str], *, abs_tol: float) -> _Scan:
+    builder = SummaryBuilder(
+        env_id=config.env_id,
+        env_version=config.env_version,
+        model=config.model,
+        rollouts_per_task=config.rollouts_per_task,
+    )
+    for tid in task_ids:
+        builder.add_task(tid)
+    scan = _Scan(builder)
+    known = set(task_ids)
+    seen: set[tuple[str, int]] = set()
+    dupes: list[tuple[str, int]] = []
+    extra: list[tuple[str, int]] = []
+    mismatched: list[tuple[str, int]] = []
+    costs: list[float] = []
+    try:
+        for r in rundir.iter_rollouts():
+            key = (r.task_id, r.rollout_index)
+            if key in seen:
+                dupes.append(key)
+                continue
+            seen.add(key)
+            if r.task_id not in known or r.rollout_index >= config.rollouts_per_task:
+                extra.append(key)
+            if r.error is None and r.grade is not None and not r.grade.is_error:
+                if (
+                    r.reward is None
+                    or not math.isclose(r.reward, r.grade.score, abs_tol=abs_tol)
+                    or r.passed != r.grade.passed
+                ):
+                    mismatched.append(key)
+            cost = r.extra.get("cost_usd")
+            if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+                costs.append(float(cost))
+            builder.add(r)
+    except RunDirError as exc:
+        scan.reasons.append(str(exc))
+        return scan
+    expected = {(t, i) for t in known for i in range(config.rollouts_per_task)}
+    missing = sorted(expected - seen)
+    if dupes:
+        scan.reasons.append(f"{len(dupes)} rollouts recorded twice: {_keys(dupes)}")
+    if missing:
+        scan.reasons.append(f"{len(missing)} of {len(expected)} rollouts missing: {_keys(missing)}")
+    if extra:
+        scan.reasons.append(f"{len(extra)} rollouts outside the configured tasks x rollouts: {_keys(extra)}")
+    if mismatched:
+        scan.reasons.append(
+            f"{len(mismatched)} rollouts have a reward or pass flag that contradicts their grade: "
+            + _keys(mismatched)
+        )
+    if costs and len(costs) == builder.n_rollouts:
+        scan.cost_usd = sum(costs)
+    return scan
+
+
+def _hashes(run_path: Path) -> dict[str, str]:
+    return {name: file_sha256(run_path / name) for name in (CONFIG_FILE, SUMMARY_FILE, ROLLOUTS_FILE)}
+
+
+def _check_config(config: RunConfig) -> list[str]:
+    reasons: list[str] = []
+    if not config.env_version.strip():
+        reasons.append(f"{CONFIG_FILE} does not name the environment version")
+    if not _HASH_RE.match(config.env_hash):
+        reasons.append(
+            f"{CONFIG_FILE} has no environment content hash (env_hash must be 'sha256:' + 64 hex digits)"
+        )
+    if config.num_tasks is None:
+        reasons.append(f"{CONFIG_FILE} does not fix num_tasks, so completeness cannot be checked")
+    return reasons
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with path.open("rb") as fh:
+        fh.seek(-1, os.SEEK_END)
+        return fh.read(1) == b"\n"
+
+
+def _keys(keys: list[tuple[str, int]]) -> str:
+    shown = ", ".join(f"{t}#{i}" for t, i in sorted(keys)[:_MAX_LISTED])
+    return shown + (", ..." if len(keys) > _MAX_LISTED else "")
+
+
+def _by_task(data: dict[str, Any]) -> dict[str, Any]:
+    data["per_task"] = {t["task_id"]: t for t in data["per_task"]}
+    return data
+
+
+def _compare_summaries(
+    recorded: Summary, recomputed: Summary, *, rel_tol: float, abs_tol: float
+) -> list[str]:
+    """Differences, field by field. Fields absent from ``summary.json`` (written by an older
+    verihub, before the field existed) are not compared; every field it has must match."""
+    rec = _by_task(recorded.model_dump(mode="json", exclude_unset=True))
+    new = _by_task(recomputed.model_dump(mode="json"))
+    new = {k: v for k, v in new.items() if k in rec}
+    for tid, row in rec["per_task"].items():
+        if tid in new["per_task"]:
+            new["per_task"][tid] = {k: v for k, v in new["per_task"][tid].items() if k in row}
+    diffs: list[str] = []
+    _diff(rec, new, "", diffs, rel_tol=rel_tol, abs_tol=abs_tol)
+    if not diffs:
+        return []
+    shown = "; ".join(diffs[:_MAX_LISTED]) + ("; ..." if len(diffs) > _MAX_LISTED else "")
+    return [f"{SUMMARY_FILE} does not match the rollouts ({len(diffs)} differences: {shown})"]
+
+
+def _diff(a: Any, b: Any, where: str, out: list[str], *, rel_tol: float, abs_tol: float) -> None:
+    """Append ``where: recorded X, recomputed Y`` for each difference of two JSON values."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b), key=str):
+            sub = f"{where}.{key}" if where else str(key)
+            if key not in a or key not in b:
+                out.append(f"{sub}: recorded {a.get(key)!r}, recomputed {b.get(key)!r}")
+            else:
+                _diff(a[key], b[key], sub, out, rel_tol=rel_tol, abs_tol=abs_tol)
+        return
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            _diff(x, y, f"{where}[{i}]", out, rel_tol=rel_tol, abs_tol=abs_tol)
+        return
+    numbers = (int, float)
+    if (
+        isinstance(a, numbers)
+        and isinstance(b, numbers)
+        and not isinstance(a, bool)
+        and not isinstance(b, bool)
+    ):
+        if math.isclose(a, b, rel_tol=rel_tol, abs_tol=abs_tol):
+            return
+    elif a == b:
+        return
+    out.append(f"{where}: recorded {a!r}, recomputed {b!r}")
