@@ -24,12 +24,11 @@ from graders.proof import (
     TacticSession,
 )
 from graders.proof.lean_verdict import judge_lean
+from hub.testing import shared_data_dir
 
 REPLAY = Path(__file__).with_name("lean_replay.py")
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "lean_repl"
-pytestmark = pytest.mark.skipif(
-    not DATA.is_dir(), reason=f"recorded Lean REPL transcripts not found at {DATA}"
-)
+# The recordings are part of the shared test data: missing data is an error, never a skip.
+DATA = shared_data_dir(Path(__file__).resolve().parent) / "lean_repl"
 
 DEMO = "theorem demo (a b: Nat): a + b = b + a"
 DEFAULT = frozenset({"propext", "Classical.choice", "Quot.sound"})

@@ -37,6 +37,10 @@ def _wait_port(port: int, timeout: float = 10.0) -> None:
     raise RuntimeError("fake server did not start")
 
 
+def _has_lines(path: Path) -> bool:
+    return path.exists() and path.stat().st_size > 0
+
+
 @pytest.fixture
 def slow_server() -> object:
     port = _free_port()
@@ -87,7 +91,11 @@ def test_kill_9_and_resume(tmp_path: Path, slow_server: str) -> None:
     kills = 0
     for _ in range(4):
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        time.sleep(rng.uniform(0.8, 2.0))
+        # let the run really start (start-up is slow on a loaded machine), then kill at a random moment
+        deadline = time.time() + 60
+        while time.time() < deadline and proc.poll() is None and not _has_lines(out / "rollouts.jsonl"):
+            time.sleep(0.02)
+        time.sleep(rng.uniform(0.0, 0.6))
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGKILL)
             kills += 1

@@ -33,13 +33,12 @@ from graders.proof import (
     prepare,
 )
 from hub import Message, Rollout, Task, Timing
+from hub.testing import shared_data_dir
 
 REPO = Path(__file__).resolve().parents[3]
 REPLAY = REPO / "tests" / "graders" / "lean_replay.py"
-DATA = REPO.parent / "shared" / "data" / "lean_repl"
-needs_recordings = pytest.mark.skipif(
-    not DATA.is_dir(), reason=f"recorded Lean REPL transcripts not at {DATA}"
-)
+# The recordings are part of the shared test data: missing data is an error, never a skip.
+DATA = shared_data_dir(REPO) / "lean_repl"
 
 
 def replay_checker(tmp_path: Path, *names: str, extra: list[Any] | None = None) -> LeanReplChecker:
@@ -95,7 +94,6 @@ def test_no_lean_error_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> N
         load_environment()
 
 
-@needs_recordings
 async def test_single_mode_over_the_recorded_protocol(tmp_path: Path) -> None:
     demo = {
         "id": "demo",
@@ -131,7 +129,6 @@ async def test_single_mode_over_the_recorded_protocol(tmp_path: Path) -> None:
     assert hack.status == "incorrect" and "sorry" in hack.reason
 
 
-@needs_recordings
 async def test_revise_mode_feeds_back_lean_errors(tmp_path: Path) -> None:
     checker = replay_checker(tmp_path, "self_proof_check")
     row = {"id": "ex", "statement": "theorem ex : False"}
@@ -148,7 +145,6 @@ async def test_revise_mode_feeds_back_lean_errors(tmp_path: Path) -> None:
     assert not step.terminated and "could not close the goal" in text and "Revise" in text
 
 
-@needs_recordings
 async def test_tactic_mode_over_recorded_proof_states(tmp_path: Path) -> None:
     checker = replay_checker(tmp_path, "readme")
     row = {"id": "f", "statement": "def f (x : Unit) : Nat"}
@@ -180,7 +176,6 @@ async def test_tactic_mode_over_recorded_proof_states(tmp_path: Path) -> None:
     assert accepted_tactics(transcript) == ["apply Int.natAbs", "exact -37"]
 
 
-@needs_recordings
 async def test_tactic_mode_reports_recorded_tactic_errors(tmp_path: Path) -> None:
     checker = replay_checker(tmp_path, "invalid_tactic")
     row = {"id": "t", "statement": "theorem my_theorem (x : Nat) : x = x"}
