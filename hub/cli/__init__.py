@@ -21,7 +21,7 @@ app = typer.Typer(
 
 
 def _register() -> None:
-    from hub.cli import envs, leaderboard, run  # noqa: F401  (each module adds its commands to `app`)
+    from hub.cli import envs, export, leaderboard, run  # noqa: F401  (each module adds its commands)
 
 
 def _error(message: str, code: int) -> None:

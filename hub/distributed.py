@@ -1,0 +1,345 @@
+"""Scale out on Ray: evaluation shards and a grading pool.
+
+Evaluation shards::
+
+    summary = await evaluate_sharded("arith", model="m", base_url=url, out="runs/a",
+                                     num_tasks=1000, rollouts=8, shards=16, backend="ray")
+
+The selected tasks are dealt round-robin to ``shards`` shards; each shard runs as one Ray task
+(one CPU) that writes its own run directory ``out/shards/shard-NNN`` with the normal runner
+(streaming, retries, grading timeouts). When all shards finish, their rollouts are merged into
+``out/rollouts.jsonl`` (each (task, rollout_index) once, in task order) and ``out/summary.json``
+is recomputed over every task. A shard directory that already holds rollouts is resumed, so
+running the same command again after a failure only runs what is missing. ``backend="local"``
+runs the shards as coroutines in this process (the same code path, without Ray).
+
+Grading pool: :class:`RayGradedEnv` wraps an installed environment so that its ``grade`` runs
+in Ray workers (each worker loads the environment once); everything else stays in-process.
+Pass it to :class:`hub.runner.Runner` as the environment, or re-grade a run on Ray with
+:func:`regrade_on_ray`. Ray (tested with ray 2.60.0) is imported only when used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from graders.grade import Grade
+from hub.environment import Environment
+from hub.errors import RunDirError, UsageError
+from hub.evaluate import EvalOptions, open_client
+from hub.metrics import Summary, SummaryBuilder
+from hub.registry import load_environment, package_hash
+from hub.rundir import RunConfig, RunDir
+from hub.runner import Runner, grade_rollout, select_tasks, with_grade
+from hub.types import Message, Rollout, Sampling, State, Step, Task
+
+__all__ = ["Backend", "RayGradedEnv", "evaluate_sharded", "merge_shards", "regrade_on_ray"]
+
+Backend = Literal["ray", "local"]
+SHARDS_DIR = "shards"
+
+
+async def evaluate_sharded(
+    env_id: str,
+    *,
+    model: str,
+    out: str | os.PathLike[str],
+    base_url: str | None = None,
+    shards: int = 2,
+    backend: Backend = "ray",
+    ray_address: str | None = None,
+    num_tasks: int | None = None,
+    rollouts: int = 1,
+    max_turns: int | None = None,
+    seed: int = 0,
+    split: str = "test",
+    sampling: Sampling | None = None,
+    env_args: Mapping[str, Any] | None = None,
+    group_advantages: bool = False,
+    options: EvalOptions | None = None,
+) -> Summary:
+    """Evaluate ``env_id`` in ``shards`` shards (Ray tasks) and merge them into ``out``.
+
+    Every shard must reach ``base_url`` (or start its own ``local:`` model). Returns the merged
+    summary. ``options`` apply per shard (concurrency is per shard); progress callbacks are not
+    sent to Ray workers.
+    """
+    from hub import __version__
+    from hub.local_model import is_local_model
+
+    if shards < 1:
+        raise UsageError("--shards must be at least 1")
+    if rollouts < 1:
+        raise UsageError("--rollouts must be at least 1")
+    opts = dataclasses.replace(options or EvalOptions(), on_rollout=None, on_start=None)
+    args = dict(env_args or {})
+    env = load_environment(env_id, **args)
+    if split not in env.splits:
+        raise UsageError(f"{env_id} has no split {split!r}; it has: {', '.join(env.splits)}")
+    tasks = select_tasks(env, split=split, seed=seed, num_tasks=num_tasks)
+    if not tasks:
+        raise UsageError(f"{env_id} has no tasks in split {split!r}")
+    config = RunConfig(
+        env_id=env_id,
+        env_version=env.version,
+        env_hash=package_hash(env_id),
+        env_args=args,
+        model=model,
+        base_url=None if is_local_model(model) else base_url,
+        sampling=sampling or Sampling(),
+        seed=seed,
+        split=split,
+        num_tasks=len(tasks),
+        rollouts_per_task=rollouts,
+        max_turns=max_turns or env.max_turns,
+        group_advantages=group_advantages,
+        verihub_version=__version__,
+    )
+    root = RunDir(out)
+    if root.config_path.exists():
+        root.check_resumable(config)  # the same command again: resume the shards
+    else:
+        root.create(config)
+    n = min(shards, len(tasks))
+    specs = [
+        (str(Path(out) / SHARDS_DIR / f"shard-{i:03d}"), [t.id for t in tasks[i::n]], config, opts)
+        for i in range(n)
+    ]
+    if backend == "ray":
+        ray, started = _ray(ray_address)
+        try:
+            remote = ray.remote(num_cpus=1, max_retries=0)(_shard_entry)
+            refs = [remote.remote(*spec) for spec in specs]
+            await asyncio.gather(*(_await_ref(ref) for ref in refs))
+        finally:
+            if started:
+                ray.shutdown()
+    elif backend == "local":
+        await asyncio.gather(*(_run_shard(*spec) for spec in specs))
+    else:
+        raise UsageError(f"unknown backend {backend!r}; use ray or local")
+    return merge_shards(out, [s[0] for s in specs], task_ids=[t.id for t in tasks])
+
+
+def merge_shards(
+    out: str | os.PathLike[str], shard_dirs: Iterable[str | os.PathLike[str]], *, task_ids: list[str]
+) -> Summary:
+    """Merge shard run directories into ``out`` (whose config.json must exist): each
+    (task, rollout_index) once, in task order, and a summary recomputed over ``task_ids``."""
+    root = RunDir(out)
+    config = root.load_config()
+    by_key: dict[tuple[str, int], Rollout] = {}
+    for d in shard_dirs:
+        shard = RunDir(d)
+        shard.repair()
+        if shard.load_config().identity() != config.identity():
+            raise RunDirError(f"shard {d} was run with another configuration than {out}; start a new run")
+        for r in shard.iter_rollouts():
+            key = (r.task_id, r.rollout_index)
+            if key in by_key:
+                raise RunDirError(f"{key} appears in two shards of {out}; the shard folders were edited")
+            by_key[key] = r
+    position = {tid: i for i, tid in enumerate(task_ids)}
+    foreign = sorted({tid for tid, _ in by_key} - set(position))
+    if foreign:
+        raise RunDirError(f"shards of {out} hold task {foreign[0]!r}, which this run does not select")
+    ordered = sorted(by_key.values(), key=lambda r: (position[r.task_id], r.rollout_index))
+    tmp = root.rollouts_path.with_name(root.rollouts_path.name + ".merge")
+    with tmp.open("wb") as fh:
+        for r in ordered:
+            fh.write(r.model_dump_json().encode() + b"\n")
+    os.replace(tmp, root.rollouts_path)
+    builder = SummaryBuilder(
+        env_id=config.env_id,
+        env_version=config.env_version,
+        model=config.model,
+        rollouts_per_task=config.rollouts_per_task,
+    )
+    for tid in task_ids:
+        builder.add_task(tid)
+    summary = builder.extend(ordered).build()
+    root.write_summary(summary)
+    return summary
+
+
+def _shard_entry(path: str, task_ids: list[str], config: RunConfig, opts: EvalOptions) -> str:
+    """Body of one Ray task (a separate process): run the shard on a fresh event loop."""
+    from hub import aio
+
+    return aio.run(_run_shard(path, task_ids, config, opts))
+
+
+async def _run_shard(path: str, task_ids: list[str], config: RunConfig, opts: EvalOptions) -> str:
+    env = load_environment(config.env_id, **config.env_args)
+    mine = set(task_ids)
+    tasks = [
+        t
+        for t in select_tasks(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
+        if t.id in mine
+    ]
+    if len(tasks) != len(mine):
+        raise RunDirError(f"shard {path}: the environment no longer has all of its tasks; start a new run")
+    rundir = RunDir(path)
+    if rundir.config_path.exists():
+        rundir.check_resumable(config)
+    else:
+        rundir.create(config)
+    async with open_client(config.model, config.base_url, opts) as client:
+        runner = Runner(
+            env=env,
+            client=client,
+            config=config,
+            rundir=rundir,
+            concurrency=opts.concurrency,
+            grade_timeout_s=opts.grade_timeout_s,
+        )
+        await runner.run(tasks)
+    return path
+
+
+# -- grading pool ------------------------------------------------------------------------------
+class RayGradedEnv(Environment):
+    """An installed environment whose ``grade`` runs in Ray workers (the CPU-heavy part).
+
+    Tasks, ``reset`` and ``step`` run in this process; each ``grade`` is a Ray task that loads
+    the environment once per worker process (by id and ``load_environment`` arguments) and
+    grades there. A hard timeout (the runner's) cancels the Ray task.
+    """
+
+    def __init__(
+        self, env_id: str, *, env_args: Mapping[str, Any] | None = None, num_cpus: float = 1.0
+    ) -> None:
+        self._args = dict(env_args or {})
+        self.inner = load_environment(env_id, **self._args)
+        super().__init__(
+            id=env_id,
+            version=self.inner.version,
+            system_prompt=self.inner.system_prompt,
+            max_turns=self.inner.max_turns,
+        )
+        self._num_cpus = num_cpus
+        self._remote: Any = None
+
+    @property
+    def splits(self) -> tuple[str, ...]:
+        return self.inner.splits
+
+    def tasks(self, split: str = "test", *, seed: int = 0) -> Iterable[Task]:
+        return self.inner.tasks(split, seed=seed)
+
+    def num_tasks(self, split: str = "test") -> int | None:
+        return self.inner.num_tasks(split)
+
+    def tool_schemas(self) -> list[dict[str, Any]] | None:
+        return self.inner.tool_schemas()
+
+    async def reset(self, task: Task) -> State:
+        return await self.inner.reset(task)
+
+    async def step(self, state: State, action: Message) -> Step:
+        return await self.inner.step(state, action)
+
+    async def grade(self, task: Task, rollout: Rollout) -> Grade:
+        if self._remote is None:
+            ray, _ = _ray(None)
+            self._remote = ray.remote(num_cpus=self._num_cpus, max_retries=0)(_grade_entry)
+        ref = self._remote.remote(self.id, self._args, task.model_dump_json(), rollout.model_dump_json())
+        return Grade.model_validate_json(await _await_ref(ref))
+
+
+_WORKER_ENVS: dict[str, Environment] = {}
+_WORKER_LOOP: list[asyncio.AbstractEventLoop] = []
+
+
+def _grade_entry(env_id: str, env_args: dict[str, Any], task_json: str, rollout_json: str) -> str:
+    """Body of one grading Ray task: the environment is loaded once per worker process."""
+    import json
+
+    key = env_id + json.dumps(env_args, sort_keys=True, default=str)
+    env = _WORKER_ENVS.get(key)
+    if env is None:
+        env = _WORKER_ENVS[key] = load_environment(env_id, **env_args)
+    task = Task.model_validate_json(task_json)
+    rollout = Rollout.model_validate_json(rollout_json)
+    if not _WORKER_LOOP:  # one loop per worker process: graders may keep loop-bound pools
+        _WORKER_LOOP.append(asyncio.new_event_loop())
+    return _WORKER_LOOP[0].run_until_complete(env.grade(task, rollout)).model_dump_json()
+
+
+async def regrade_on_ray(
+    out: str | os.PathLike[str], *, grade_timeout_s: float = 60.0, concurrency: int = 64
+) -> tuple[Summary, int]:
+    """Like :func:`hub.evaluate.regrade`, with the grades computed concurrently on Ray workers."""
+    rundir = RunDir(out)
+    config = rundir.load_config()
+    env = RayGradedEnv(config.env_id, env_args=config.env_args)
+    tasks = {
+        t.id: t for t in select_tasks(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
+    }
+    rundir.repair()
+    old = list(rundir.iter_rollouts())
+    missing = sorted({r.task_id for r in old} - set(tasks))
+    if missing:
+        raise RunDirError(f"{out}: task {missing[0]!r} is no longer in {config.env_id}; cannot regrade")
+    sem = asyncio.Semaphore(concurrency)
+
+    async def one(r: Rollout) -> Rollout:
+        if r.error is not None and r.error.kind != "grader":
+            return r
+        base = r.model_copy(update={"error": None, "grade": None, "reward": None, "passed": False})
+        async with sem:
+            grade = await grade_rollout(env, tasks[r.task_id], base, timeout_s=grade_timeout_s)
+        return with_grade(base, grade, r.timing.grade_s)
+
+    new = await asyncio.gather(*(one(r) for r in old))
+    changed = sum(
+        (a.reward, a.passed, a.error) != (b.reward, b.passed, b.error) for a, b in zip(old, new, strict=True)
+    )
+    tmp = rundir.rollouts_path.with_name(rundir.rollouts_path.name + ".regrade")
+    with tmp.open("wb") as fh:
+        for r in new:
+            fh.write(r.model_dump_json().encode() + b"\n")
+    os.replace(tmp, rundir.rollouts_path)
+    builder = SummaryBuilder(
+        env_id=config.env_id,
+        env_version=env.version,
+        model=config.model,
+        rollouts_per_task=config.rollouts_per_task,
+    )
+    for tid in tasks:
+        builder.add_task(tid)
+    summary = builder.extend(new).build()
+    rundir.write_summary(summary)
+    return summary, changed
+
+
+# -- Ray helpers -------------------------------------------------------------------------------
+def _ray(address: str | None) -> tuple[Any, bool]:
+    """The ray module, initialised (returns whether this call started Ray)."""
+    try:
+        import ray
+    except ImportError as exc:
+        raise UsageError("the Ray backend needs Ray: `pip install ray` (tested with ray 2.60.0)") from exc
+    if ray.is_initialized():
+        return ray, False
+    ray.init(address=address, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
+    return ray, True
+
+
+async def _await_ref(ref: Any) -> Any:
+    """Await a Ray ObjectRef without blocking the event loop; cancelling cancels the Ray task."""
+    import ray
+
+    try:
+        return await asyncio.wrap_future(ref.future())
+    except asyncio.CancelledError:
+        ray.cancel(ref, force=True)
+        raise
+    except ray.exceptions.RayTaskError as exc:
+        cause = exc.cause if getattr(exc, "cause", None) is not None else exc
+        raise cause from None

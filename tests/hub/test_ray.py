@@ -1,0 +1,166 @@
+"""hub.distributed: evaluation shards merged into one run directory; grading on Ray workers.
+
+The merge logic is tested with the in-process ``local`` backend; the Ray tests start a local
+Ray instance with two workers and are skipped when Ray is not installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hub.distributed import RayGradedEnv, evaluate_sharded, regrade_on_ray
+from hub.evaluate import EvalOptions, evaluate
+from hub.fake_server import FakeChatServer
+from hub.rundir import RunDir
+from hub.types import Sampling
+
+HAS_RAY = importlib.util.find_spec("ray") is not None
+needs_ray = pytest.mark.skipif(not HAS_RAY, reason="ray is not installed (`pip install ray`)")
+
+
+def digits_responder(request: dict[str, Any]) -> str:
+    """Deterministic per prompt: some arith tasks pass, most fail."""
+    text = request["messages"][-1]["content"]
+    return f"Answer: {sum(c.isdigit() for c in text) % 3}"
+
+
+def _keys(run: Path) -> list[tuple[str, int]]:
+    return [(r.task_id, r.rollout_index) for r in RunDir(run).iter_rollouts()]
+
+
+def _common(server: FakeChatServer) -> dict[str, Any]:
+    return dict(
+        model="fake",
+        base_url=server.base_url,
+        num_tasks=6,
+        rollouts=2,
+        sampling=Sampling(max_tokens=8),
+        options=EvalOptions(concurrency=4, max_retries=0),
+    )
+
+
+async def test_local_shards_merge_like_a_single_run(tmp_path: Path) -> None:
+    async with FakeChatServer(responder=digits_responder) as server:
+        single = await evaluate("arith", out=tmp_path / "single", **_common(server))
+        merged = await evaluate_sharded(
+            "arith",
+            out=tmp_path / "sharded",
+            shards=4,
+            backend="local",
+            group_advantages=False,
+            **_common(server),
+        )
+        requests = server.requests
+        again = await evaluate_sharded(
+            "arith", out=tmp_path / "sharded", shards=4, backend="local", **_common(server)
+        )
+        assert server.requests == requests  # the same command again resumes: nothing left to run
+    keys = _keys(tmp_path / "sharded")
+    assert keys == _keys(tmp_path / "single") and len(set(keys)) == 12
+    for field in ("n_tasks", "n_rollouts", "mean_reward", "pass_at_k", "per_task"):
+        assert getattr(merged, field) == getattr(single, field) == getattr(again, field)
+    on_disk = json.loads((tmp_path / "sharded" / "summary.json").read_text())
+    assert on_disk["n_rollouts"] == 12 and on_disk["n_tasks"] == 6
+    assert RunDir(tmp_path / "sharded").load_config().num_tasks == 6
+    assert len(list((tmp_path / "sharded" / "shards").iterdir())) == 4
+
+
+@pytest.fixture(scope="module")
+def ray_local() -> Iterator[Any]:
+    if not HAS_RAY:
+        pytest.skip("ray is not installed (`pip install ray`)")
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+@needs_ray
+async def test_ray_shards_merge_into_one_run(tmp_path: Path, ray_local: Any) -> None:
+    async with FakeChatServer(responder=digits_responder) as server:
+        single = await evaluate("arith", out=tmp_path / "single", **_common(server))
+        merged = await evaluate_sharded(
+            "arith", out=tmp_path / "ray", shards=2, backend="ray", group_advantages=True, **_common(server)
+        )
+    assert _keys(tmp_path / "ray") == _keys(tmp_path / "single")
+    assert merged.n_rollouts == 12 and merged.n_tasks == 6
+    assert merged.pass_at_k == single.pass_at_k and merged.mean_reward == single.mean_reward
+    assert merged.zero_variance_fraction is not None
+    assert all("advantage" in r.extra for r in RunDir(tmp_path / "ray").iter_rollouts())
+
+
+@needs_ray
+async def test_ray_grading_pool_in_runner_and_regrade(tmp_path: Path, ray_local: Any) -> None:
+    from hub.client import ClientOptions, OpenAIClient
+    from hub.rundir import RunConfig
+    from hub.runner import Runner
+
+    env = RayGradedEnv("arith")
+    tasks = list(itertools.islice(env.tasks("test"), 4))
+    config = RunConfig(
+        env_id="arith",
+        env_version=env.version,
+        env_hash="sha256:test",
+        model="fake",
+        base_url=None,
+        sampling=Sampling(max_tokens=8),
+        seed=0,
+        split="test",
+        num_tasks=4,
+        rollouts_per_task=1,
+        max_turns=1,
+        verihub_version="0.1.0",
+    )
+    rundir = RunDir(tmp_path / "run")
+    rundir.create(config)
+    async with FakeChatServer(responder=digits_responder) as server:
+        async with OpenAIClient(
+            ClientOptions(base_url=server.base_url, model="fake", max_retries=0)
+        ) as client:
+            summary = await Runner(env=env, client=client, config=config, rundir=rundir, concurrency=4).run(
+                tasks
+            )
+    assert summary.n_rollouts == 4 and summary.n_errors == 0
+    before = [(r.reward, r.passed) for r in rundir.iter_rollouts()]
+    regraded, changed = await regrade_on_ray(tmp_path / "run")
+    assert changed == 0 and regraded.n_rollouts == 4
+    assert [(r.reward, r.passed) for r in rundir.iter_rollouts()] == before
+
+
+def test_cli_eval_sharded_local_backend(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import asyncio
+    import threading
+
+    import hub.cli.export  # noqa: F401  (registers `verihub eval-sharded`)
+    from hub.cli import main
+
+    loop = asyncio.new_event_loop()
+    server = FakeChatServer(responder=digits_responder)
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    asyncio.run_coroutine_threadsafe(server.start(), loop).result(timeout=30)
+    try:
+        argv = ["eval-sharded", "arith", "--model", "fake", "--base-url", server.base_url]
+        argv += ["--out", str(tmp_path / "run"), "--shards", "3", "--backend", "local", "-n", "5", "-r", "2"]
+        with pytest.raises(SystemExit) as ok:
+            main(argv)
+        assert ok.value.code == 0
+        with pytest.raises(SystemExit) as bad:
+            main([*argv[:-6], "--backend", "spark"])
+        assert bad.value.code == 1
+    finally:
+        asyncio.run_coroutine_threadsafe(server.stop(), loop).result(timeout=30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=10)
+    assert len(_keys(tmp_path / "run")) == 10
+    assert "--backend must be ray or local" in capsys.readouterr().err
