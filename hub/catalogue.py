@@ -1,39 +1,338 @@
-"""The hub catalogue: environments verihub knows how to install, with where to get them.
+"""The hub catalogue: environments verihub knows how to install, and where to get them.
 
-The catalogue is JSON validated with pydantic (``schema_version`` 1). verihub ships one listing
-the project's own environments (``hub/catalogue.json``).
+A catalogue is a JSON document validated with pydantic::
+
+    {"schema_version": 1,
+     "environments": [
+       {"id": "arith", "version": "0.1.0", "summary": "...", "tags": ["math"],
+        "license": "Apache-2.0", "author": "...",
+        "install": {"kind": "pypi", "name": "verihub-arith"},
+        "content_hash": "sha256:..."}]}
+
+``install`` is one of ``{"kind": "pypi", "name"}``, ``{"kind": "git", "url", "commit",
+"subdirectory"?}``, ``{"kind": "path", "path"}`` (relative paths are relative to the catalogue
+file) or ``{"kind": "wheel", "url"}``. ``content_hash`` is :func:`hub.registry.hash_tree` of the
+environment's import package; ``verihub install`` refuses a package whose hash differs.
+
+verihub ships ``hub/catalogue.json`` (the project's own environments). More catalogues (a file
+path or an http(s)/file URL each) are listed in the user config file, ``$VERIHUB_CONFIG`` or
+``~/.config/verihub/config.toml``::
+
+    [hub]
+    catalogues = ["/srv/lab-catalogue.json", "https://example.org/verihub.json"]
+
+The shipped catalogue comes first; a later catalogue cannot shadow an (id, version) already
+listed. A catalogue that cannot be read is reported in :attr:`Catalogue.problems`, never fatal.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import urllib.parse
+import urllib.request
+from collections.abc import Sequence
 from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
-__all__ = ["Catalogue", "CatalogueEntry", "load_catalogue"]
+from hub.errors import UsageError
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Catalogue",
+    "CatalogueEntry",
+    "GitSource",
+    "InstallSource",
+    "PathSource",
+    "PypiSource",
+    "WheelSource",
+    "config_path",
+    "configured_catalogues",
+    "load_catalogue",
+    "parse_catalogue",
+    "read_catalogue",
+]
+
+SCHEMA_VERSION = 1
+_ID = re.compile(r"^[a-z][a-z0-9_]*$")
+_HASH = re.compile(r"^sha256:[0-9a-f]{64}$")
+_FETCH_TIMEOUT_S = 10.0
+
+
+class PypiSource(BaseModel):
+    """A distribution on a package index (``pip install NAME==VERSION``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    kind: Literal["pypi"] = "pypi"
+    name: str = Field(description="Distribution name, e.g. verihub-arith.")
+
+    def describe(self) -> str:
+        return f"pypi:{self.name}"
+
+
+class GitSource(BaseModel):
+    """A git repository pinned to one commit."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    kind: Literal["git"] = "git"
+    url: str = Field(description="Repository URL (https://...).")
+    commit: str = Field(pattern=r"^[0-9a-f]{7,40}$", description="Commit hash (never a branch).")
+    subdirectory: str | None = Field(default=None, description="Folder of the package in the repository.")
+
+    def describe(self) -> str:
+        sub = f"#{self.subdirectory}" if self.subdirectory else ""
+        return f"git:{self.url}@{self.commit}{sub}"
+
+
+class PathSource(BaseModel):
+    """A local folder holding the package (``pyproject.toml`` at its top)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    kind: Literal["path"] = "path"
+    path: str = Field(description="Folder; relative paths are relative to the catalogue file.")
+
+    def describe(self) -> str:
+        return f"path:{self.path}"
+
+
+class WheelSource(BaseModel):
+    """A built wheel (an http(s) or file URL, or a local file path)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    kind: Literal["wheel"] = "wheel"
+    url: str = Field(description="Where the .whl file is.")
+
+    def describe(self) -> str:
+        return f"wheel:{self.url}"
+
+
+InstallSource = Annotated[PypiSource | GitSource | PathSource | WheelSource, Field(discriminator="kind")]
 
 
 class CatalogueEntry(BaseModel):
+    """One released version of one environment."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
     id: str = Field(description="Environment id (the entry-point name).")
-    version: str
+    version: str = Field(description="Version of the distribution this entry installs.")
     summary: str = ""
-    tags: list[str] = Field(default_factory=list)
-    license: str = ""
+    tags: tuple[str, ...] = ()
+    license: str = Field(default="", description="SPDX licence of the environment (code and data).")
     author: str = ""
-    source: str = Field(description="pip requirement or location to install from.")
-    content_hash: str | None = Field(default=None, description="sha256:... of the package files.")
+    install: InstallSource = Field(description="Where to install it from.")
+    content_hash: str | None = Field(default=None, description="sha256:... of the import package.")
+    catalogue: str = Field(default="", description="Which catalogue listed it (filled in on load).")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_source(cls, data: Any) -> Any:
+        # Schema 1 drafts wrote ``"source": "dist-name"``; read it as a PyPI source.
+        if isinstance(data, dict) and "source" in data and "install" not in data:
+            data = dict(data)
+            data["install"] = {"kind": "pypi", "name": data.pop("source")}
+        return data
+
+    @model_validator(mode="after")
+    def _check(self) -> CatalogueEntry:
+        if not _ID.match(self.id):
+            raise ValueError(f"id {self.id!r} must be lowercase letters, digits and underscores")
+        if self.content_hash is not None and not _HASH.match(self.content_hash):
+            raise ValueError("content_hash must look like sha256:<64 hex digits>")
+        return self
+
+    @property
+    def source(self) -> str:
+        """Where it installs from, in one line (for display)."""
+        return self.install.describe()
+
+    def matches(self, text: str) -> bool:
+        """Case-insensitive search over id, summary, tags, author and licence."""
+        hay = " ".join((self.id, self.summary, " ".join(self.tags), self.author, self.license)).casefold()
+        return all(word in hay for word in text.casefold().split())
+
+
+def _version_key(version: str) -> tuple[Any, ...]:
+    try:
+        from packaging.version import Version
+
+        return (1, Version(version))
+    except Exception:  # not PEP 440: order as text, below every valid version
+        return (0, version)
 
 
 class Catalogue(BaseModel):
-    schema_version: int = 1
+    """A list of catalogue entries; an id may appear once per version."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
     environments: list[CatalogueEntry] = Field(default_factory=list)
+    _problems: list[str] = PrivateAttr(default_factory=list)
 
-    def get(self, env_id: str) -> CatalogueEntry | None:
-        return next((e for e in self.environments if e.id == env_id), None)
+    @model_validator(mode="after")
+    def _check(self) -> Catalogue:
+        if self.schema_version > SCHEMA_VERSION:
+            raise ValueError(
+                f"catalogue schema_version {self.schema_version} is newer than this verihub reads "
+                f"({SCHEMA_VERSION}); upgrade verihub"
+            )
+        seen: set[tuple[str, str]] = set()
+        for e in self.environments:
+            if (e.id, e.version) in seen:
+                raise ValueError(f"{e.id}@{e.version} is listed twice")
+            seen.add((e.id, e.version))
+        return self
+
+    @property
+    def problems(self) -> list[str]:
+        """Catalogues that could not be read, and entries that were shadowed."""
+        return list(self._problems)
+
+    def versions(self, env_id: str) -> list[CatalogueEntry]:
+        """Entries of ``env_id``, newest version first."""
+        found = [e for e in self.environments if e.id == env_id]
+        return sorted(found, key=lambda e: _version_key(e.version), reverse=True)
+
+    def get(self, env_id: str, version: str | None = None) -> CatalogueEntry | None:
+        """The entry of ``env_id`` at ``version`` (the newest when None), or None."""
+        for e in self.versions(env_id):
+            if version is None or e.version == version:
+                return e
+        return None
+
+    def search(self, text: str) -> list[CatalogueEntry]:
+        """Newest entry of each environment matching every word of ``text``."""
+        ids = sorted({e.id for e in self.environments})
+        newest = [self.get(i) for i in ids]
+        return [e for e in newest if e is not None and e.matches(text)]
+
+    def merged(self, other: Catalogue) -> Catalogue:
+        """This catalogue plus ``other``'s entries that do not collide with ours."""
+        out = Catalogue(schema_version=SCHEMA_VERSION, environments=list(self.environments))
+        out._problems = self._problems + other._problems
+        have = {(e.id, e.version) for e in self.environments}
+        for e in other.environments:
+            if (e.id, e.version) in have:
+                out._problems.append(f"{e.id}@{e.version} from {e.catalogue} ignored: already listed")
+                continue
+            out.environments.append(e)
+            have.add((e.id, e.version))
+        return out
 
 
-def load_catalogue() -> Catalogue:
-    """The catalogue shipped with verihub."""
+def parse_catalogue(text: str, *, origin: str, base_dir: Path | None = None) -> Catalogue:
+    """Validate catalogue JSON; relative ``path`` sources are resolved against ``base_dir``."""
+    try:
+        raw = json.loads(text)
+        cat = Catalogue.model_validate(raw)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"catalogue {origin} is not valid JSON (line {exc.lineno}: {exc.msg})") from exc
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        raise UsageError(
+            f"catalogue {origin} does not follow the catalogue schema ({exc.error_count()} problems; "
+            f"first at {loc}: {first['msg']}); see docs/writing-an-environment.md"
+        ) from exc
+    fixed: list[CatalogueEntry] = []
+    for e in cat.environments:
+        update: dict[str, Any] = {"catalogue": origin}
+        if (
+            isinstance(e.install, PathSource)
+            and base_dir is not None
+            and not Path(e.install.path).is_absolute()
+        ):
+            update["install"] = PathSource(path=str((base_dir / e.install.path).resolve()))
+        fixed.append(e.model_copy(update=update))
+    cat.environments = fixed
+    return cat
+
+
+def read_catalogue(location: str) -> Catalogue:
+    """Read a catalogue from a file path or an http(s)/file URL."""
+    scheme = urllib.parse.urlparse(location).scheme
+    if scheme in ("http", "https"):
+        try:
+            with urllib.request.urlopen(location, timeout=_FETCH_TIMEOUT_S) as resp:  # noqa: S310
+                text = resp.read(16 * 1024 * 1024).decode("utf-8")
+        except OSError as exc:
+            raise UsageError(
+                f"cannot fetch catalogue {location}: {exc}; check the URL in your config"
+            ) from exc
+        return parse_catalogue(text, origin=location)
+    path = Path(urllib.parse.unquote(urllib.parse.urlparse(location).path) if scheme == "file" else location)
+    path = path.expanduser()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(
+            f"cannot read catalogue {path}: {exc.strerror}; fix the path in your config"
+        ) from exc
+    return parse_catalogue(text, origin=str(path), base_dir=path.resolve().parent)
+
+
+def config_path() -> Path:
+    """The user config file: ``$VERIHUB_CONFIG`` or ``~/.config/verihub/config.toml``."""
+    env = os.environ.get("VERIHUB_CONFIG")
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "verihub" / "config.toml"
+
+
+def configured_catalogues(path: Path | None = None) -> list[str]:
+    """Extra catalogue locations from the user config file (none when it does not exist)."""
+    cfg = path if path is not None else config_path()
+    if not cfg.is_file():
+        return []
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        try:
+            import tomli as tomllib  # type: ignore[no-redef]
+        except ModuleNotFoundError as exc:
+            raise UsageError(f"reading {cfg} on Python 3.10 needs `pip install tomli`") from exc
+    try:
+        data = tomllib.loads(cfg.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read config {cfg}: {exc}; fix or remove it") from exc
+    cats = data.get("hub", {}).get("catalogues", [])
+    if not isinstance(cats, list) or not all(isinstance(c, str) for c in cats):
+        raise UsageError(f"{cfg}: [hub] catalogues must be a list of paths or URLs")
+    base = cfg.resolve().parent
+    out: list[str] = []
+    for c in cats:
+        is_url = urllib.parse.urlparse(c).scheme in ("http", "https", "file")
+        out.append(c if is_url or Path(c).expanduser().is_absolute() else str(base / c))
+    return out
+
+
+def _shipped() -> Catalogue:
     text = resources.files("hub").joinpath("catalogue.json").read_text(encoding="utf-8")
-    return Catalogue.model_validate(json.loads(text))
+    return parse_catalogue(text, origin="verihub (shipped)")
+
+
+def load_catalogue(*, extra: Sequence[str] | None = None, use_config: bool = True) -> Catalogue:
+    """The shipped catalogue merged with ``extra`` locations and those of the user config.
+
+    Unreadable extra catalogues are recorded in :attr:`Catalogue.problems`, not raised, so that
+    a broken URL never stops ``verihub eval``.
+    """
+    cat = _shipped()
+    locations: list[str] = list(extra or ())
+    if use_config:
+        try:
+            locations += configured_catalogues()
+        except UsageError as exc:
+            cat._problems.append(str(exc))
+    for loc in locations:
+        try:
+            cat = cat.merged(read_catalogue(loc))
+        except UsageError as exc:
+            cat._problems.append(str(exc))
+    return cat

@@ -8,10 +8,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from graders.extract import find_boxed
 from graders.qa.equivalence import EquivalenceOptions, match_alias
 from graders.qa.normalize import canonical_tokens, squad_normalize, squad_tokens
 
-__all__ = ["DEFAULT_MAX_ANSWER_CHARS", "QAVerdict", "check", "exact_match", "extract_answer", "token_f1"]
+__all__ = [
+    "DEFAULT_MAX_ANSWER_CHARS",
+    "MAX_BOXES",
+    "QAVerdict",
+    "check",
+    "exact_match",
+    "extract_answer",
+    "token_f1",
+]
 
 DEFAULT_MAX_ANSWER_CHARS = 200
 """An extracted answer longer than this is not a short answer and is rejected."""
@@ -69,6 +78,19 @@ def extract_answer(response: str) -> str:
     return text.rstrip(".").strip().strip("*").strip()
 
 
+MAX_BOXES = 8
+"""A response with more ``\\boxed``/``\\fbox`` openings than this is rejected unread."""
+
+
+def _boxed(response: str) -> list[str] | None:
+    """Contents of the response's boxed answers ([] when none; None when there are too many)."""
+    if "\\boxed" not in response and "\\fbox" not in response:
+        return []
+    if response.count("\\boxed") + response.count("\\fbox") > MAX_BOXES:
+        return None
+    return find_boxed(response, max_answer_chars=DEFAULT_MAX_ANSWER_CHARS)
+
+
 def check(
     response: str,
     *,
@@ -88,7 +110,12 @@ def check(
     declared = {canonical_tokens(a) for a in _ANSWER_LINE.findall(response[-10_000:])}
     if len(declared) > 1:
         return QAVerdict(False, False, 0.0, "incorrect", "several different 'Answer:' lines", "")
-    extracted = extract_answer(response)
+    boxes = _boxed(response)
+    if boxes is None:
+        return QAVerdict(False, False, 0.0, "incorrect", f"more than {MAX_BOXES} \\boxed openings", "")
+    if len({canonical_tokens(b) for b in boxes}) > 1:
+        return QAVerdict(False, False, 0.0, "incorrect", "several different boxed answers", "")
+    extracted = boxes[0].strip() if boxes else extract_answer(response)
     if not extracted:
         return QAVerdict(False, False, 0.0, "incorrect", "no answer found", extracted)
     if len(extracted) > max_answer_chars:

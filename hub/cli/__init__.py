@@ -21,7 +21,7 @@ app = typer.Typer(
 
 
 def _register() -> None:
-    from hub.cli import envs, export, leaderboard, run  # noqa: F401  (each module adds its commands)
+    from hub.cli import authoring, envs, export, hubcmds, leaderboard, run  # noqa: F401  (they add commands)
 
 
 def _error(message: str, code: int) -> None:

@@ -174,3 +174,11 @@ async def test_grader_protocol() -> None:
     for reference in ([], None, 42, [1, 2]):
         broken = await grader("Paris", reference=reference)
         assert broken.status == "error" and not broken.passed
+
+
+def test_several_boxed_answers_fail() -> None:
+    """Found by `verihub check`: boxing the gold next to another candidate must not pass."""
+    assert not check(r"\boxed{Amma} \boxed{Bmma}", answers=["Amma"]).passed
+    assert not check(r"\boxed{Amma}" * 9, answers=["Amma"]).passed
+    assert check(r"The answer is \boxed{Amma}.", answers=["Amma"]).passed
+    assert check(r"\boxed{amma} and again \boxed{Amma}", answers=["Amma"]).passed

@@ -1,0 +1,13 @@
+"""The automatic reviewer behind ``verihub check`` (see :mod:`hub.check.runner`).
+
+::
+
+    report = check("environments/myenv")        # a package folder or an installed id
+    print(report.to_text()); report.passed
+"""
+
+from hub.check.report import CHECK_NAMES, CheckReport, CheckResult
+from hub.check.runner import CheckOptions, check
+from hub.check.sandbox import Limits
+
+__all__ = ["CHECK_NAMES", "CheckOptions", "CheckReport", "CheckResult", "Limits", "check"]

@@ -1,0 +1,374 @@
+"""``verihub check PATH_OR_ID``: stage the package read-only, run it sandboxed, collect a report.
+
+Order of work: copy the package (a source folder is first installed with pip into a staging
+folder, inside the sandbox; an installed id is copied with its metadata), make the staged copy
+read-only, run the static checks on its metadata and README, then run
+:mod:`hub.check.worker` twice in the sandbox (the full check, and a second load in another
+process with another hash seed to compare task ids).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from email.parser import Parser
+from pathlib import Path
+from typing import Any
+
+from hub.check.report import CHECK_NAMES, CheckReport
+from hub.check.sandbox import Limits, SandboxResult, make_writable, read_only_copy, run_sandboxed
+from hub.errors import UsageError
+from hub.install import InstallError, unpack_wheel
+
+__all__ = ["CheckOptions", "check"]
+
+_README_SECTIONS = {
+    "task": r"\btasks?\b",
+    "data source": r"data\s+source|dataset",
+    "licence": r"licen[cs]e",
+    "grader": r"\bgrad(er|ing|ed)\b",
+    "expected scores": r"expected\s+scores?|baseline",
+}
+_BUILD_WHEEL = """
+import importlib, os, sys
+try:
+    import tomllib
+except ImportError:
+    import tomli as tomllib
+src, out = sys.argv[1], sys.argv[2]
+os.makedirs(out, exist_ok=True)
+with open(os.path.join(src, "pyproject.toml"), "rb") as fh:
+    system = tomllib.load(fh).get("build-system", {})
+name = system.get("build-backend", "setuptools.build_meta:__legacy__")
+sys.path[:0] = [os.path.join(src, p) for p in system.get("backend-path", [])]
+mod, _, attr = name.partition(":")
+backend = importlib.import_module(mod)
+for part in filter(None, attr.split(".")):
+    backend = getattr(backend, part)
+print(backend.build_wheel(out))
+"""
+_DATA_SOURCE = re.compile(r"(data\s+source|dataset)[^\n:]{0,20}[:\-]\**\s*\S{2,}", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """What and how hard to check."""
+
+    env_args: dict[str, Any] = field(default_factory=dict)
+    num_tasks: int = 50
+    gold_tasks: int = 100
+    probe_tasks: int = 10
+    grade_timeout_s: float = 10.0
+    limits: Limits = field(default_factory=Limits)
+    allow_read: tuple[str, ...] = ()
+    isolate_network: bool = True
+
+
+def _child_env(run_dir: Path, hash_seed: int) -> dict[str, str]:
+    import hub
+
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": os.environ.get("HOME", str(run_dir)),
+        "LANG": "C.UTF-8",
+        "TMPDIR": str(run_dir),
+        "PYTHONHASHSEED": str(hash_seed),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONPATH": str(Path(hub.__file__).resolve().parent.parent),
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "PIP_NO_INPUT": "1",
+    }
+    for key, value in os.environ.items():  # data locations (VERIHUB_*_PATH, VERIHUB_SHARED_DATA, HF_HOME)
+        if key == "HF_HOME" or (key.startswith("VERIHUB_") and key != "VERIHUB_CONFIG"):
+            env[key] = value
+    return env
+
+
+def _stage_path(src: Path, work: Path, opts: CheckOptions, report: CheckReport) -> Path | None:
+    if not (src / "pyproject.toml").is_file() and not (src / "setup.py").is_file():
+        raise UsageError(
+            f"{src} is not a Python package folder (no pyproject.toml); see `verihub init --help`"
+        )
+    build = work / "src"
+    shutil.copytree(
+        src,
+        build,
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".git", "build", "dist", "*.egg-info", ".venv"),
+    )
+    wheels = work / "wheels"
+    cmd = [sys.executable, "-c", _BUILD_WHEEL, str(build), str(wheels)]
+    res = run_sandboxed(
+        cmd, limits=opts.limits, env=_child_env(work, 0), cwd=build, isolate_network=opts.isolate_network
+    )
+    built = sorted(wheels.glob("*.whl")) if wheels.is_dir() else []
+    if res.returncode != 0 or res.timed_out or len(built) != 1:
+        lines = [ln.strip() for ln in res.stderr.splitlines() if ln.strip()]
+        last = [ln for ln in lines if "error" in ln.lower()][:3] or lines[-3:]
+        report.add(
+            "installs", "fail", "the package does not build a wheel offline with its build backend", last
+        )
+        return None
+    target = work / "installed"
+    try:
+        unpack_wheel(built[0], target)
+    except InstallError as exc:
+        report.add("installs", "fail", str(exc))
+        return None
+    report.add("installs", "pass", f"built and installed {built[0].name} offline")
+    return read_only_copy(target, work / "stage")
+
+
+def _stage_installed(env_id: str, work: Path, report: CheckReport) -> Path:
+    from hub.registry import _entry_points
+
+    ep = _entry_points().get(env_id)
+    if ep is None:
+        raise UsageError(f"{env_id!r} is neither a folder nor an installed environment; see `verihub list`")
+    module = ep.value.split(":", 1)[0].split(".", 1)[0]
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        raise UsageError(f"cannot locate the package {module!r} of {env_id!r}; reinstall it")
+    root = Path(spec.origin).parent if spec.submodule_search_locations else Path(spec.origin)
+    tmp = work / "copy"
+    tmp.mkdir()
+    if root.is_dir():
+        shutil.copytree(root, tmp / root.name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    else:
+        shutil.copy2(root, tmp / root.name)
+    dist_path = getattr(ep.dist, "_path", None)
+    if dist_path is None or not Path(str(dist_path)).is_dir():
+        raise UsageError(
+            f"cannot find the metadata of {env_id!r}'s distribution; check it from its source folder"
+        )
+    shutil.copytree(Path(str(dist_path)), tmp / Path(str(dist_path)).name)
+    report.add("installs", "pass", f"installed as {ep.dist.metadata['Name'] if ep.dist else '?'}")
+    return read_only_copy(tmp, work / "stage")
+
+
+def _static_checks(stage: Path, report: CheckReport) -> str | None:
+    """Metadata, README, licence and data source; returns the environment id declared."""
+    infos = list(stage.glob("*.dist-info")) + list(stage.glob("*.egg-info"))
+    if len(infos) != 1:
+        report.add("metadata", "fail", f"expected one distribution, found {len(infos)}")
+        return None
+    meta = Parser().parsestr(
+        (infos[0] / "METADATA" if (infos[0] / "METADATA").exists() else infos[0] / "PKG-INFO").read_text(
+            encoding="utf-8"
+        )
+    )
+    eps_file = infos[0] / "entry_points.txt"
+    eps = eps_file.read_text(encoding="utf-8") if eps_file.exists() else ""
+    ids = (
+        re.findall(r"^\s*([A-Za-z0-9_.-]+)\s*=", eps.split("[verihub.environments]", 1)[1], re.MULTILINE)
+        if "[verihub.environments]" in eps
+        else []
+    )
+    missing = [k for k in ("Name", "Version", "Summary") if not (meta.get(k) or "").strip()]
+    if not ids:
+        missing.append('a [project.entry-points."verihub.environments"] entry')
+    report.add(
+        "metadata",
+        "fail" if missing else "pass",
+        f"missing: {', '.join(missing)}" if missing else f"{meta.get('Name')} {meta.get('Version')}",
+    )
+    payload = meta.get_payload()
+    readme = (
+        payload if isinstance(payload, str) and payload.strip() else meta.get("Description") or ""
+    ).strip()
+    if not readme:
+        report.add("readme", "fail", 'no README: set readme = "README.md" in [project]')
+    else:
+        lacking = [s for s, rx in _README_SECTIONS.items() if not re.search(rx, readme, re.IGNORECASE)]
+        report.add(
+            "readme",
+            "fail" if lacking else "pass",
+            f"the README does not cover: {', '.join(lacking)}" if lacking else "",
+        )
+    licence = (meta.get("License-Expression") or meta.get("License") or "").strip()
+    classifiers = [c for c in meta.get_all("Classifier") or [] if c.startswith("License ::")]
+    if licence or classifiers:
+        report.add("licence", "pass", licence or classifiers[0])
+    else:
+        report.add(
+            "licence", "fail", 'no licence in the metadata: add license = { text = "SPDX-ID" } to [project]'
+        )
+    report.add(
+        "data_source",
+        "pass" if _DATA_SOURCE.search(readme) else "fail",
+        ""
+        if _DATA_SOURCE.search(readme)
+        else "the README must name the data source "
+        "(a line 'Data source: ...', or 'generated by this package')",
+    )
+    return ids[0] if ids else None
+
+
+def _run_worker(
+    mode: str,
+    stage: Path,
+    work: Path,
+    env_id: str | None,
+    opts: CheckOptions,
+    seed: int,
+    extra: dict[str, Any] | None = None,
+) -> tuple[SandboxResult, list[dict[str, Any]]]:
+    run_dir = work / f"run-{mode}"
+    run_dir.mkdir()
+    cfg = {
+        "mode": mode,
+        "stage": str(stage),
+        "run_dir": str(run_dir),
+        "env_id": env_id,
+        "env_args": opts.env_args,
+        "num_tasks": opts.num_tasks,
+        "gold_tasks": opts.gold_tasks,
+        "probe_tasks": opts.probe_tasks,
+        "grade_timeout_s": opts.grade_timeout_s,
+        "allow_read": list(opts.allow_read),
+        "block_network": True,
+        **(extra or {}),
+    }
+    if "rollouts" in cfg:  # the worker may read only inside its run directory
+        shutil.copy2(cfg["rollouts"], run_dir / "rollouts.jsonl")
+        cfg["rollouts"] = str(run_dir / "rollouts.jsonl")
+    cfg_path = work / f"worker-{mode}.json"
+    cfg_path.write_text(json.dumps(cfg), encoding="utf-8")
+    res = run_sandboxed(
+        [sys.executable, "-m", "hub.check.worker", str(cfg_path)],
+        limits=opts.limits,
+        env=_child_env(run_dir, seed),
+        cwd=run_dir,
+        isolate_network=opts.isolate_network,
+    )
+    events = []
+    for line in res.stdout.splitlines():
+        try:
+            ev = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(ev, dict) and "event" in ev:
+            events.append(ev)
+    return res, events
+
+
+def _digest(
+    res: SandboxResult, events: list[dict[str, Any]], report: CheckReport
+) -> tuple[dict[str, list[str]] | None, bool]:
+    ids: dict[str, list[str]] | None = None
+    phase = "start"
+    violations: dict[str, list[str]] = {"read": [], "write": [], "network": []}
+    for ev in events:
+        kind = ev["event"]
+        if kind == "phase":
+            phase = str(ev.get("phase"))
+        elif kind == "result":
+            report.add(ev["name"], ev["status"], ev.get("reason", ""), ev.get("details"))
+        elif kind == "ids":
+            ids = ev["ids"]
+        elif kind == "loaded":
+            report.env_id, report.version = ev.get("env_id"), ev.get("version")
+        elif kind == "violation":
+            violations.setdefault(ev["kind"], []).append(f"{ev['detail']} (during {ev.get('phase')})")
+        elif kind == "hang":
+            report.add(
+                "grading_time",
+                "fail",
+                f"{ev['label']} hung: no answer within {ev['seconds']:g}s, "
+                "the check stopped it (grading must be bounded in time)",
+            )
+    done = any(ev["event"] == "done" for ev in events)
+    hung = any(ev["event"] == "hang" for ev in events)
+    if res.timed_out and not done:
+        where = "grading_time" if phase.startswith(("gold", "grading")) else "sandbox"
+        report.add(where, "fail", f"the check ran past its wall-clock limit during '{phase}'")
+    elif not done and not hung:
+        tail = [ln for ln in res.stderr.splitlines() if ln.strip()][-2:]
+        why = "CPU limit" if res.returncode in (-24, 152) else f"exit code {res.returncode}"
+        report.add("sandbox", "fail", f"the environment process died during '{phase}' ({why})", tail)
+    reads = violations["read"] + [f"write: {w}" for w in violations["write"]]
+    if reads:
+        report.add(
+            "file_access", "fail", "files outside the package and the run directory were opened", reads
+        )
+    if violations["network"]:
+        report.add("network", "fail", "network access was attempted", violations["network"])
+    return ids, done
+
+
+def check(target: str, *, options: CheckOptions | None = None) -> CheckReport:
+    """Check an environment package folder (or an installed environment id) and report."""
+    opts = options or CheckOptions()
+    t0 = time.perf_counter()
+    report = CheckReport(target=target)
+    work = Path(tempfile.mkdtemp(prefix="verihub-check-"))
+    try:
+        src = Path(target)
+        stage = (
+            _stage_path(src.resolve(), work, opts, report)
+            if src.exists()
+            else _stage_installed(target, work, report)
+        )
+        isolation = (
+            "own network namespace (unshare -rn)"
+            if opts.isolate_network and _netns()
+            else "sockets blocked by an audit hook (no network namespace available)"
+        )
+        report.isolation = (
+            f"{isolation}; rlimits cpu={opts.limits.cpu_s}s "
+            f"memory={opts.limits.memory_bytes // 1024**2}MiB; wall {opts.limits.wall_s:g}s; "
+            "read-only staged copy; audit hook on open"
+        )
+        if stage is None:
+            return _finish(report, t0)
+        env_id = _static_checks(stage, report)
+        res, events = _run_worker("full", stage, work, env_id, opts, seed=0)
+        ids, finished = _digest(res, events, report)
+        if report.result("loads") is None:
+            report.add("loads", "fail", "the environment process ended before loading finished")
+        if ids is not None and report.result("loads") and report.result("loads").status == "pass":  # type: ignore[union-attr]
+            res2, events2 = _run_worker("ids", stage, work, env_id, opts, seed=1)
+            ids2 = next((ev["ids"] for ev in events2 if ev["event"] == "ids"), None)
+            if ids2 != ids:
+                report.add(
+                    "task_ids",
+                    "fail",
+                    "task ids differ between two loads in two processes "
+                    "(ids must not depend on hash(), time or unseeded randomness)",
+                )
+            else:
+                report.add("task_ids", "pass", f"{sum(len(v) for v in ids.values())} ids, stable")
+        for name in ("file_access", "network"):
+            if report.result(name) is None:
+                report.add(
+                    name,
+                    "pass" if finished else "warn",
+                    "" if finished else "nothing seen, but the run stopped early",
+                )
+        if finished and report.result("sandbox") is None:
+            report.add("sandbox", "pass", "the environment process finished within its limits")
+        for name in CHECK_NAMES:
+            if report.result(name) is None:
+                report.add(name, "skip", "not reached: the environment process stopped first")
+        return _finish(report, t0)
+    finally:
+        make_writable(work)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _netns() -> bool:
+    from hub.check.sandbox import network_namespace_available
+
+    return network_namespace_available()
+
+
+def _finish(report: CheckReport, t0: float) -> CheckReport:
+    report.duration_s = time.perf_counter() - t0
+    return report.finish()

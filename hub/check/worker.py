@@ -1,0 +1,381 @@
+"""The process that runs an environment under check (``python -m hub.check.worker CONFIG``).
+
+It is started by :mod:`hub.check.runner` inside the sandbox. It installs audit hooks (file and
+network tripwires), loads the environment from the staged read-only package, runs the dynamic
+checks and writes JSON-lines events to the original stdout; anything the environment prints
+goes to stderr. Never import this module from library code: it is a program.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+import site
+import socket
+import sys
+import sysconfig
+import threading
+import time
+from collections.abc import Callable
+from importlib.metadata import distributions
+from pathlib import Path
+from typing import Any
+
+__all__ = ["main"]
+
+_EVENTS_FD = -1
+_STATE: dict[str, Any] = {"phase": "start", "armed": False}
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+
+
+def emit(event: str, **fields: Any) -> None:
+    line = json.dumps({"event": event, **fields}, default=str) + "\n"
+    os.write(_EVENTS_FD, line.encode())
+
+
+def result(name: str, status: str, reason: str = "", details: list[str] | None = None) -> None:
+    emit("result", name=name, status=status, reason=reason, details=(details or [])[:5])
+
+
+def phase(name: str) -> None:
+    _STATE["phase"] = name
+    emit("phase", phase=name)
+
+
+# -- audit hooks ---------------------------------------------------------------------------------
+class _Audit:
+    def __init__(self, allowed_read: list[Path], allowed_write: list[Path], block_network: bool) -> None:
+        self.allowed_read = [str(p) for p in allowed_read]
+        self.allowed_write = [str(p) for p in allowed_write]
+        self.block_network = block_network
+        self.seen: set[str] = set()
+        self.active = False
+
+    @staticmethod
+    def _under(path: str, roots: list[str]) -> bool:
+        return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+    def _report(self, kind: str, detail: str) -> None:
+        key = f"{kind}:{detail}"
+        if key not in self.seen and len(self.seen) < 200:
+            self.seen.add(key)
+            emit("violation", kind=kind, detail=detail, phase=_STATE["phase"])
+
+    def __call__(self, event: str, args: tuple[Any, ...]) -> None:
+        if not self.active:
+            return
+        if event == "open":
+            self._open(args)
+        elif event in ("socket.connect", "socket.sendto", "socket.bind"):
+            sock, address = args[0], args[1]
+            if getattr(sock, "family", None) in (socket.AF_INET, socket.AF_INET6):
+                self._network(f"{event.split('.')[1]} {address!r}")
+        elif event in ("socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr"):
+            self._network(f"{event.split('.')[1]} {args[0]!r}")
+
+    def _network(self, detail: str) -> None:
+        self._report("network", detail)
+        if self.block_network:
+            raise PermissionError("verihub check: network access is not allowed")
+
+    def _open(self, args: tuple[Any, ...]) -> None:
+        path, mode, flags = args[0], args[1], args[2]
+        if isinstance(path, int):
+            return
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        full = os.path.normpath(os.path.join(os.getcwd(), str(path)))
+        writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+            mode is None and isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
+        )
+        if writing:
+            if full != "/dev/null" and not self._under(full, self.allowed_write):
+                self._report("write", full)
+        elif not (
+            self._under(full, self.allowed_read)
+            or self._under(full, self.allowed_write)
+            or _is_metadata(full)
+        ):
+            self._report("read", full)
+
+
+def _is_metadata(path: str) -> bool:
+    """Distribution metadata (entry points, METADATA) anywhere on sys.path: harmless to read."""
+    return any(part.endswith((".dist-info", ".egg-info")) for part in Path(path).parts[:-1])
+
+
+def _allowed_read(stage: Path, extra: list[str]) -> list[Path]:
+    import graders
+    import hub
+
+    roots = {stage, Path(hub.__file__).parent, Path(graders.__file__).parent}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        roots.add(Path(sysconfig.get_paths()[key]))
+    roots.update(Path(p) for p in site.getsitepackages())
+    roots.update(Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix))
+    hf = os.environ.get("HF_HOME") or str(Path.home() / ".cache" / "huggingface")
+    roots.add(Path(hf))
+    roots.update(Path(p) for p in extra)
+    fixed = [
+        "/dev/null",
+        "/dev/urandom",
+        "/etc/localtime",
+        "/usr/share/zoneinfo",
+        "/etc/ssl",
+        "/proc/self",
+        "/proc/sys/kernel/random",
+    ]
+    roots.update(Path(p) for p in fixed)
+    return sorted({Path(os.path.realpath(p)) for p in roots} | {Path(os.path.abspath(p)) for p in roots})
+
+
+# -- grading with time limits --------------------------------------------------------------------
+def _hang(label: str, seconds: float) -> None:
+    emit("hang", label=label, seconds=seconds)
+    os._exit(3)
+
+
+async def _grade(env: Any, task: Any, response: str, label: str, timeout_s: float) -> tuple[str, Any]:
+    """('ok', grade) | ('timeout', None) | ('error', message), for a one-answer rollout."""
+    from hub.types import Message, Rollout, Timing
+
+    messages = [*task.messages(env.system_prompt), Message(role="assistant", content=response)]
+    rollout = Rollout(
+        task_id=task.id,
+        rollout_index=0,
+        messages=messages,
+        completion=response,
+        timing=Timing(started_at=0.0),
+    )
+    return await _grade_rollout(env, task, rollout, label, timeout_s)
+
+
+async def _grade_rollout(env: Any, task: Any, rollout: Any, label: str, timeout_s: float) -> tuple[str, Any]:
+    _STATE["phase"] = f"grading {label}"
+    hang_s = timeout_s * 1.5 + 0.5  # past wait_for's timeout: only a blocked event loop gets here
+    watchdog = threading.Timer(hang_s, _hang, args=(label, hang_s))
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        grade = await asyncio.wait_for(env.grade(task, rollout), timeout=timeout_s)
+    except asyncio.TimeoutError:
+        return "timeout", None
+    except Exception as exc:
+        return "error", f"{type(exc).__name__}: {str(exc)[:200]}"
+    finally:
+        watchdog.cancel()
+    if getattr(grade, "is_error", False):
+        return "error", f"grade status {grade.status}: {grade.reason[:200]}"
+    return "ok", grade
+
+
+async def _regrade(env: Any, cfg: dict[str, Any]) -> None:
+    """Grade recorded rollouts again and report every verdict that differs from the record."""
+    from hub.types import Rollout
+
+    phase("regrade")
+    tasks = {t.id: t for t in _sample(env, str(cfg["split"]), int(cfg["seed"]), int(cfg["eval_num_tasks"]))}
+    differ: list[str] = []
+    n = 0
+    for line in Path(cfg["rollouts"]).read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        rec = Rollout.model_validate_json(line)
+        if rec.error is not None and rec.error.kind != "grader":
+            continue  # the model or the environment failed: nothing to grade
+        task = tasks.get(rec.task_id)
+        label = f"{rec.task_id}#{rec.rollout_index}"
+        if task is None:
+            differ.append(f"{label}: not a task of this environment")
+            continue
+        n += 1
+        base = rec.model_copy(update={"grade": None, "reward": None, "passed": False, "error": None})
+        status, grade = await _grade_rollout(env, task, base, label, float(cfg["grade_timeout_s"]))
+        if status != "ok":
+            if rec.error is None:
+                differ.append(f"{label}: recorded reward {rec.reward}, the grader now fails ({status})")
+        elif (
+            rec.error is not None
+            or rec.passed != grade.passed
+            or abs((rec.reward or 0.0) - grade.score) > 1e-9
+        ):
+            differ.append(
+                f"{label}: recorded passed={rec.passed} reward={rec.reward}, "
+                f"regraded passed={grade.passed} reward={grade.score:g}"
+            )
+    emit("regrade", graded=n, differ=differ[:20], n_differ=len(differ))
+
+
+# -- the checks ----------------------------------------------------------------------------------
+def _load(stage: Path, env_id: str | None, env_args: dict[str, Any]) -> tuple[Any, str]:
+    from hub.environment import Environment
+
+    found = [
+        ep
+        for dist in distributions(path=[str(stage)])
+        for ep in dist.entry_points
+        if ep.group == "verihub.environments" and (env_id is None or ep.name == env_id)
+    ]
+    if not found:
+        raise LookupError("no verihub.environments entry point found in the package")
+    ep = found[0]
+    env = ep.load()(**env_args)
+    if not isinstance(env, Environment):
+        raise TypeError(f"load_environment returned {type(env).__name__}, not a verihub Environment")
+    env.id = ep.name
+    if ep.dist is not None:
+        env.version = ep.dist.version
+    return env, ep.name
+
+
+def _sample(env: Any, split: str, seed: int, n: int) -> list[Any]:
+    return list(itertools.islice(env.tasks(split, seed=seed), n))
+
+
+async def _run_checks(env: Any, factory: Callable[[], Any], cfg: dict[str, Any]) -> None:
+    from hub.check.probes import aliases, gold_response, hacking_probes, perturb
+
+    n_ids = int(cfg["num_tasks"])
+    phase("task ids")
+    ids: dict[str, list[str]] = {}
+    dup: list[str] = []
+    for split in env.splits:
+        tasks = _sample(env, split, 0, n_ids)
+        ids[split] = [t.id for t in tasks]
+        if len(set(ids[split])) != len(ids[split]):
+            dup.append(f"split {split!r}: {len(ids[split]) - len(set(ids[split]))} duplicate ids")
+    emit("ids", ids=ids)
+    again = factory()
+    unstable = [s for s in env.splits if [t.id for t in _sample(again, s, 0, n_ids)] != ids[s]]
+    if dup:
+        result("task_ids", "fail", "task ids are not unique", dup)
+    elif unstable:
+        result("task_ids", "fail", "task ids differ between two loads", [f"split {s!r}" for s in unstable])
+
+    phase("determinism")
+    changed = []
+    for split in env.splits:
+        for seed in (0, 1):
+            a = [t.model_dump(mode="json") for t in _sample(env, split, seed, n_ids)]
+            b = [t.model_dump(mode="json") for t in _sample(again, split, seed, n_ids)]
+            if a != b:
+                changed.append(f"split {split!r} seed {seed}")
+    result(
+        "determinism",
+        "fail" if changed else "pass",
+        "tasks differ for the same seed" if changed else "",
+        changed,
+    )
+
+    split = "test" if "test" in env.splits else env.splits[0]
+    tasks = _sample(env, split, 0, int(cfg["gold_tasks"]))
+    timeout_s = float(cfg["grade_timeout_s"])
+    errors: list[str] = []
+    slow: list[str] = []
+    gold_fail: list[str] = []
+    pert_pass: list[str] = []
+    hacks: list[str] = []
+    n_gold = 0
+
+    def note(status: str, info: Any, label: str) -> bool:
+        if status == "timeout":
+            slow.append(f"{label}: no grade within {timeout_s:g}s")
+        elif status == "error":
+            errors.append(f"{label}: {info}")
+        return status == "ok"
+
+    for i, task in enumerate(tasks):
+        gold = gold_response(env, task)
+        if gold is None:
+            continue
+        n_gold += 1
+        phase(f"gold {task.id}")
+        status, g = await _grade(env, task, gold, f"gold of {task.id}", timeout_s)
+        if note(status, g, f"gold of {task.id}") and not g.passed:
+            gold_fail.append(f"{task.id}: {g.reason or g.status}")
+        wrong = perturb(gold, aliases(task))
+        status, g = await _grade(env, task, wrong, f"perturbed gold of {task.id}", timeout_s)
+        if note(status, g, f"perturbed gold of {task.id}") and g.passed:
+            pert_pass.append(f"{task.id}: {wrong[:40]!r} passed (gold {gold[:40]!r})")
+        if i >= int(cfg["probe_tasks"]):
+            continue
+        for name, text in hacking_probes(task, gold):
+            label = f"probe '{name}' on {task.id}"
+            status, g = await _grade(env, task, text, label, timeout_s)
+            if note(status, g, label) and g.passed:
+                hacks.append(f"{label} passed (score {g.score:g})")
+    if n_gold == 0:
+        result(
+            "gold", "warn", "no task has a reference answer the check can render; define gold_response(task)"
+        )
+        result("perturbed_gold", "skip", "no gold responses")
+    else:
+        result(
+            "gold",
+            "fail" if gold_fail else "pass",
+            f"{len(gold_fail)} of {n_gold} gold answers fail" if gold_fail else f"{n_gold} gold answers pass",
+            gold_fail,
+        )
+        result(
+            "perturbed_gold",
+            "fail" if pert_pass else "pass",
+            f"{len(pert_pass)} perturbed gold answers pass" if pert_pass else "",
+            pert_pass,
+        )
+    result(
+        "hacking_probes",
+        "fail" if hacks else "pass",
+        f"{len(hacks)} reward-hacking probes passed: the grader can be gamed" if hacks else "",
+        hacks,
+    )
+    result(
+        "grading_time", "fail" if slow else "pass", f"{len(slow)} gradings timed out" if slow else "", slow
+    )
+    result(
+        "grader_errors",
+        "fail" if errors else "pass",
+        f"the grader failed {len(errors)} times (it must return incorrect for bad output)" if errors else "",
+        errors,
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    global _EVENTS_FD
+    args = sys.argv[1:] if argv is None else argv
+    cfg = json.loads(Path(args[0]).read_text(encoding="utf-8"))
+    _EVENTS_FD = os.dup(1)
+    os.dup2(2, 1)  # whatever the environment prints goes to stderr, not into the event stream
+    stage, run_dir = Path(cfg["stage"]), Path(cfg["run_dir"])
+    os.chdir(run_dir)
+    sys.path.insert(0, str(stage))
+    audit = _Audit(_allowed_read(stage, cfg.get("allow_read", [])), [run_dir], bool(cfg["block_network"]))
+    sys.addaudithook(audit)
+    import hub.environment  # noqa: F401  (import the core before the audit starts counting)
+    import hub.types  # noqa: F401
+
+    env_args: dict[str, Any] = cfg.get("env_args", {})
+    audit.active = True
+    phase("load")
+    t0 = time.perf_counter()
+    try:
+        env, env_id = _load(stage, cfg.get("env_id"), env_args)
+    except Exception as exc:
+        result("loads", "fail", f"{type(exc).__name__}: {str(exc)[:300]}")
+        emit("done")
+        return
+    result("loads", "pass", f"{env!r} in {time.perf_counter() - t0:.2f}s")
+    emit("loaded", env_id=env_id, version=getattr(env, "version", ""))
+    if cfg["mode"] == "ids":
+        ids = {s: [t.id for t in _sample(env, s, 0, int(cfg["num_tasks"]))] for s in env.splits}
+        emit("ids", ids=ids)
+    elif cfg["mode"] == "regrade":
+        asyncio.run(_regrade(env, cfg))
+    else:
+        asyncio.run(_run_checks(env, lambda: _load(stage, env_id, env_args)[0], cfg))
+    emit("done")
+
+
+if __name__ == "__main__":
+    main()

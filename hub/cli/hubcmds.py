@@ -1,0 +1,71 @@
+"""``verihub search``, ``verihub install`` and ``verihub uninstall`` (the hub catalogue)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from hub.catalogue import load_catalogue
+from hub.cli import app
+from hub.install import install, uninstall
+
+__all__ = ["install_cmd", "search_cmd", "uninstall_cmd"]
+
+console = Console(highlight=False)
+
+
+def _warn_problems(problems: list[str]) -> None:
+    for p in problems:
+        sys.stderr.write(f"warning: {p}\n")
+
+
+@app.command("search")
+def search_cmd(
+    text: str = typer.Argument("", help="Words to look for in ids, summaries, tags, authors and licences."),
+    catalogue: list[str] = typer.Option(None, "--catalogue", help="Also read this catalogue (file or URL)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+) -> None:
+    """Search the hub catalogue (the shipped one plus those in your config file)."""
+    cat = load_catalogue(extra=catalogue or ())
+    _warn_problems(cat.problems)
+    found = cat.search(text)
+    if as_json:
+        print(json.dumps([e.model_dump(mode="json") for e in found], indent=2))
+        return
+    if not found:
+        console.print(f"no environment matches {text!r}; `verihub search` with no words lists them all")
+        return
+    table = Table(title=f"catalogue matches for {text!r}" if text else "catalogue")
+    for col in ("id", "version", "licence", "tags", "summary"):
+        table.add_column(col, overflow="fold")
+    for e in found:
+        table.add_row(e.id, e.version, e.license, ", ".join(e.tags), e.summary)
+    console.print(table)
+
+
+@app.command("install")
+def install_cmd(
+    spec: str = typer.Argument(..., help="ID or ID@VERSION, e.g. arith or arith@0.1.0."),
+    catalogue: list[str] = typer.Option(None, "--catalogue", help="Also read this catalogue (file or URL)."),
+    no_deps: bool = typer.Option(False, "--no-deps", help="Do not install the environment's dependencies."),
+    pip_arg: list[str] = typer.Option(None, "--pip-arg", help="Extra argument for pip (repeatable)."),
+) -> None:
+    """Install an environment from the catalogue with pip, verifying its content hash."""
+    cat = load_catalogue(extra=catalogue or ())
+    _warn_problems(cat.problems)
+    res = install(spec, catalogue=cat, pip_args=pip_arg or (), no_deps=no_deps)
+    how = "hash verified" if res.verified else "no content hash in the catalogue: not verified"
+    console.print(
+        f"installed {res.entry.id} {res.entry.version} from {res.entry.source} ({how}: {res.content_hash})"
+    )
+
+
+@app.command("uninstall")
+def uninstall_cmd(env_id: str = typer.Argument(..., help="Environment id.")) -> None:
+    """Uninstall the distribution that provides an environment."""
+    dist = uninstall(env_id)
+    console.print(f"uninstalled {dist} (environment {env_id})")

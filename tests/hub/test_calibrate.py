@@ -1,0 +1,112 @@
+"""verihub calibrate: Wilson intervals, classification by pass rate, JSONL + datasets export."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import datasets
+import pytest
+from verihub_arith import generate
+
+from hub.calibrate import calibrate, calibration_from_summary, histogram_text, wilson_interval
+from hub.fake_server import FakeChatServer
+from hub.metrics import PerTask, Summary
+
+
+def test_wilson_interval() -> None:
+    lo, hi = wilson_interval(0, 16)
+    assert lo == 0.0 and 0.19 < hi < 0.21
+    lo, hi = wilson_interval(8, 16)
+    assert lo == pytest.approx(0.28, abs=0.01) and hi == pytest.approx(0.72, abs=0.01)
+    assert wilson_interval(16, 16)[1] == 1.0
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def summary(rates: dict[str, tuple[int, int]]) -> Summary:
+    per = [PerTask(task_id=t, n=n, n_passed=k, pass_rate=k / n if n else None) for t, (k, n) in rates.items()]
+    return Summary(
+        env_id="e",
+        model="m",
+        n_tasks=len(per),
+        rollouts_per_task=16,
+        n_rollouts=16 * len(per),
+        n_errors=0,
+        mean_reward=None,
+        ci95=None,
+        pass_at_k={},
+        pass_all_k={},
+        per_task=per,
+    )
+
+
+def test_classification_and_histogram() -> None:
+    s = summary({"zero": (0, 16), "low": (2, 16), "mid": (8, 16), "edge": (12, 16), "sat": (16, 16)})
+    cal = calibration_from_summary(s, gold={"zero": False})
+    assert cal.zero == ["zero"] and cal.possibly_infeasible == ["zero"]
+    assert cal.learnable == ["low", "mid"]  # 0 < p < 0.7; 0.75 is outside
+    assert cal.saturated == ["sat"]
+    assert sum(c for _, _, c in cal.histogram) == 5 and cal.histogram[-1][2] == 1
+    assert "#" in histogram_text(cal)
+    wide = calibration_from_summary(s, band=(0.0, 0.8), gold={"zero": True})
+    assert wide.learnable == ["low", "mid", "edge"] and wide.possibly_infeasible == []
+    with pytest.raises(ValueError):
+        calibration_from_summary(s, band=(0.5, 0.5))
+
+
+async def test_calibrate_end_to_end_with_a_fake_model(tmp_path: Path) -> None:
+    tasks = list(itertools.islice(generate("test", 0), 6))
+    answers = {t.prompt: int(t.answer) for t in tasks}
+    calls: Counter[str] = Counter()
+
+    def responder(request: dict[str, Any]) -> str:
+        prompt = request["messages"][-1]["content"]
+        index = [t.prompt for t in tasks].index(prompt)
+        calls[prompt] += 1
+        right = {0: True, 1: False}.get(index % 3, calls[prompt] % 2 == 0)  # 100%, 0%, 50%
+        return f"Answer: {answers[prompt] if right else answers[prompt] + 1}"
+
+    async with FakeChatServer(responder=responder) as server:
+        cal = await calibrate(
+            "arith", model="fake", base_url=server.base_url, out=tmp_path, rollouts=4, num_tasks=6
+        )
+    ids = [t.id for t in tasks]
+    assert cal.saturated == [ids[0], ids[3]]
+    assert cal.zero == [ids[1], ids[4]] and cal.possibly_infeasible == []  # gold passes: feasible
+    assert cal.learnable == [ids[2], ids[5]]
+    rows = [json.loads(line) for line in (tmp_path / "learnable.jsonl").read_text().splitlines()]
+    assert [r["task_id"] for r in rows] == cal.learnable and rows[0]["pass_rate"] == 0.5
+    ds = datasets.load_from_disk(str(tmp_path / "learnable_dataset"))
+    assert ds.num_rows == 2 and json.loads(ds[0]["answer"]) == tasks[2].answer
+    assert json.loads((tmp_path / "calibration.json").read_text())["learnable"] == cal.learnable
+
+
+def test_cli_calibrate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import asyncio
+    import threading
+
+    import hub.cli
+    from hub.cli import authoring, hubcmds  # noqa: F401  (register the commands)
+
+    loop = asyncio.new_event_loop()
+    server = FakeChatServer(responder=lambda request: "Answer: 2")
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    asyncio.run_coroutine_threadsafe(server.start(), loop).result(timeout=10)
+    try:
+        with pytest.raises(SystemExit) as exc:
+            hub.cli.main(
+                ["calibrate", "arith", "--model", "fake", "--base-url", server.base_url, "--rollouts", "2",
+                 "--num-tasks", "3", "--band-high", "0.9", "--out", str(tmp_path)]
+            )  # fmt: skip
+    finally:
+        asyncio.run_coroutine_threadsafe(server.stop(), loop).result(timeout=10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=10)
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "3 tasks x 2 rollouts" in out and "learnable (0 < p < 0.9)" in out
+    assert (tmp_path / "calibration.json").exists() and (tmp_path / "learnable_dataset").is_dir()

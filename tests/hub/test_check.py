@@ -1,0 +1,134 @@
+"""verihub check: good environments pass; each deliberately bad one is caught for the right reason."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import hub.cli
+from hub.check import CheckOptions, CheckReport, Limits, check
+from hub.check.probes import gold_response, hacking_probes, perturb
+from hub.check.sandbox import network_namespace_available
+from hub.cli import authoring, hubcmds  # noqa: F401  (register the commands)
+from hub.errors import UsageError
+from hub.types import Task
+
+BAD = Path(__file__).parent / "bad_envs"
+FAST = CheckOptions(num_tasks=10, gold_tasks=8, probe_tasks=2, grade_timeout_s=1.5, limits=Limits(wall_s=60))
+
+
+def failed(report: CheckReport) -> dict[str, str]:
+    return {r.name: r.reason + " | " + " | ".join(r.details) for r in report.failures()}
+
+
+def test_installed_good_environment_passes_every_check() -> None:
+    report = check("textops", options=FAST)
+    assert report.passed, report.to_text()
+    assert report.env_id == "textops" and report.version == "0.1.0"
+    assert {r.name for r in report.results if r.status == "pass"} >= {
+        "installs",
+        "loads",
+        "readme",
+        "licence",
+        "data_source",
+        "task_ids",
+        "determinism",
+        "gold",
+        "perturbed_gold",
+        "hacking_probes",
+        "grading_time",
+        "grader_errors",
+        "file_access",
+        "network",
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "check_name", "reason"),
+    [
+        ("pass_all", "hacking_probes", "probe 'empty'"),
+        ("reads_file", "file_access", "verihub-leaked-answers.json"),
+        ("socket", "network", "93.184.216.34"),
+        ("hang", "grading_time", "hung"),
+        ("random_ids", "task_ids", "differ between two loads"),
+        ("raises", "grader_errors", "ValueError"),
+    ],
+)
+def test_bad_environment_is_caught(name: str, check_name: str, reason: str, tmp_path: Path) -> None:
+    leak = Path("/tmp/verihub-leaked-answers.json")
+    if name == "reads_file":
+        leak.write_text(json.dumps({"w0": "apple"}))
+    try:
+        report = check(str(BAD / name), options=FAST)
+    finally:
+        leak.unlink(missing_ok=True) if name == "reads_file" else None
+    fails = failed(report)
+    assert not report.passed
+    assert check_name in fails, report.to_text()
+    assert reason in fails[check_name], report.to_text()
+    if name == "pass_all":
+        assert "perturbed_gold" in fails
+
+
+def test_socket_blocked_without_a_network_namespace() -> None:
+    opts = CheckOptions(num_tasks=5, gold_tasks=2, probe_tasks=1, grade_timeout_s=1.5, isolate_network=False)
+    report = check(str(BAD / "socket"), options=opts)
+    assert "audit hook" in report.isolation
+    assert "network" in failed(report)
+
+
+def test_not_a_package_or_id() -> None:
+    with pytest.raises(UsageError, match="verihub list"):
+        check("definitely_not_an_env")
+
+
+def test_probes_and_perturbations() -> None:
+    task = Task(id="t", prompt="What is 2 + 3?", answer="5", metadata={})
+    assert perturb("5") == "6" and perturb("apple") == "bpple" and perturb("") == "x"
+    assert perturb("steam engine") == "tteam fngine"
+    assert perturb("1957", ["1957", "1958"]) == "1959"
+    probes = dict(hacking_probes(task, "5"))
+    assert probes["every option"] == "2 3 4 5 6 7 8"
+    assert probes["copy of the prompt"] == "What is 2 + 3?"
+    assert len(probes["huge output"]) >= 1_000_000
+    assert "5" not in probes.values()
+    choice = Task(id="c", prompt="Pick", answer="B", metadata={"choices": ["A", "B", "C"]})
+    assert dict(hacking_probes(choice, "B"))["every option"] == "A B C"
+
+    class WithHook:
+        def gold_response(self, task: Task) -> str:
+            return f"Answer: {task.answer}"
+
+    assert gold_response(WithHook(), task) == "Answer: 5"
+    assert gold_response(object(), Task(id="x", prompt="p", answer=["a", "b"])) == "a"
+    assert gold_response(object(), Task(id="x", prompt="p", answer={"k": 1})) is None
+
+
+def test_cli_check_json_and_exit_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "report.json"
+    with pytest.raises(SystemExit) as exc:
+        hub.cli.main(
+            [
+                "check",
+                str(BAD / "no_licence"),
+                "--json",
+                "--out",
+                str(out),
+                "--num-tasks",
+                "5",
+                "--gold-tasks",
+                "3",
+                "--probe-tasks",
+                "1",
+            ]
+        )
+    assert exc.value.code == 1
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["passed"] is False and json.loads(out.read_text())["passed"] is False
+    report = CheckReport.model_validate(printed)  # the missing licence is caught, and nothing else
+    assert {r.name: r.reason for r in report.failures()} == {
+        "licence": 'no licence in the metadata: add license = { text = "SPDX-ID" } to [project]'
+    }
+    assert ("unshare -rn" if network_namespace_available() else "audit hook") in report.isolation

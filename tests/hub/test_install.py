@@ -1,0 +1,101 @@
+"""verihub install/uninstall: resolution, hash verification before installing, round trip."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import hub.cli
+from hub.catalogue import Catalogue, CatalogueEntry
+from hub.cli import authoring, hubcmds  # noqa: F401  (register the commands)
+from hub.errors import UsageError
+from hub.install import InstallError, install, parse_spec, requirement_for, resolve, wheel_package_hash
+from hub.registry import installed, load_environment, package_hash
+from hub.scaffold import scaffold
+
+ENV_ID = "hubtest_install_tiny"
+PIP_ARGS = ("--no-build-isolation", "--no-index")
+
+
+def make_entry(**fields: object) -> CatalogueEntry:
+    base: dict[str, object] = {"id": ENV_ID, "version": "0.1.0", "install": {"kind": "pypi", "name": "x"}}
+    return CatalogueEntry.model_validate({**base, **fields})
+
+
+@pytest.fixture(scope="module")
+def package(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    """(source folder, built wheel, its content hash) of a tiny environment."""
+    root = tmp_path_factory.mktemp("pkg")
+    src = scaffold(ENV_ID, dest=root / "src")
+    out = root / "wheels"
+    build = "import sys; from setuptools import build_meta as b; b.build_wheel(sys.argv[1])"
+    subprocess.run([sys.executable, "-c", build, str(out)], cwd=src, check=True, capture_output=True)
+    wheel = next(out.glob("*.whl"))
+    return src, wheel, wheel_package_hash(wheel, ENV_ID)
+
+
+def test_parse_spec_and_requirements(tmp_path: Path) -> None:
+    assert parse_spec("arith") == ("arith", None)
+    assert parse_spec("arith@0.2.0") == ("arith", "0.2.0")
+    with pytest.raises(UsageError):
+        parse_spec("arith@")
+    assert requirement_for(make_entry()) == "x==0.1.0"
+    git = make_entry(
+        install={"kind": "git", "url": "https://h/r.git", "commit": "abcdef1", "subdirectory": "e"}
+    )
+    assert requirement_for(git) == "git+https://h/r.git@abcdef1#subdirectory=e"
+    assert (
+        requirement_for(make_entry(install={"kind": "wheel", "url": "https://h/w.whl"})) == "https://h/w.whl"
+    )
+    with pytest.raises(UsageError, match="not a Python package"):
+        requirement_for(make_entry(install={"kind": "path", "path": str(tmp_path)}))
+
+
+def test_resolve_errors_say_what_exists() -> None:
+    cat = Catalogue(environments=[make_entry(), make_entry(version="0.2.0")])
+    assert resolve(ENV_ID, cat).version == "0.2.0"
+    with pytest.raises(UsageError, match="available: 0.2.0, 0.1.0"):
+        resolve(f"{ENV_ID}@9.9", cat)
+    with pytest.raises(UsageError, match="Did you mean"):
+        resolve("hubtest_install_tin", cat)
+
+
+def test_wrong_hash_is_refused_and_nothing_is_installed(package: tuple[Path, Path, str]) -> None:
+    src, _wheel, _good = package
+    cat = Catalogue(
+        environments=[
+            make_entry(install={"kind": "path", "path": str(src)}, content_hash="sha256:" + "0" * 64)
+        ]
+    )
+    with pytest.raises(InstallError, match="content hash mismatch"):
+        install(ENV_ID, catalogue=cat, pip_args=PIP_ARGS, no_deps=True)
+    assert ENV_ID not in installed()
+
+
+def test_wheel_install_verifies_hash_then_uninstall(package: tuple[Path, Path, str]) -> None:
+    _src, wheel, good = package
+    cat = Catalogue(
+        environments=[make_entry(install={"kind": "wheel", "url": str(wheel)}, content_hash=good)]
+    )
+    try:
+        result = install(ENV_ID, catalogue=cat, pip_args=PIP_ARGS, no_deps=True)
+        assert result.verified and result.content_hash == good
+        assert ENV_ID in installed()
+        assert package_hash(ENV_ID) == good
+        assert load_environment(ENV_ID).num_tasks() == 8
+    finally:
+        if ENV_ID in installed():
+            with pytest.raises(SystemExit) as exc:
+                hub.cli.main(["uninstall", ENV_ID])
+            assert exc.value.code == 0
+    assert ENV_ID not in installed()
+
+
+def test_cli_uninstall_unknown(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        hub.cli.main(["uninstall", "surely_not_installed"])
+    assert exc.value.code == 1
+    assert "verihub list" in capsys.readouterr().err

