@@ -1,0 +1,275 @@
+"""Generic final-answer extraction from free-form model responses.
+
+Reading guide
+-------------
+:func:`extract_answers` finds every answer a response commits to, using the first form present
+(in this order, configurable through :class:`ExtractConfig`):
+
+1. ``boxed``: the contents of every closed ``\\boxed{...}`` / ``\\fbox{...}`` (braces balanced,
+   ``\\{``/``\\}`` escapes respected, a box directly inside another box unwrapped), and the
+   brace-less ``\\boxed 5``;
+2. ``hash``: ``#### N`` lines (GSM8K's reference format);
+3. ``answer_is``: "the answer is X", "final answer: X";
+4. ``a_colon``: lines ``A: X`` / ``Answer: X``;
+5. ``final_line``: the last non-empty line, when it is short and not prose (no words of three
+   or more letters outside LaTeX commands);
+6. ``last_math`` (opt-in, not in :data:`DEFAULT_FORMS`): in the last three non-empty lines,
+   the right-hand side of the last ``=`` of the last ``$...$``/``\\(...\\)`` segment
+   (``$180 + 24 = 204$`` gives ``204``); a segment without ``=`` is not a result (a copied
+   question's ``$\\binom{31}{28}$`` is not an answer).
+
+It returns *all* answers of the chosen form; what to do when they differ is the caller's
+:data:`MultiAnswerPolicy` (``reject`` by default: committing to several different answers fails).
+:func:`apply_policy` implements the policies given an equivalence test.
+
+Hostile inputs are cheap: a response with more than ``max_boxed`` box openings is flagged
+without being scanned, brace scans stop after ``max_answer_chars``, and every regex is linear.
+Nothing here evaluates anything.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = [
+    "ALL_FORMS",
+    "DEFAULT_FORMS",
+    "AnswerForm",
+    "ExtractConfig",
+    "Extraction",
+    "MultiAnswerPolicy",
+    "apply_policy",
+    "extract_answers",
+    "find_boxed",
+]
+
+AnswerForm = Literal["boxed", "hash", "answer_is", "a_colon", "final_line", "last_math"]
+MultiAnswerPolicy = Literal["reject", "first", "last"]
+"""What to do when a response commits to several answers: ``reject`` fails it unless they are
+all equivalent; ``first``/``last`` grade only the first/last one."""
+
+ALL_FORMS: tuple[AnswerForm, ...] = ("boxed", "hash", "answer_is", "a_colon", "final_line", "last_math")
+DEFAULT_FORMS: tuple[AnswerForm, ...] = ("boxed", "hash", "answer_is", "a_colon", "final_line")
+"""The forms tried by default. ``last_math`` is opt-in: a copied question's ``$\\omega^3 = 1$``
+would otherwise count as an answer."""
+
+_BOX_OPENERS = ("\\boxed", "\\fbox")
+_HASH = re.compile(r"^[ \t]*####[ \t]*(\S[^\n]{0,300})$", re.MULTILINE)
+_ANSWER_IS = re.compile(r"(?:final answer|the answer|answer is)(?:[ \t]+is)?[ \t]*[:=]?[ \t]*", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"\.(?:\s|$)")
+_A_COLON = re.compile(r"^[ \t*#>-]*(?:A|Answer|Final Answer)[ \t*]*:[ \t*]*([^\n]{1,300})$", re.MULTILINE)
+_PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
+_INLINE_MATH = re.compile(r"\$\$?([^$]{1,300}?)\$\$?|\\\((.{1,300}?)\\\)")
+_UNCLOSED_BOX = re.compile(r"\\(?:boxed|fbox)[ \t]*\{")
+_SPACE_BOX = re.compile(r"\\(?:boxed|fbox)[ \t]+([^\s${}\\]{1,100})")
+
+
+@dataclass(frozen=True)
+class ExtractConfig:
+    """Options of :func:`extract_answers`.
+
+    ``forms``: forms tried, in order (the first one present wins). ``max_boxed``: more box
+    openings (or different answers of one form) than this flags the response. ``max_answer_chars``: longest
+    answer kept; longer box contents are dropped. ``final_line_max_chars``: the final line is
+    an answer only when at most this long.
+    """
+
+    forms: tuple[AnswerForm, ...] = DEFAULT_FORMS
+    max_boxed: int = 16
+    max_answer_chars: int = 2000
+    final_line_max_chars: int = 120
+
+    def __post_init__(self) -> None:
+        unknown = set(self.forms) - set(ALL_FORMS)
+        if unknown:
+            raise ValueError(f"unknown answer forms {sorted(unknown)}; choose from {ALL_FORMS}")
+        if self.max_boxed < 1 or self.max_answer_chars < 1:
+            raise ValueError("max_boxed and max_answer_chars must be >= 1")
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """The answers a response commits to.
+
+    ``answers`` holds every answer of ``form`` in order of appearance (empty when none).
+    ``flag`` names a structural problem that should fail the response whatever its answers:
+    ``too_many_boxes``, ``too_many_answers`` (more than ``max_boxed`` different answers of one
+    form), or ``unclosed_box`` (a box never closed, or whose contents are longer
+    than ``max_answer_chars``, and no other box).
+    """
+
+    answers: tuple[str, ...]
+    form: AnswerForm | None
+    flag: str | None = None
+
+    @property
+    def found(self) -> bool:
+        return bool(self.answers)
+
+
+def _scan_braces(text: str, start: int, limit: int) -> int:
+    """Index of the ``}`` closing the ``{`` at ``start``, or -1 (unclosed or longer than limit)."""
+    depth = 0
+    end = min(len(text), start + limit + 2)
+    i = start
+    while i < end:
+        ch = text[i]
+        if ch == "\\":
+            i += 2  # an escaped character (``\{``, ``\}``, ``\\``) never changes the depth
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
+
+
+def _unwrap_box(content: str, max_chars: int) -> str:
+    """``\\boxed{\\boxed{5}}`` -> ``5``: a box that is exactly another box is unwrapped."""
+    while True:
+        stripped = content.strip()
+        for opener in _BOX_OPENERS:
+            if stripped.startswith(opener + "{"):
+                close = _scan_braces(stripped, len(opener), max_chars)
+                if close == len(stripped) - 1:
+                    content = stripped[len(opener) + 1 : close]
+                    break
+        else:
+            return stripped
+
+
+def find_boxed(text: str, *, max_answer_chars: int = 2000) -> list[str]:
+    """Contents of every closed ``\\boxed{}``/``\\fbox{}`` in ``text``, in order.
+
+    Boxes nested inside a captured box are not reported separately; unclosed boxes are skipped.
+    Callers facing hostile input should bound the number of openings first (see
+    :class:`ExtractConfig.max_boxed`).
+    """
+    openings = sorted((pos, opener) for opener in _BOX_OPENERS for pos in _positions(text, opener))
+    found: list[tuple[int, str]] = []
+    covered_until = -1
+    for pos, opener in openings:
+        if pos <= covered_until:
+            continue  # inside a box already captured
+        j = pos + len(opener)
+        while j < len(text) and text[j] in " \t":
+            j += 1
+        if j < len(text) and text[j] == "{":
+            close = _scan_braces(text, j, max_answer_chars)
+            if close != -1:
+                found.append((pos, _unwrap_box(text[j + 1 : close], max_answer_chars)))
+                covered_until = close
+    for match in _SPACE_BOX.finditer(text):
+        found.append((match.start(), match.group(1)))
+    found.sort(key=lambda item: item[0])
+    return [content for _, content in found]
+
+
+def _positions(text: str, needle: str) -> list[int]:
+    out: list[int] = []
+    pos = text.find(needle)
+    while pos != -1:
+        out.append(pos)
+        pos = text.find(needle, pos + len(needle))
+    return out
+
+
+def _clean(answer: str) -> str:
+    """Trim decoration around an answer taken from running text."""
+    text = answer.strip()
+    for _ in range(3):
+        before = text
+        text = text.strip().strip("*").strip()
+        if text.endswith("."):
+            text = text[:-1].rstrip()
+        if len(text) >= 2 and text[0] == text[-1] and text[0] in "$`\"'":
+            text = text[1:-1].strip()
+        if text.startswith("\\(") and text.endswith("\\)"):
+            text = text[2:-2].strip()
+        if text.startswith("\\[") and text.endswith("\\]"):
+            text = text[2:-2].strip()
+        if text == before:
+            break
+    return text
+
+
+def extract_answers(response: str, config: ExtractConfig | None = None) -> Extraction:
+    """Every answer ``response`` commits to, by the first form present (see module docstring)."""
+    cfg = config if config is not None else ExtractConfig()
+    openings = sum(response.count(opener) for opener in _BOX_OPENERS)
+    if openings > cfg.max_boxed:
+        return Extraction(answers=(), form="boxed", flag="too_many_boxes")
+    for form in cfg.forms:
+        answers = _extract_form(response, form, cfg)
+        if len(set(answers)) > cfg.max_boxed:
+            return Extraction(answers=(), form=form, flag="too_many_answers")
+        if answers:
+            return Extraction(answers=tuple(answers), form=form)
+        if form == "boxed" and _UNCLOSED_BOX.search(response):
+            return Extraction(answers=(), form="boxed", flag="unclosed_box")
+    return Extraction(answers=(), form=None)
+
+
+def _extract_form(response: str, form: AnswerForm, cfg: ExtractConfig) -> list[str]:
+    if form == "boxed":
+        if "\\boxed" not in response and "\\fbox" not in response:
+            return []
+        return [b.strip() for b in find_boxed(response, max_answer_chars=cfg.max_answer_chars)]
+    if form == "hash":
+        return [_clean(m.group(1)) for m in _HASH.finditer(response)]
+    if form == "answer_is":
+        found: list[str] = []
+        for m in _ANSWER_IS.finditer(response):
+            end = response.find("\n", m.end(), m.end() + 300)
+            stretch = response[m.end() : end if end != -1 else m.end() + 300]
+            stop = _SENTENCE_END.search(stretch)
+            answer = _clean(stretch[: stop.start()] if stop else stretch)
+            if answer:
+                found.append(answer)
+        return found
+    if form == "a_colon":
+        return [a for a in (_clean(m.group(1)) for m in _A_COLON.finditer(response)) if a]
+    tail = response[-2000:]
+    lines = [line for line in tail.splitlines() if line.strip()]
+    if not lines:
+        return []
+    if form == "final_line":
+        last = _clean(lines[-1])
+        if not last or len(last) > cfg.final_line_max_chars or _PROSE_WORD.search(last.replace("\\text", "")):
+            return []
+        return [last]
+    segments = [m.group(1) or m.group(2) for m in _INLINE_MATH.finditer("\n".join(lines[-3:]))]
+    segments = [seg for seg in segments if seg and "=" in seg]
+    if not segments:
+        return []
+    value = _clean(segments[-1].rsplit("=", 1)[-1])
+    return [value] if value else []
+
+
+def apply_policy(
+    answers: Sequence[str], policy: MultiAnswerPolicy, same: Callable[[str, str], bool]
+) -> tuple[str | None, bool]:
+    """Apply a multiple-answer policy.
+
+    Returns ``(answer, conflict)``: the answer to grade and whether the response committed to
+    several answers that ``same`` says differ (under ``reject`` a conflict must fail).
+    """
+    if not answers:
+        return None, False
+    if policy == "first":
+        return answers[0], False
+    if policy == "last":
+        return answers[-1], False
+    last = answers[-1]
+    distinct: list[str] = []
+    for answer in answers:
+        if answer not in distinct:
+            distinct.append(answer)
+    conflict = any(not same(other, last) for other in distinct if other != last)
+    return last, conflict

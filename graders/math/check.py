@@ -1,0 +1,188 @@
+"""The three ways to check a response: in this process, pooled (sync) and pooled (async).
+
+- :func:`check_inline` does the work in the calling process with no time limit. Use it inside a
+  worker or for benchmarks; on hostile input it may take unbounded time and memory.
+- :func:`check` and :func:`acheck` run :func:`check_inline` in a :class:`~graders.pool.WorkerPool`
+  (a shared default pool, started on first use, unless one is passed) with a hard timeout: a
+  check that runs past it is killed and reported with status ``timeout``, never ``incorrect``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import dataclasses
+import threading
+from fractions import Fraction
+from typing import Any
+
+from graders.extract import apply_policy, extract_answers
+from graders.math.compare import ReferenceUnreadable, compare
+from graders.math.options import MathOptions
+from graders.math.parse import Answer, read_answer, read_reference, warm_up
+from graders.math.strict import unevaluated_reason
+from graders.math.verdict import MathStatus, MathVerdict
+from graders.pool import PoolConfig, PoolError, PoolTimeout, WorkerError, WorkerPool
+
+__all__ = ["DEFAULT_TIMEOUT", "acheck", "check", "check_inline", "default_pool", "reference_text"]
+
+DEFAULT_TIMEOUT = 5.0
+"""Seconds one pooled check may take before it is reported as ``timeout``."""
+
+_RESOURCE_ERRORS = ("MemoryError", "RecursionError", "OverflowError")
+
+
+def reference_text(reference: object) -> str:
+    """A reference answer as text: ``27.0`` -> ``"27"``, ``Fraction(1, 2)`` -> ``"\\frac{1}{2}"``."""
+    if isinstance(reference, bool) or reference is None:
+        raise TypeError(f"a math reference must be a string or a number, got {reference!r}")
+    if isinstance(reference, float) and reference.is_integer():
+        return str(int(reference))
+    if isinstance(reference, Fraction):
+        if reference.denominator == 1:
+            return str(reference.numerator)
+        return f"\\frac{{{reference.numerator}}}{{{reference.denominator}}}"
+    if isinstance(reference, (int, float)):
+        return str(reference)
+    if isinstance(reference, str):
+        return reference
+    raise TypeError(f"a math reference must be a string or a number, got {type(reference).__name__}")
+
+
+def _resolve_options(options: MathOptions | None, overrides: dict[str, Any]) -> MathOptions:
+    base = options if options is not None else MathOptions()
+    return dataclasses.replace(base, **overrides) if overrides else base
+
+
+def _judge_one(reference: Answer, raw: str, options: MathOptions) -> MathVerdict:
+    answer = read_answer(raw)
+    if not answer.text:
+        return MathVerdict.fail("no_answer", "the answer is empty", raw)
+    if "\\boxed" in answer.text or "\\fbox" in answer.text:
+        return MathVerdict.fail("unparseable", "a box inside the answer", raw)
+    if options.strict:
+        reason = unevaluated_reason(answer, reference)
+        if reason is not None:
+            return MathVerdict.fail("incorrect", reason, raw)
+    result = compare(reference, answer, options)
+    if result.outcome == "equal":
+        return MathVerdict.correct(raw, result.reason)
+    status: MathStatus = "unparseable" if result.outcome == "unparseable" else "incorrect"
+    return MathVerdict.fail(status, result.reason, raw)
+
+
+def check_inline(response: str, *, reference: object, options: MathOptions | None = None) -> MathVerdict:
+    """Check ``response`` against ``reference`` in this process (no time limit; see module doc)."""
+    opts = options if options is not None else MathOptions()
+    try:
+        ref = read_reference(reference_text(reference))
+        if not ref.text:
+            return MathVerdict.fail("error", "the reference answer is empty")
+        if not isinstance(response, str):
+            return MathVerdict.fail("no_answer", f"the response is not text ({type(response).__name__})")
+        if opts.max_response_chars is not None and len(response) > opts.max_response_chars:
+            return MathVerdict.fail(
+                "no_answer", f"response longer than {opts.max_response_chars} characters; not read"
+            )
+        extraction = extract_answers(response, opts.extract)
+        if extraction.flag == "unclosed_box":
+            return MathVerdict.fail(
+                "unparseable",
+                f"a \\boxed{{ is never closed within {opts.extract.max_answer_chars} characters",
+            )
+        if extraction.flag is not None:
+            return MathVerdict.fail("incorrect", f"rejected: {extraction.flag.replace('_', ' ')}")
+        answers = extraction.answers
+        if not answers:
+            return MathVerdict.fail("no_answer", "no final answer found (ask for \\boxed{})")
+        verdicts: dict[str, MathVerdict] = {}
+
+        def judged(raw: str) -> MathVerdict:
+            if raw not in verdicts:
+                verdicts[raw] = _judge_one(ref, raw, opts)
+            return verdicts[raw]
+
+        if opts.multi_answer == "reject":
+            distinct = list(dict.fromkeys(answers))
+            results = [judged(raw) for raw in distinct]
+            if all(v.passed for v in results):
+                return results[-1]
+            if any(v.passed for v in results):
+                wrong = next(v for v in results if not v.passed)
+                return MathVerdict.fail(
+                    "incorrect", "the response commits to several different answers", wrong.extracted
+                )
+            return judged(answers[-1])
+        chosen, _ = apply_policy(answers, opts.multi_answer, lambda a, b: a == b)
+        assert chosen is not None
+        return judged(chosen)
+    except ReferenceUnreadable as exc:
+        return MathVerdict.fail("error", str(exc))
+    except (MemoryError, RecursionError, OverflowError) as exc:
+        return MathVerdict.fail("unparseable", f"the answer exhausted a resource ({type(exc).__name__})")
+
+
+_default_pool: WorkerPool | None = None
+_default_lock = threading.Lock()
+
+
+def default_pool() -> WorkerPool:
+    """The shared pool used when none is passed (two workers, 2 GiB each; created on first use)."""
+    global _default_pool
+    with _default_lock:
+        if _default_pool is None or _default_pool.closed:
+            _default_pool = WorkerPool(PoolConfig(size=2, memory_mb=2048, initializer=warm_up))
+            atexit.register(_default_pool.close)
+        return _default_pool
+
+
+def _pooled_failure(exc: PoolError, timeout: float) -> MathVerdict:
+    if isinstance(exc, PoolTimeout):
+        return MathVerdict.fail("timeout", f"the check took longer than {timeout:g}s")
+    if isinstance(exc, WorkerError) and exc.type_name in _RESOURCE_ERRORS:
+        return MathVerdict.fail("unparseable", f"the answer exhausted a resource ({exc.type_name})")
+    return MathVerdict.fail("error", f"math check failed: {exc}")
+
+
+def check(
+    response: str,
+    *,
+    reference: object,
+    options: MathOptions | None = None,
+    pool: WorkerPool | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    **overrides: Any,
+) -> MathVerdict:
+    """Check ``response`` against ``reference`` in a worker process with a hard timeout.
+
+    ``overrides`` are :class:`MathOptions` fields (``strict=True``, ``multi_answer="last"``, ...)
+    applied on top of ``options``. Example::
+
+        >>> check("... so the answer is \\\\boxed{\\\\frac{1}{2}}", reference="0.5").passed
+        True
+    """
+    opts = _resolve_options(options, overrides)
+    runner = pool if pool is not None else default_pool()
+    try:
+        return runner.submit(check_inline, response, reference=reference, options=opts, timeout=timeout)
+    except PoolError as exc:
+        return _pooled_failure(exc, timeout)
+
+
+async def acheck(
+    response: str,
+    *,
+    reference: object,
+    options: MathOptions | None = None,
+    pool: WorkerPool | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    **overrides: Any,
+) -> MathVerdict:
+    """Async :func:`check`: awaits the pooled check without blocking the event loop."""
+    opts = _resolve_options(options, overrides)
+    runner = pool if pool is not None else default_pool()
+    try:
+        return await runner.asubmit(
+            check_inline, response, reference=reference, options=opts, timeout=timeout
+        )
+    except PoolError as exc:
+        return _pooled_failure(exc, timeout)

@@ -1,0 +1,205 @@
+"""Text clean-up of one extracted answer, and the literal forms read without any parser.
+
+Everything here is string work with linear regexes; nothing is evaluated. :func:`read_number`
+recognises integers, decimals, thousands separators, scientific notation, fractions, mixed
+numbers and percentages, with optional ``$``, units and ``x =`` around them, and returns exact
+rationals (:class:`fractions.Fraction`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+__all__ = [
+    "BasedNumber",
+    "LiteralNumber",
+    "clean_answer",
+    "read_based",
+    "read_letter",
+    "read_number",
+    "read_text",
+]
+
+_DROP = re.compile(
+    r"(?<!\\)\\(?:displaystyle|textstyle|left|right|bigl|bigr|Bigl|Bigr|big|Big|!|,|;|:|quad|qquad)(?![a-zA-Z])"
+    r"|(?<!\\)\\ |~"
+)
+_DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|°|\\degree")
+_FRAC_ALIASES = re.compile(r"\\[dt]frac(?![a-zA-Z])")
+_DOLLAR = re.compile(r"\\\$|\$")
+
+# one unit/noun after a number ("5 cm", "18 dollars", "3 \text{ apples}"); connectives are not units
+_TRAILING_WORDS = re.compile(
+    r"^(?P<body>.*?\S)\s*(?:\\(?:text|mbox|mathrm|textrm)\s*\{\s*(?P<w1>[A-Za-z][A-Za-z .^0-9/-]{0,30}?)\s*\}"
+    r"|(?P<w2>(?:[A-Za-z]{1,20})(?:\s+[A-Za-z]{1,20}){0,2}(?:\^\{?[23]\}?)?))$"
+)
+_CONNECTIVES = frozenset(
+    "or and to plus minus times more less than not nor either neither over under about approximately "
+    "at least most between except but divided by of is are equals equal roughly around nearly i e pi".split()
+)
+_ASSIGN = re.compile(r"^[A-Za-z](?:_\{?\w+\}?)?\s*=\s*(?=[^=]+$)")
+
+_INT = r"(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)"
+_NUMBER = re.compile(
+    rf"^(?P<sign>[+-]?)\s*(?P<int>{_INT})?(?:\.(?P<frac>\d+))?"
+    r"(?:\s*(?:[eE](?P<exp>[+-]?\d{1,4})|(?:\\times|\\cdot|\*|x)\s*10\s*\^\s*\{?\s*(?P<exp2>[+-]?\d{1,4})\s*\}?))?$"
+)
+_FRACTION = re.compile(
+    r"^(?P<sign>[+-]?)\s*(?:(?P<whole>\d+)\s+)??"
+    r"(?:\\frac\s*(?:\{\s*(?P<n1>[+-]?\d+)\s*\}|(?P<n2>\d))\s*(?:\{\s*(?P<d1>[+-]?\d+)\s*\}|(?P<d2>\d))"
+    r"|(?P<n3>\d+)\s*/\s*(?P<d3>\d+))$"
+)
+_MIXED = re.compile(r"^(?P<sign>[+-]?)\s*(?P<whole>\d+)\s*(?P<rest>\\frac.*)$")
+_PERCENT = re.compile(r"^(?P<body>.*?)\s*(?:\\%|%|\s+percent)$")
+_LETTER = re.compile(
+    r"^(?:\\(?:text|textbf|mathrm|mathbf)\s*\{\s*)?(?:\((?P<p>[A-Ea-e])\)|(?P<b>[A-E]))\s*\}?$"
+)
+# \textbf{(113) } (AoPS style) or (113): a number in a font command and/or parentheses
+_WRAPPED_NUMBER = re.compile(
+    r"^(?:\\(?:textbf|text|mathbf|mathrm)\s*\{\s*)?\(?\s*(?P<body>[+-]?\d[\d,.]*)\s*\)?\s*\}?$"
+)
+_TEXT = re.compile(r"^\\(?:text|textbf|mathrm|mbox|textrm)\s*\{(?P<body>[^{}]*)\}$")
+
+
+_BASED = re.compile(r"^(?P<digits>[0-9A-Za-z]+)\s*_\s*\{?\s*(?P<base>\d{1,2})\s*\}?$")
+
+
+@dataclass(frozen=True)
+class BasedNumber:
+    """A numeral with a base subscript, ``52_8``: compared digit for digit, base included."""
+
+    digits: str
+    base: int
+
+
+def read_based(text: str) -> BasedNumber | None:
+    """``52_8`` / ``1A_{16}`` -> :class:`BasedNumber`; None otherwise (or digits invalid)."""
+    m = _BASED.match(_strip_units(text.strip()))
+    if m is None:
+        return None
+    base = int(m.group("base"))
+    digits = m.group("digits").upper().lstrip("0") or "0"
+    if not 2 <= base <= 36:
+        return None
+    try:
+        int(digits, base)
+    except ValueError:
+        return None
+    return BasedNumber(digits, base)
+
+
+@dataclass(frozen=True)
+class LiteralNumber:
+    """A number written as a literal. ``inexact``: written as a decimal (an approximation may
+    be meant). ``percent``: written with ``%``."""
+
+    value: Fraction
+    inexact: bool = False
+    percent: bool = False
+
+
+def clean_answer(text: str) -> str:
+    """Drop presentation-only LaTeX (``\\left``, spacing, ``$``, ``\\dfrac``, degrees, a final
+    period) from an extracted answer."""
+    t = text.strip()
+    if t.startswith("\\(") and t.endswith("\\)"):
+        t = t[2:-2]
+    if t.startswith("\\[") and t.endswith("\\]"):
+        t = t[2:-2]
+    t = _DOLLAR.sub("", t)
+    t = _DROP.sub(" ", t)
+    t = _FRAC_ALIASES.sub(r"\\frac", t)
+    t = _DEGREES.sub("", t)
+    t = t.replace("{,}", ",").replace("\\infty", "\\infty ")
+    t = re.sub(r"\s+", " ", t).strip()
+    while t.endswith((".", ";")) and not t.endswith(".."):
+        t = t[:-1].rstrip()
+    return t
+
+
+def _strip_units(text: str) -> str:
+    m = _TRAILING_WORDS.match(text)
+    if m is None:
+        return text
+    words = (m.group("w1") or m.group("w2") or "").lower().replace("^", " ")
+    tokens = [w for w in re.split(r"[\s./-]+", words) if w and not w.isdigit()]
+    # single letters are variables (``3R^2``), not units
+    if not tokens or any(w in _CONNECTIVES or len(w) < 2 for w in tokens):
+        return text
+    return m.group("body").strip()
+
+
+def read_number(text: str) -> LiteralNumber | None:
+    """The value of ``text`` when it is a literal number (see module docstring), else None."""
+    t = _ASSIGN.sub("", text.strip())
+    t = _strip_units(t)
+    t = _ASSIGN.sub("", t)
+    if t.startswith("\\$"):
+        t = t[2:].strip()
+    percent = False
+    pm = _PERCENT.match(t)
+    if pm is not None:
+        percent, t = True, pm.group("body").strip()
+    t = _WRAPPED_NUMBER.sub(r"\g<body>", t.strip()).strip()
+    if t.startswith("{") and t.endswith("}") and t.count("{") == 1:
+        t = t[1:-1].strip()
+    value = _read_plain(t)
+    if value is not None:
+        return LiteralNumber(value[0], inexact=value[1], percent=percent)
+    return None
+
+
+def _read_plain(t: str) -> tuple[Fraction, bool] | None:
+    m = _NUMBER.match(t)
+    if m is not None and (m.group("int") or m.group("frac")):
+        whole = (m.group("int") or "0").replace(",", "")
+        frac = m.group("frac") or ""
+        value = Fraction(int(whole + frac), 10 ** len(frac))
+        exp = m.group("exp") or m.group("exp2")
+        if exp is not None:
+            value *= Fraction(10) ** int(exp)
+        if m.group("sign") == "-":
+            value = -value
+        return value, bool(frac) or (exp is not None and int(exp) < 0)
+    m = _FRACTION.match(t)
+    if m is not None:
+        num = int(m.group("n1") or m.group("n2") or m.group("n3"))
+        den = int(m.group("d1") or m.group("d2") or m.group("d3"))
+        if den == 0:
+            return None
+        value = Fraction(num, den)
+        if m.group("whole") is not None:
+            if num < 0 or den < 0:
+                return None
+            value += int(m.group("whole"))
+        return (-value if m.group("sign") == "-" else value), False
+    m = _MIXED.match(t)
+    if m is not None:
+        rest = _FRACTION.match(m.group("rest"))
+        if rest is not None and not rest.group("sign") and rest.group("whole") is None:
+            num = int(rest.group("n1") or rest.group("n2") or rest.group("n3"))
+            den = int(rest.group("d1") or rest.group("d2") or rest.group("d3"))
+            if den > 0 and num >= 0:
+                value = int(m.group("whole")) + Fraction(num, den)
+                return (-value if m.group("sign") == "-" else value), False
+    return None
+
+
+def read_letter(text: str) -> str | None:
+    """``B``, ``(B)``, ``\\text{(B)}`` -> ``"B"``: a multiple-choice letter, else None."""
+    m = _LETTER.match(text.strip())
+    if m is None:
+        return None
+    return (m.group("p") or m.group("b")).upper()
+
+
+def read_text(text: str) -> str | None:
+    """``\\text{Evelyn}`` -> ``"evelyn"``: a word answer, compared case- and space-insensitively."""
+    m = _TEXT.match(text.strip())
+    body = m.group("body") if m is not None else text
+    if m is None and not re.fullmatch(r"[A-Za-z][A-Za-z ,'-]*", body.strip()):
+        return None
+    key = re.sub(r"[^a-z0-9]", "", body.lower())
+    return key or None

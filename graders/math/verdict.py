@@ -1,0 +1,46 @@
+"""`MathVerdict`: the result of checking one response, and its mapping to a `Grade`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from graders.grade import Grade
+
+__all__ = ["MathStatus", "MathVerdict"]
+
+MathStatus = Literal["correct", "incorrect", "no_answer", "unparseable", "timeout", "error"]
+"""``correct``/``incorrect``: a verdict. ``no_answer``: no final answer was found (or the response
+was rejected before reading, e.g. too long). ``unparseable``: an answer was found but is not
+mathematics the checker can read. ``timeout``/``error``: the checker failed; not a verdict."""
+
+
+@dataclass(frozen=True)
+class MathVerdict:
+    """The verdict on one response: ``passed`` is True only for status ``correct``."""
+
+    passed: bool
+    status: MathStatus
+    extracted: str | None = None
+    reason: str = ""
+
+    @classmethod
+    def correct(cls, extracted: str, reason: str = "equivalent to the reference") -> MathVerdict:
+        return cls(True, "correct", extracted, reason)
+
+    @classmethod
+    def fail(cls, status: MathStatus, reason: str, extracted: str | None = None) -> MathVerdict:
+        if status == "correct":
+            raise ValueError("use MathVerdict.correct for a passing verdict")
+        return cls(False, status, extracted, reason)
+
+    def to_grade(self) -> Grade:
+        """The verdict as a :class:`~graders.grade.Grade` (timeouts and errors stay apart)."""
+        if self.status == "correct":
+            return Grade.correct(extracted=self.extracted, reason=self.reason)
+        if self.status == "timeout":
+            return Grade.timeout(self.reason or "math check timed out")
+        if self.status == "error":
+            return Grade.error(self.reason or "math check failed")
+        reason = f"{self.status}: {self.reason}" if self.reason else self.status
+        return Grade.incorrect(extracted=self.extracted, reason=reason)

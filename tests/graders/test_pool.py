@@ -1,0 +1,115 @@
+"""graders.pool: results, errors, hard timeouts, memory caps, crashes, async use."""
+
+from __future__ import annotations
+
+import asyncio
+import operator
+import os
+import threading
+import time
+
+import pytest
+
+from graders.pool import (
+    PoolClosed,
+    PoolConfig,
+    PoolTimeout,
+    WorkerDied,
+    WorkerError,
+    WorkerPool,
+)
+
+
+@pytest.fixture
+def pool() -> WorkerPool:
+    p = WorkerPool(PoolConfig(size=1, memory_mb=512, default_timeout=5.0))
+    yield p  # type: ignore[misc]
+    p.close()
+
+
+def test_submit_returns_results_and_reuses_the_worker(pool: WorkerPool) -> None:
+    assert pool.submit(operator.add, 2, 3) == 5
+    pid = pool.submit(os.getpid)
+    assert pid != os.getpid()
+    assert pool.submit(os.getpid) == pid  # persistent
+    assert pool.pids() == [pid]
+
+
+def test_keyword_arguments_and_unpicklable_results(pool: WorkerPool) -> None:
+    assert pool.submit(int, "ff", base=16) == 255
+    with pytest.raises(WorkerError):
+        pool.submit(threading.Lock)  # a lock cannot be pickled back
+    with pytest.raises(WorkerError):
+        pool.submit(lambda: 1)  # a lambda cannot be sent
+    assert pool.submit(abs, -4) == 4
+    assert pool.replaced == 0
+
+
+def test_exceptions_come_back_with_their_type(pool: WorkerPool) -> None:
+    with pytest.raises(WorkerError) as info:
+        pool.submit(int, "not a number")
+    assert info.value.type_name == "ValueError"
+    assert "not a number" in info.value.message
+    assert pool.submit(abs, -1) == 1  # the worker survived
+
+
+def test_timeout_kills_and_replaces_the_worker(pool: WorkerPool) -> None:
+    old = pool.submit(os.getpid)
+    start = time.monotonic()
+    with pytest.raises(PoolTimeout):
+        pool.submit(time.sleep, 30, timeout=0.5)
+    assert time.monotonic() - start < 1.5
+    new = pool.submit(os.getpid, timeout=30)
+    assert new != old
+    assert pool.replaced == 1
+    with pytest.raises(ProcessLookupError):
+        os.kill(old, 0)  # the hung worker is gone
+
+
+def test_memory_cap_is_enforced_in_the_worker(pool: WorkerPool) -> None:
+    with pytest.raises(WorkerError) as info:
+        pool.submit(bytearray, 2 * 1024**3)  # 2 GiB > 512 MiB cap
+    assert info.value.type_name == "MemoryError"
+    assert pool.submit(abs, -2) == 2
+
+
+def test_a_dying_worker_is_reported_and_replaced(pool: WorkerPool) -> None:
+    old = pool.submit(os.getpid)
+    with pytest.raises(WorkerDied):
+        pool.submit(os._exit, 3)
+    assert pool.submit(os.getpid, timeout=30) != old
+
+
+async def test_async_submit_runs_concurrently() -> None:
+    with WorkerPool(size=2, default_timeout=10.0) as pool:
+        await pool.asubmit(abs, 0, timeout=30)  # both workers started
+        await asyncio.gather(*(pool.asubmit(abs, 0, timeout=30) for _ in range(2)))
+        start = time.monotonic()
+        results = await asyncio.gather(*(pool.asubmit(time.sleep, 0.6) for _ in range(2)))
+        assert results == [None, None]
+        assert time.monotonic() - start < 1.15  # two workers: in parallel, not 1.2 s
+        with pytest.raises(PoolTimeout):
+            await pool.asubmit(time.sleep, 10, timeout=0.3)
+        assert await pool.asubmit(operator.mul, 6, 7, timeout=30) == 42
+
+
+def test_closed_pool_refuses_work() -> None:
+    pool = WorkerPool(size=1)
+    assert pool.submit(abs, -3, timeout=30) == 3
+    pool.close()
+    assert pool.closed
+    with pytest.raises(PoolClosed):
+        pool.submit(abs, -3)
+
+
+def test_config_is_validated() -> None:
+    with pytest.raises(ValueError):
+        PoolConfig(size=0)
+    with pytest.raises(ValueError):
+        PoolConfig(memory_mb=1)
+    with pytest.raises(ValueError):
+        PoolConfig(default_timeout=0)
+    with pytest.raises(TypeError):
+        WorkerPool(PoolConfig(), size=2)
+    with pytest.raises(ValueError):
+        WorkerPool(size=1).submit(abs, 1, timeout=0)
