@@ -31,9 +31,9 @@ from typing import Any, Literal
 from graders.grade import Grade
 from hub.environment import Environment
 from hub.errors import RunDirError, UsageError
-from hub.evaluate import EvalOptions, open_client
+from hub.evaluate import EvalOptions, open_client, prepare_run
 from hub.metrics import Summary, SummaryBuilder
-from hub.registry import load_environment, package_hash
+from hub.registry import load_environment
 from hub.rundir import RunConfig, RunDir
 from hub.runner import Runner, grade_rollout, select_tasks, with_grade
 from hub.types import Message, Rollout, Sampling, State, Step, Task
@@ -69,36 +69,21 @@ async def evaluate_sharded(
     summary. ``options`` apply per shard (concurrency is per shard); progress callbacks are not
     sent to Ray workers.
     """
-    from hub import __version__
-    from hub.local_model import is_local_model
-
     if shards < 1:
         raise UsageError("--shards must be at least 1")
-    if rollouts < 1:
-        raise UsageError("--rollouts must be at least 1")
     opts = dataclasses.replace(options or EvalOptions(), on_rollout=None, on_start=None)
-    args = dict(env_args or {})
-    env = load_environment(env_id, **args)
-    if split not in env.splits:
-        raise UsageError(f"{env_id} has no split {split!r}; it has: {', '.join(env.splits)}")
-    tasks = select_tasks(env, split=split, seed=seed, num_tasks=num_tasks)
-    if not tasks:
-        raise UsageError(f"{env_id} has no tasks in split {split!r}")
-    config = RunConfig(
-        env_id=env_id,
-        env_version=env.version,
-        env_hash=package_hash(env_id),
-        env_args=args,
+    _, tasks, config = prepare_run(
+        env_id,
         model=model,
-        base_url=None if is_local_model(model) else base_url,
-        sampling=sampling or Sampling(),
+        base_url=base_url,
+        num_tasks=num_tasks,
+        rollouts=rollouts,
+        max_turns=max_turns,
         seed=seed,
         split=split,
-        num_tasks=len(tasks),
-        rollouts_per_task=rollouts,
-        max_turns=max_turns or env.max_turns,
+        sampling=sampling,
+        env_args=env_args,
         group_advantages=group_advantages,
-        verihub_version=__version__,
     )
     root = RunDir(out)
     if root.config_path.exists():

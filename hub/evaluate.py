@@ -26,9 +26,9 @@ from hub.metrics import Summary, SummaryBuilder
 from hub.registry import load_environment, package_hash
 from hub.rundir import RunConfig, RunDir
 from hub.runner import ProgressCallback, Runner, StartCallback, grade_rollout, select_tasks, with_grade
-from hub.types import Sampling
+from hub.types import Sampling, Task
 
-__all__ = ["EvalOptions", "evaluate", "open_client", "regrade", "resume"]
+__all__ = ["EvalOptions", "evaluate", "open_client", "prepare_run", "regrade", "resume"]
 
 LOCAL_MAX_PARALLEL = 4
 
@@ -80,30 +80,23 @@ async def open_client(model: str, base_url: str | None, options: EvalOptions) ->
             yield client
 
 
-async def evaluate(
+def prepare_run(
     env_id: str,
     *,
     model: str,
-    out: str | os.PathLike[str],
-    base_url: str | None = None,
-    num_tasks: int | None = None,
-    rollouts: int = 1,
-    max_turns: int | None = None,
-    seed: int = 0,
-    split: str = "test",
-    sampling: Sampling | None = None,
-    env_args: Mapping[str, Any] | None = None,
-    group_advantages: bool = False,
-    options: EvalOptions | None = None,
-) -> Summary:
-    """Evaluate ``env_id`` against ``model`` into a new run directory ``out``.
-
-    ``group_advantages``: treat the ``rollouts`` of a task as a GRPO group and write each
-    rollout's group-relative advantage in ``extra.advantage`` (the group is written together).
-    """
+    base_url: str | None,
+    num_tasks: int | None,
+    rollouts: int,
+    max_turns: int | None,
+    seed: int,
+    split: str,
+    sampling: Sampling | None,
+    env_args: Mapping[str, Any] | None,
+    group_advantages: bool,
+) -> tuple[Environment, list[Task], RunConfig]:
+    """Load the environment, select its tasks and build the run's config (nothing is written)."""
     from hub import __version__
 
-    opts = options or EvalOptions()
     if rollouts < 1:
         raise UsageError("--rollouts must be at least 1")
     args = dict(env_args or {})
@@ -128,6 +121,44 @@ async def evaluate(
         max_turns=max_turns or env.max_turns,
         group_advantages=group_advantages,
         verihub_version=__version__,
+    )
+    return env, tasks, config
+
+
+async def evaluate(
+    env_id: str,
+    *,
+    model: str,
+    out: str | os.PathLike[str],
+    base_url: str | None = None,
+    num_tasks: int | None = None,
+    rollouts: int = 1,
+    max_turns: int | None = None,
+    seed: int = 0,
+    split: str = "test",
+    sampling: Sampling | None = None,
+    env_args: Mapping[str, Any] | None = None,
+    group_advantages: bool = False,
+    options: EvalOptions | None = None,
+) -> Summary:
+    """Evaluate ``env_id`` against ``model`` into a new run directory ``out``.
+
+    ``group_advantages``: treat the ``rollouts`` of a task as a GRPO group and write each
+    rollout's group-relative advantage in ``extra.advantage`` (the group is written together).
+    """
+    opts = options or EvalOptions()
+    env, tasks, config = prepare_run(
+        env_id,
+        model=model,
+        base_url=base_url,
+        num_tasks=num_tasks,
+        rollouts=rollouts,
+        max_turns=max_turns,
+        seed=seed,
+        split=split,
+        sampling=sampling,
+        env_args=env_args,
+        group_advantages=group_advantages,
     )
     rundir = RunDir(out)
     rundir.ensure_new()  # fail before starting a model
