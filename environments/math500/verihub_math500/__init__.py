@@ -6,16 +6,15 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from graders.math import MathGrader, MathOptions
 from graders.pool import WorkerPool
 from hub import SingleTurnEnv, Task
 from hub.data import load_rows
+from hub.math_datasets import PROMPT, math_environment
 
 __all__ = ["DATASET", "ENV_VAR", "PROMPT", "load_environment", "task_from_row"]
 
 DATASET = "HuggingFaceH4/MATH-500"
 ENV_VAR = "VERIHUB_MATH500_PATH"
-PROMPT = "{problem}\n\nPlease reason step by step, and put your final answer within \\boxed{{}}."
 
 
 def _task_id(row: Mapping[str, Any], index: int) -> str:
@@ -54,6 +53,4 @@ def load_environment(
     per check. ``pool``: the worker pool for grading (default: the shared one).
     """
     rows = load_rows(dataset=DATASET, split="test", path=path, env_var=ENV_VAR)
-    tasks = [task_from_row(row, i) for i, row in enumerate(rows)]
-    grader = MathGrader(MathOptions(strict=strict), pool=pool, timeout=timeout)
-    return SingleTurnEnv(id="math500", version="0.1.0", tasks={"test": tasks}, grader=grader)
+    return math_environment("math500", rows, task_from_row, strict=strict, timeout=timeout, pool=pool)
