@@ -8,7 +8,7 @@ long-lived child processes:
 
 - **hard timeout, enforced by the parent**: the parent waits on the worker's pipe for at most
   ``timeout`` seconds; past that the worker is killed (``SIGKILL``) and replaced, and the call
-  raises :class:`PoolTimeout`. Nothing relies on ``signal.alarm`` or on the work cooperating.
+  raises :class:`PoolTimeout`. Nothing relies on alarm signals or on the work cooperating.
 - **memory cap**: each worker lowers its own ``RLIMIT_AS`` with :func:`resource.setrlimit`
   at start-up, so a runaway allocation fails with ``MemoryError`` inside the worker (reported as
   :class:`WorkerError`) or kills only that worker (reported as :class:`WorkerDied`).

@@ -1,7 +1,7 @@
 """Run a checker process with a hard wall-clock kill from the parent and a memory cap.
 
 The limit is enforced from the parent (``asyncio.wait_for`` then SIGKILL to the whole process
-group), never with ``signal.alarm``. The memory cap is ``RLIMIT_AS`` set in the child before
+group), never with an alarm signal. The memory cap is ``RLIMIT_AS`` set in the child before
 ``exec``; ``RLIMIT_CPU`` is a second backstop.
 """
 
