@@ -51,14 +51,14 @@ class MathDatasetEnvContract:
         assert isinstance(env, GradedEnv)
         return env
 
-    @pytest.fixture(scope="class")
+    @pytest.fixture
     def pool(self) -> WorkerPool:
-        """The shared default math pool (started once per session, closed at exit)."""
+        """The shared default math pool (a process-wide singleton: started once, closed at exit)."""
         p = default_pool()
         p.wait_ready()
         return p
 
-    @pytest.fixture(scope="class")
+    @pytest.fixture
     def tasks(self, pool: WorkerPool) -> list[Task]:
         return list(self.env(pool=pool).tasks("test"))
 
