@@ -72,7 +72,7 @@ async def evaluate_sharded(
     if shards < 1:
         raise UsageError("--shards must be at least 1")
     opts = dataclasses.replace(options or EvalOptions(), on_rollout=None, on_start=None)
-    _, tasks, config = prepare_run(
+    _, selection, config = prepare_run(
         env_id,
         model=model,
         base_url=base_url,
@@ -85,16 +85,14 @@ async def evaluate_sharded(
         env_args=env_args,
         group_advantages=group_advantages,
     )
+    task_ids = [t.id for t in selection]  # shards need the ids; the tasks themselves are not kept
     root = RunDir(out)
     if root.config_path.exists():
         root.check_resumable(config)  # the same command again: resume the shards
     else:
         root.create(config)
-    n = min(shards, len(tasks))
-    specs = [
-        (str(Path(out) / SHARDS_DIR / f"shard-{i:03d}"), [t.id for t in tasks[i::n]], config, opts)
-        for i in range(n)
-    ]
+    n = min(shards, len(task_ids))
+    specs = [(str(Path(out) / SHARDS_DIR / f"shard-{i:03d}"), task_ids[i::n], config, opts) for i in range(n)]
     if backend == "ray":
         ray, started = _ray(ray_address)
         try:
@@ -108,7 +106,7 @@ async def evaluate_sharded(
         await asyncio.gather(*(_run_shard(*spec) for spec in specs))
     else:
         raise UsageError(f"unknown backend {backend!r}; use ray or local")
-    return merge_shards(out, [s[0] for s in specs], task_ids=[t.id for t in tasks])
+    return merge_shards(out, [s[0] for s in specs], task_ids=task_ids)
 
 
 def merge_shards(

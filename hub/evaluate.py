@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,15 @@ from hub.local_model import LocalModelServer, is_local_model
 from hub.metrics import Summary, SummaryBuilder
 from hub.registry import load_environment, package_hash
 from hub.rundir import RunConfig, RunDir
-from hub.runner import ProgressCallback, Runner, StartCallback, grade_rollout, select_tasks, with_grade
+from hub.runner import (
+    ProgressCallback,
+    Runner,
+    StartCallback,
+    TaskSelection,
+    grade_rollout,
+    select_tasks,
+    with_grade,
+)
 from hub.types import Sampling, Task
 
 __all__ = ["EvalOptions", "evaluate", "open_client", "prepare_run", "regrade", "resume"]
@@ -93,7 +101,7 @@ def prepare_run(
     sampling: Sampling | None,
     env_args: Mapping[str, Any] | None,
     group_advantages: bool,
-) -> tuple[Environment, list[Task], RunConfig]:
+) -> tuple[Environment, TaskSelection, RunConfig]:
     """Load the environment, select its tasks and build the run's config (nothing is written)."""
     from hub import __version__
 
@@ -103,8 +111,9 @@ def prepare_run(
     env = load_environment(env_id, **args)
     if split not in env.splits:
         raise UsageError(f"{env_id} has no split {split!r}; it has: {', '.join(env.splits)}")
-    tasks = select_tasks(env, split=split, seed=seed, num_tasks=num_tasks)
-    if not tasks:
+    tasks = TaskSelection(env, split=split, seed=seed, num_tasks=num_tasks)
+    count = tasks.count()
+    if not count:
         raise UsageError(f"{env_id} has no tasks in split {split!r}")
     config = RunConfig(
         env_id=env_id,
@@ -116,7 +125,7 @@ def prepare_run(
         sampling=sampling or Sampling(),
         seed=seed,
         split=split,
-        num_tasks=len(tasks),
+        num_tasks=count,
         rollouts_per_task=rollouts,
         max_turns=max_turns or env.max_turns,
         group_advantages=group_advantages,
@@ -179,7 +188,7 @@ async def resume(out: str | os.PathLike[str], *, options: EvalOptions | None = N
             f"cannot resume {out}: environment {config.env_id} changed since the run started "
             f"(version {config.env_version} -> {env.version}); start a new run"
         )
-    tasks = select_tasks(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
+    tasks = TaskSelection(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
     async with open_client(config.model, config.base_url, opts) as client:
         return await _run(env, client, config, rundir, tasks, opts)
 
@@ -189,7 +198,7 @@ async def _run(
     client: OpenAIClient,
     config: RunConfig,
     rundir: RunDir,
-    tasks: list[Any],
+    tasks: Iterable[Task],
     opts: EvalOptions,
 ) -> Summary:
     runner = Runner(

@@ -30,6 +30,7 @@ __all__ = [
     "ProgressCallback",
     "Runner",
     "StartCallback",
+    "TaskSelection",
     "grade_rollout",
     "select_tasks",
     "with_advantages",
@@ -41,16 +42,40 @@ StartCallback = Callable[[int, int], None]
 """Called once before the first rollout with (total rollouts, rollouts already done)."""
 
 
-def select_tasks(env: Environment, *, split: str, seed: int, num_tasks: int | None) -> list[Task]:
-    """The first ``num_tasks`` tasks of ``split`` (all of a finite split when None)."""
-    if num_tasks is not None and num_tasks < 1:
-        raise UsageError("--num-tasks must be at least 1")
-    source: Iterable[Task] = env.tasks(split, seed=seed)
-    if num_tasks is None:
-        if env.num_tasks(split) is None:
+class TaskSelection:
+    """The first ``num_tasks`` tasks of a split, generated again on each iteration.
+
+    A run iterates its tasks instead of holding them, so memory does not grow with the number of
+    tasks (a procedural environment can serve 100,000 of them).
+    """
+
+    def __init__(self, env: Environment, *, split: str, seed: int, num_tasks: int | None) -> None:
+        if num_tasks is not None and num_tasks < 1:
+            raise UsageError("--num-tasks must be at least 1")
+        if num_tasks is None and env.num_tasks(split) is None:
             raise UsageError(f"{env.id} generates tasks without end; pass --num-tasks N")
-        return list(source)
-    return list(itertools.islice(source, num_tasks))
+        self.env = env
+        self.split = split
+        self.seed = seed
+        self.num_tasks = num_tasks
+
+    def __iter__(self) -> Iterator[Task]:
+        source: Iterable[Task] = self.env.tasks(self.split, seed=self.seed)
+        if self.num_tasks is None:
+            return iter(source)
+        return itertools.islice(source, self.num_tasks)
+
+    def count(self) -> int:
+        """How many tasks the selection holds (counted without keeping them)."""
+        total = self.env.num_tasks(self.split)
+        if total is not None:
+            return total if self.num_tasks is None else min(total, self.num_tasks)
+        return sum(1 for _ in self)
+
+
+def select_tasks(env: Environment, *, split: str, seed: int, num_tasks: int | None) -> list[Task]:
+    """The first ``num_tasks`` tasks of ``split`` (all of a finite split when None), as a list."""
+    return list(TaskSelection(env, split=split, seed=seed, num_tasks=num_tasks))
 
 
 async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeout_s: float) -> Grade:
@@ -120,40 +145,49 @@ class Runner:
     on_rollout: ProgressCallback | None = None
     on_start: StartCallback | None = None
 
-    async def run(self, tasks: list[Task]) -> Summary:
+    async def run(self, tasks: Iterable[Task]) -> Summary:
+        """Run every missing (task, rollout_index) of ``tasks`` and write the summary.
+
+        ``tasks`` is iterated again when the run resumes, so pass a list or a
+        :class:`TaskSelection` (which regenerates the tasks instead of holding them).
+        """
         if self.concurrency < 1:
             raise UsageError("--concurrency must be at least 1")
         self.rundir.repair()
         if self.config.group_advantages:
             self.rundir.drop_partial_groups(self.config.rollouts_per_task)
         done = self.rundir.done_keys()
-        selected = {t.id for t in tasks}
-        foreign = {tid for tid, _ in done} - selected
-        if foreign:
-            raise RunDirError(
-                f"{self.rundir.path} has rollouts for tasks this environment no longer selects "
-                f"(e.g. {sorted(foreign)[0]!r}); the environment changed, start a new run"
-            )
         builder = SummaryBuilder(
             env_id=self.config.env_id,
             env_version=self.config.env_version,
             model=self.config.model,
             rollouts_per_task=self.config.rollouts_per_task,
         )
-        for t in tasks:
-            builder.add_task(t.id)
-        builder.extend(self.rundir.iter_rollouts())
+        if done:
+            selected = [t.id for t in tasks]
+            foreign = {tid for tid, _ in done} - set(selected)
+            if foreign:
+                raise RunDirError(
+                    f"{self.rundir.path} has rollouts for tasks this environment no longer selects "
+                    f"(e.g. {sorted(foreign)[0]!r}); the environment changed, start a new run"
+                )
+            for tid in selected:
+                builder.add_task(tid)
+            builder.extend(self.rundir.iter_rollouts())
         self.builder = builder
 
-        pending: Iterator[tuple[Task, int]] = (
-            (task, i)
-            for task in tasks
-            for i in range(self.config.rollouts_per_task)
-            if (task.id, i) not in done
-        )
+        def pending_pairs() -> Iterator[tuple[Task, int]]:
+            for task in tasks:
+                builder.add_task(task.id)
+                for i in range(self.config.rollouts_per_task):
+                    if (task.id, i) not in done:
+                        yield task, i
+
+        pending = pending_pairs()
         tools = self.env.tool_schemas()
         if self.on_start is not None:
-            self.on_start(len(tasks) * self.config.rollouts_per_task, builder.n_rollouts)
+            total = (self.config.num_tasks or 0) * self.config.rollouts_per_task
+            self.on_start(total, builder.n_rollouts)
         with self.rundir.open_writer() as writer:
             groups: dict[str, list[Rollout]] = {}
             group_size = self.config.rollouts_per_task
