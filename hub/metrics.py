@@ -176,7 +176,7 @@ class SummaryBuilder:
             n_errors=self.n_errors,
             errors_by_kind=dict(sorted(self._errors_by_kind.items())),
             mean_reward=self.running_mean,
-            ci95=_clustered_ci95([a.reward / a.n for a in self._tasks.values() if a.n]),
+            ci95=_clustered_ci95(list(self._tasks.values()), self.running_mean),
             pass_at_k=at_k,
             pass_all_k=all_k,
             usage={
@@ -196,15 +196,20 @@ def _zero_variance(tasks: list[_TaskAcc]) -> float | None:
     return sum(1 for a in groups if a.rmax - a.rmin < 1e-12) / len(groups)
 
 
-def _clustered_ci95(task_means: list[float]) -> tuple[float, float] | None:
-    """Normal-approximation 95% interval of the mean over tasks (rollouts of a task are
-    correlated, so the task is the unit). Clipped to [0, 1]."""
-    n = len(task_means)
-    if n == 0:
+def _clustered_ci95(tasks: list[_TaskAcc], mean: float | None) -> tuple[float, float] | None:
+    """Normal-approximation 95% interval of ``mean`` (the mean over graded rollouts), with a
+    cluster-robust standard error: rollouts of one task are correlated, so the task is the unit.
+
+    Var(mean) = G / (G - 1) * sum_i (S_i - n_i * mean)^2 / N^2 over the G tasks with graded
+    rollouts, where S_i is task i's reward sum over its n_i graded rollouts and N = sum n_i. The
+    interval is centred on the reported mean (so it always contains it, whatever the errors per
+    task), clipped to [0, 1], and ``None`` with fewer than two tasks (no spread to estimate).
+    """
+    graded = [a for a in tasks if a.n]
+    if mean is None or len(graded) < 2:
         return None
-    mean = sum(task_means) / n
-    if n == 1:
-        return (mean, mean)
-    var = sum((x - mean) ** 2 for x in task_means) / (n - 1)
-    half = 1.96 * math.sqrt(var / n)
+    g = len(graded)
+    total = sum(a.n for a in graded)
+    resid = sum((a.reward - a.n * mean) ** 2 for a in graded)
+    half = 1.96 * math.sqrt(g / (g - 1) * resid) / total
     return (max(0.0, mean - half), min(1.0, mean + half))

@@ -237,7 +237,7 @@ def _entry(v: VerifiedRun, *, copy_rollouts: bool, bootstrap_seed: int) -> Board
         n_rollouts=s.n_rollouts,
         n_errors=s.n_errors,
         mean_reward=s.mean_reward,
-        ci95=bootstrap_ci(v.task_means, seed=bootstrap_seed),
+        ci95=bootstrap_ci(v.task_means, weights=v.task_weights, seed=bootstrap_seed),
         bootstrap_seed=bootstrap_seed,
         bootstrap_resamples=DEFAULT_RESAMPLES,
         pass_at_k=s.pass_at_k,

@@ -58,6 +58,8 @@ class VerifiedRun:
     """The summary recomputed from the rollouts (equal to ``summary.json`` within tolerance)."""
     task_means: tuple[float, ...]
     """Mean reward per graded task, the unit of the bootstrap."""
+    task_weights: tuple[int, ...]
+    """Graded rollouts per task, aligned with ``task_means`` (the bootstrap's weights)."""
     cost_usd: float | None
     """Total cost when every rollout records ``extra["cost_usd"]``, else None."""
     sha256: dict[str, str]
@@ -130,12 +132,14 @@ def verify_run(
     if reasons:
         raise RunRejected(run_path, reasons)
 
-    task_means = tuple(t.mean_reward for t in recomputed.per_task if t.mean_reward is not None)
+    graded = [t for t in recomputed.per_task if t.mean_reward is not None]
+    task_means = tuple(t.mean_reward for t in graded if t.mean_reward is not None)
     return VerifiedRun(
         path=run_path,
         config=config,
         summary=recomputed,
         task_means=task_means,
+        task_weights=tuple(t.n for t in graded),
         cost_usd=scan.cost_usd,
         tasks_checked=check_tasks,
         sha256=hashes,

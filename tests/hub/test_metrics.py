@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable
 
 import pytest
@@ -61,3 +62,29 @@ def test_task_without_rollouts_is_counted(rollout_factory: Callable[..., Rollout
     b.add_task("x")
     s = b.build()
     assert s.n_tasks == 1 and s.mean_reward is None and s.per_task[0].pass_rate is None
+
+
+def test_ci95_is_centred_on_the_rollout_mean(rollout_factory: Callable[..., Rollout]) -> None:
+    """Errors spread unevenly over tasks make task means and the rollout mean differ; the interval
+    is the cluster-robust one around the reported mean, checked against a hand computation."""
+    b = SummaryBuilder(env_id="e", env_version="1", model="m", rollouts_per_task=4)
+    rewards = {"a": [1.0, 1.0, 1.0, 1.0], "b": [0.0, None, None, None], "c": [1.0, 0.0, 0.0, 0.0]}
+    for tid, rs in rewards.items():
+        for i, r in enumerate(rs):
+            err = RolloutError(kind="model", message="x") if r is None else None
+            b.add(rollout_factory(tid, i, reward=r, passed=r == 1.0, error=err))
+    s = b.build()
+    mean = 5 / 9  # graded rollouts: 4 + 1 + 4
+    assert s.mean_reward == pytest.approx(mean)
+    resid = (4 - 4 * mean) ** 2 + (0 - 1 * mean) ** 2 + (1 - 4 * mean) ** 2
+    half = 1.96 * math.sqrt(3 / 2 * resid) / 9
+    assert s.ci95 is not None
+    assert s.ci95 == pytest.approx((max(0.0, mean - half), min(1.0, mean + half)))
+    assert s.ci95[0] <= s.mean_reward <= s.ci95[1]
+
+
+def test_ci95_needs_two_tasks(rollout_factory: Callable[..., Rollout]) -> None:
+    b = SummaryBuilder(env_id="e", env_version="1", model="m", rollouts_per_task=2)
+    b.add(rollout_factory("a", 0, reward=1.0, passed=True))
+    b.add(rollout_factory("a", 1, reward=0.0, passed=False))
+    assert b.build().ci95 is None

@@ -166,3 +166,16 @@ def test_same_rollouts_under_two_models_are_two_entries(tmp_path: Path) -> None:
     rollouts = [(tmp_path / d / "rollouts.jsonl").read_bytes() for d in ("a", "b")]
     assert rollouts[0] == rollouts[1]
     assert len({board.entry_dir(e) for e in board.entries()}) == 2
+
+
+def test_bootstrap_weights_follow_the_rollout_mean() -> None:
+    """Weighted by graded rollouts, the interval is about the rollout-weighted mean: a task with
+    one graded rollout counts a quarter of one with four."""
+    means, weights = [1.0] * 10 + [0.0] * 10, [4] * 10 + [1] * 10
+    rollout_mean = sum(m * w for m, w in zip(means, weights)) / sum(weights)  # 0.8
+    ci = bootstrap_ci(means, weights=weights, seed=1, resamples=4000)
+    assert ci is not None and ci[0] <= rollout_mean <= ci[1] and ci[0] > 0.5
+    unweighted = bootstrap_ci(means, seed=1, resamples=4000)
+    assert unweighted is not None and unweighted[0] < 0.5 < unweighted[1] < rollout_mean
+    with pytest.raises(ValueError):
+        bootstrap_ci(means, weights=[1, 2])
