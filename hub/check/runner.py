@@ -287,7 +287,7 @@ def _digest(
     done = any(ev["event"] == "done" for ev in events)
     hung = any(ev["event"] == "hang" for ev in events)
     if res.timed_out and not done:
-        where = "grading_time" if phase.startswith(("gold", "grading")) else "sandbox"
+        where = "grading_time" if phase.startswith(("gold", "probes", "grading")) else "sandbox"
         report.add(where, "fail", f"the check ran past its wall-clock limit during '{phase}'")
     elif not done and not hung:
         tail = [ln for ln in res.stderr.splitlines() if ln.strip()][-2:]

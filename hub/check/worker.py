@@ -235,7 +235,7 @@ def _sample(env: Any, split: str, seed: int, n: int) -> list[Any]:
 
 
 async def _run_checks(env: Any, factory: Callable[[], Any], cfg: dict[str, Any]) -> None:
-    from hub.check.probes import aliases, gold_response, hacking_probes, perturb
+    from hub.check.probes import aliases, gamed, gold_response, hacking_probes, perturb
 
     n_ids = int(cfg["num_tasks"])
     phase("task ids")
@@ -277,7 +277,7 @@ async def _run_checks(env: Any, factory: Callable[[], Any], cfg: dict[str, Any])
     gold_fail: list[str] = []
     pert_pass: list[str] = []
     hacks: list[str] = []
-    n_gold = 0
+    n_gold = n_probed = 0
 
     def note(status: str, info: Any, label: str) -> bool:
         if status == "timeout":
@@ -288,24 +288,32 @@ async def _run_checks(env: Any, factory: Callable[[], Any], cfg: dict[str, Any])
 
     for i, task in enumerate(tasks):
         gold = gold_response(env, task)
-        if gold is None:
-            continue
-        n_gold += 1
-        phase(f"gold {task.id}")
-        status, g = await _grade(env, task, gold, f"gold of {task.id}", timeout_s)
-        if note(status, g, f"gold of {task.id}") and not g.passed:
-            gold_fail.append(f"{task.id}: {g.reason or g.status}")
-        wrong = perturb(gold, aliases(task))
-        status, g = await _grade(env, task, wrong, f"perturbed gold of {task.id}", timeout_s)
-        if note(status, g, f"perturbed gold of {task.id}") and g.passed:
-            pert_pass.append(f"{task.id}: {wrong[:40]!r} passed (gold {gold[:40]!r})")
+        if gold is not None:
+            n_gold += 1
+            phase(f"gold {task.id}")
+            status, g = await _grade(env, task, gold, f"gold of {task.id}", timeout_s)
+            if note(status, g, f"gold of {task.id}") and not g.passed:
+                gold_fail.append(f"{task.id}: {g.reason or g.status}")
+            wrong = perturb(gold, aliases(task))
+            status, g = await _grade(env, task, wrong, f"perturbed gold of {task.id}", timeout_s)
+            if note(status, g, f"perturbed gold of {task.id}") and g.passed:
+                pert_pass.append(f"{task.id}: {wrong[:40]!r} passed (gold {gold[:40]!r})")
         if i >= int(cfg["probe_tasks"]):
             continue
+        # A task without a reference answer is probed too (with generic options and letters):
+        # a grader that accepts anything must not pass just because there is no gold to compare.
+        phase(f"probes {task.id}")
+        n_probed += 1
+        outcomes: list[tuple[str, bool]] = []
         for name, text in hacking_probes(task, gold):
             label = f"probe '{name}' on {task.id}"
             status, g = await _grade(env, task, text, label, timeout_s)
-            if note(status, g, label) and g.passed:
-                hacks.append(f"{label} passed (score {g.score:g})")
+            if note(status, g, label):
+                outcomes.append((name, bool(g.passed)))
+        suffix = "" if gold is not None else " (no reference answer)"
+        hacks += [
+            f"probe '{n}' on {task.id}{suffix} passed" for n in gamed(outcomes, has_gold=gold is not None)
+        ]
     if n_gold == 0:
         result(
             "gold", "warn", "no task has a reference answer the check can render; define gold_response(task)"
@@ -327,7 +335,9 @@ async def _run_checks(env: Any, factory: Callable[[], Any], cfg: dict[str, Any])
     result(
         "hacking_probes",
         "fail" if hacks else "pass",
-        f"{len(hacks)} reward-hacking probes passed: the grader can be gamed" if hacks else "",
+        f"{len(hacks)} reward-hacking probes passed: the grader can be gamed"
+        if hacks
+        else f"no probe passed on {n_probed} tasks",
         hacks,
     )
     result(

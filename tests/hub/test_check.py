@@ -9,7 +9,7 @@ import pytest
 
 import hub.cli
 from hub.check import CheckOptions, CheckReport, Limits, check
-from hub.check.probes import gold_response, hacking_probes, perturb
+from hub.check.probes import gamed, gold_response, hacking_probes, perturb
 from hub.check.sandbox import network_namespace_available
 from hub.cli import authoring, hubcmds  # noqa: F401  (register the commands)
 from hub.errors import UsageError
@@ -49,6 +49,7 @@ def test_installed_good_environment_passes_every_check() -> None:
     ("name", "check_name", "reason"),
     [
         ("pass_all", "hacking_probes", "probe 'empty'"),
+        ("pass_all_no_gold", "hacking_probes", "probe 'empty' on w0 (no reference answer) passed"),
         ("reads_file", "file_access", "verihub-leaked-answers.json"),
         ("socket", "network", "93.184.216.34"),
         ("hang", "grading_time", "hung"),
@@ -104,6 +105,17 @@ def test_probes_and_perturbations() -> None:
     assert gold_response(WithHook(), task) == "Answer: 5"
     assert gold_response(object(), Task(id="x", prompt="p", answer=["a", "b"])) == "a"
     assert gold_response(object(), Task(id="x", prompt="p", answer={"k": 1})) is None
+
+
+def test_probe_verdicts_with_and_without_gold() -> None:
+    outcomes = [("empty", False), ("every option", True), ("injection", False)]
+    assert gamed(outcomes, has_gold=True) == ["every option"]
+    # without a reference, a list of options may honestly meet an instruction ("use no commas")
+    assert gamed(outcomes, has_gold=False) == []
+    assert gamed([("empty", True), ("injection", False)], has_gold=False) == ["empty"]
+    # ... but a grader that passes every probe at once does not look at the answer
+    assert gamed([("every option", True), ("injection", True)], has_gold=False) == ["all 2 probes"]
+    assert gamed([], has_gold=False) == []
 
 
 def test_cli_check_json_and_exit_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
