@@ -31,21 +31,56 @@ from ._process import ProcessResult, run_limited
 __all__ = ["CoqChecker", "parse_coq_assumptions"]
 
 _SUB_LIB = "VerihubSub"
+_PRINT_WIDTH = 100_000  # one line per assumption; the parser still folds continuation lines
 _MSG = re.compile(r'File "[^"]*", line (\d+), characters \d+-\d+:\n(.*?)(?=\nFile "|\Z)', re.DOTALL)
 
 
+_CLOSED = "Closed under the global context"
+_SECTIONS = frozenset(
+    {"Axioms:", "Section Variables:", "Opaque constants:", "Transparent constants:", "Theory:"}
+)
+
+
 def parse_coq_assumptions(output: str) -> tuple[str, ...]:
-    """Axioms (and unsafe-feature notes) from ``Print Assumptions`` output."""
-    if "Closed under the global context" in output:
+    """Axioms (and unsafe-feature notes) from ``Print Assumptions`` output; fails closed.
+
+    Only the exact line ``Closed under the global context`` means "none". Otherwise the output
+    is a sequence of section headers (``Axioms:``, ``Theory:``...) each followed by entries: an
+    entry starts on an unindented line, and indented lines continue it (Coq breaks an entry whose
+    name and type are wider than the print width, putting the name alone on its line). Every
+    entry counts: ``name : type`` gives ``name``; anything else (``f is assumed to be guarded.``,
+    ``Set is impredicative``) gives ``"unsafe: <entry>"``, which no allow-list matches.
+    Raises ``ValueError`` on anything else (an empty output, an entry before any header, a header
+    with no entry), so that unreadable output is an error, never a pass.
+    """
+    lines = [line.rstrip() for line in output.splitlines() if line.strip()]
+    if [line.strip() for line in lines] == [_CLOSED]:
         return ()
+    if not lines:
+        raise ValueError("empty `Print Assumptions` output")
+    entries: list[tuple[str, str]] = []
+    section: str | None = None
+    for line in lines:
+        if line[0].isspace():
+            if not entries or entries[-1][0] != section:
+                raise ValueError(f"continuation line without an entry: {line.strip()[:80]!r}")
+            entries[-1] = (entries[-1][0], entries[-1][1] + " " + line.strip())
+        elif line in _SECTIONS:
+            if section is not None and (not entries or entries[-1][0] != section):
+                raise ValueError(f"section {section!r} has no entries")
+            section = line
+        elif section is None:
+            raise ValueError(f"unexpected line in `Print Assumptions` output: {line[:80]!r}")
+        else:
+            entries.append((section, line.strip()))
+    if section is None or not entries or entries[-1][0] != section:
+        raise ValueError(f"section {section!r} has no entries")
     found: list[str] = []
-    for line in output.splitlines():
-        if not line or line[0].isspace() or line.rstrip().endswith(":") and " " not in line.strip():
-            continue
-        if " : " in line:
-            found.append(line.split(" : ", 1)[0].strip())
-        elif re.search(r"assumed|relies|unsafe|positive", line):
-            found.append("unsafe: " + line.strip())
+    for sect, entry in entries:
+        if sect != "Theory:" and " : " in entry:
+            found.append(entry.split(" : ", 1)[0].strip())
+        else:
+            found.append("unsafe: " + entry)
     return tuple(found)
 
 
@@ -164,6 +199,7 @@ class CoqChecker:
                 f"{header}\nDefinition __verihub_expected := {_to_forall(stmt.signature)}.\n"
                 f"Require {_SUB_LIB}.Submission.\n"
                 f"Definition __verihub_check : __verihub_expected := @{_SUB_LIB}.Submission.{stmt.name}.\n"
+                f"Set Printing Width {_PRINT_WIDTH}.\n"
                 "Print Assumptions __verihub_check.\n"
             )
             with open(os.path.join(workdir, "Check.v"), "w", encoding="utf-8") as fh:
@@ -177,7 +213,10 @@ class CoqChecker:
                     messages=_messages(res),
                     reason="the proved theorem is not the task's statement (kernel re-check failed)",
                 )
-            axioms = parse_coq_assumptions(res.stdout)
+            try:
+                axioms = parse_coq_assumptions(res.stdout)
+            except ValueError as exc:
+                return ProofVerdict.error(f"could not read `Print Assumptions` output ({exc}); not a pass")
             allowed = pol.axioms_for("coq")
             bad = [a for a in axioms if not _allowed(a, allowed)]
             if bad:

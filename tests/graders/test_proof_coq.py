@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
-from graders.proof import CoqChecker, ProofGrader, ProofPolicy
+from graders.proof import CoqChecker, ProofGrader, ProofPolicy, ProofVerdict
 from graders.proof.coq import parse_coq_assumptions
+from graders.proof.screen import Prepared, parse_statement
 
 pytestmark = pytest.mark.skipif(
     shutil.which("coqc") is None, reason="coqc not installed (apt-get install -y coq)"
@@ -23,8 +26,12 @@ def coq() -> CoqChecker:
     return CoqChecker(policy=ProofPolicy(timeout_s=10.0))
 
 
+def plain(statement: str, body: str, before: str = "") -> str:
+    return f"{before}\n{statement}\nProof.\n{body}\nQed."
+
+
 def full(statement: str, body: str, before: str = "") -> str:
-    return f"```coq\n{before}\n{statement}\nProof.\n{body}\nQed.\n```"
+    return f"```coq\n{plain(statement, body, before)}\n```"
 
 
 async def test_correct_proof_is_proved_bare_and_restated() -> None:
@@ -87,18 +94,74 @@ async def test_hacks_fail_with_reason(proof: str, reason: str) -> None:
     assert reason in v.reason
 
 
+LONG = "cheat_" + "a" * 74  # name + type wider than Coq's default print width (78)
+
+
+async def unscreened(statement: str, source: str, policy: ProofPolicy | None = None) -> ProofVerdict:
+    """The kernel checks alone: ``source`` goes to ``coqc`` without the screen."""
+    stmt = parse_statement(statement, "coq")
+    pre, _, body = source.partition(statement)
+    prep = Prepared(statement=stmt, preamble=pre, body=body, source=source)
+    return await coq()._run(prep, (), 10.0, policy or ProofPolicy())
+
+
+@pytest.mark.parametrize(
+    ("statement", "before", "tactic"),
+    [
+        (
+            "Theorem add_comm' : forall n m : nat, n + m = m + n.",
+            f"Hypothesis {LONG} : forall P : Prop, P.",
+            f"apply {LONG}.",
+        ),
+        ("Theorem t : 0 = 1.", f"Hypothesis {LONG} : forall P : Prop, P.", f"apply {LONG}."),
+        ("Theorem t : 0 = 1.", f"Variable {LONG} : 0 = 1.", f"exact {LONG}."),
+        ("Theorem t : 0 = 1.", f"Variables ({LONG} : 0 = 1) (b : nat).", f"exact {LONG}."),
+        ("Theorem t : 0 = 1.", f"Hypotheses {LONG} : 0 = 1.", f"exact {LONG}."),
+        ("Theorem t : 0 = 1.", f"Context ({LONG} : 0 = 1).", f"exact {LONG}."),
+        (
+            "Theorem t : 0 = 1.",
+            "Hypothesis h : forall (aaaaaaaaaaaaaaaaaaaaaaaa bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb "
+            "cccccccccccccccccccccccccc dddddddddddddddddddd : nat), 0 = 1.",
+            "exact (h 0 0 0 0).",
+        ),
+    ],
+)
+async def test_long_named_assumptions_fail_on_screen_and_in_the_kernel(
+    statement: str, before: str, tactic: str
+) -> None:
+    source = plain(statement, tactic, before)
+    screened = await coq().check(statement, source)
+    assert screened.status == "failed" and "forbidden" in screened.reason, screened.reason
+    kernel = await unscreened(statement, source)  # Print Assumptions alone must catch it too
+    assert kernel.status == "failed" and "allow-list" in kernel.reason, kernel.reason
+    assert kernel.axioms and kernel.axioms[0].startswith("Submission.")
+
+
+async def test_library_axiom_printed_on_its_own_line_is_caught() -> None:
+    stmt = "Theorem fe : (fun n : nat => n + 0) = (fun n => n)."
+    proof = full(
+        stmt,
+        "apply functional_extensionality. intros; auto.",
+        "Require Import Coq.Logic.FunctionalExtensionality.",
+    )
+    v = await coq().check(stmt, proof)
+    assert v.status == "failed" and "functional_extensionality_dep" in v.reason, v.reason
+    assert v.axioms == ("FunctionalExtensionality.functional_extensionality_dep",)
+    allowed = ProofPolicy(allowed_axioms=frozenset({"functional_extensionality_dep"}))
+    assert (await coq().check(stmt, proof, policy=allowed)).status == "proved"
+
+
 async def test_variable_axiom_is_caught_by_print_assumptions() -> None:
-    hack = full(ADD, "apply cheat.", "Variable cheat : forall P : Prop, P.")
-    v = await coq().check(ADD, hack)
+    hack = plain(ADD, "apply cheat.", "Variable cheat : forall P : Prop, P.")
+    assert "forbidden `Variable`" in (await coq().check(ADD, hack)).reason
+    v = await unscreened(ADD, hack)
     assert v.status == "failed" and "allow-list" in v.reason
     allowing = ProofPolicy(allowed_axioms=frozenset({"cheat"}))  # a same-named axiom is still the model's own
-    assert (await coq().check(ADD, hack, policy=allowing)).status == "failed"
+    assert (await unscreened(ADD, hack, allowing)).status == "failed"
 
 
 async def test_kernel_recheck_catches_a_redefinition_the_screen_misses() -> None:
     # Bypass the screen on purpose: the kernel re-check alone must reject a proof about another `nat`.
-    from graders.proof.screen import Prepared, parse_statement
-
     stmt = parse_statement("Theorem t : forall n : nat, n = n.", "coq")
     redefined = "Inductive nat := O | S : nat -> nat."
     source = f"{redefined}\n{stmt.text}\nProof. reflexivity. Qed."
@@ -145,6 +208,41 @@ def test_parse_print_assumptions() -> None:
         "Sub.f is assumed to be guarded.\n"
     )
     assert parse_coq_assumptions(out) == ("classic", "cheat", "unsafe: Sub.f is assumed to be guarded.")
+    wrapped = f"Axioms:\n{LONG}\n  : forall P : Prop, P\nshort : 0 = 1\nTheory:\nSet is impredicative\n"
+    assert parse_coq_assumptions(wrapped) == (LONG, "short", "unsafe: Set is impredicative")
+    assert parse_coq_assumptions("Section Variables:\nlong_name_alone\n") == ("unsafe: long_name_alone",)
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "",
+        "Proof complete.\n",
+        "Closed under the global context\nAxioms:\nx : False\n",
+        "Axioms:\n",
+        "Axioms:\n  : False\n",
+        "Axioms:\nSection Variables:\nx : False\n",
+        "  x : False\n",
+    ],
+)
+def test_unreadable_print_assumptions_raises(output: str) -> None:
+    with pytest.raises(ValueError):
+        parse_coq_assumptions(output)
+
+
+def test_parser_reads_real_coq_output_at_the_default_width(tmp_path: Path) -> None:
+    # no `Set Printing Width` here: Coq puts long names alone on a line, the type indented below
+    src = (
+        f"Axiom {LONG} : forall P : Prop, P.\nAxiom b : 0 = 1.\n"
+        "Require Import Coq.Logic.FunctionalExtensionality.\n"
+        f"Theorem t : 0 = 1 /\\ (fun n : nat => n + 0) = (fun n => n).\n"
+        f"Proof. split. apply {LONG}. apply functional_extensionality. intros; auto. Qed.\n"
+        "Print Assumptions t.\n"
+    )
+    (tmp_path / "A.v").write_text(src)
+    out = subprocess.run(["coqc", "-q", "A.v"], cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert f"\n{LONG}\n  : " in out.stdout  # the layout that used to hide the axiom
+    assert sorted(parse_coq_assumptions(out.stdout)) == sorted([LONG, "functional_extensionality_dep"])
 
 
 async def test_grader_maps_verdicts_to_grades() -> None:
