@@ -15,8 +15,9 @@ runs the shards as coroutines in this process (the same code path, without Ray).
 
 Grading pool: :class:`RayGradedEnv` wraps an installed environment so that its ``grade`` runs
 in Ray workers (each worker loads the environment once); everything else stays in-process.
-Pass it to :class:`hub.runner.Runner` as the environment, or re-grade a run on Ray with
-:func:`regrade_on_ray`. Ray (tested with ray 2.60.0) is imported only when used.
+The runner option ``EvalOptions(grade_on="ray", ray_address=...)`` (``verihub eval --grade-on
+ray``) uses it for a run, and for every shard of :func:`evaluate_sharded`; re-grade a run on Ray
+with :func:`regrade_on_ray`. Ray (tested with ray 2.60.0) is imported only when used.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from typing import Any, Literal
 from graders.grade import Grade
 from hub.environment import Environment
 from hub.errors import RunDirError, UsageError
-from hub.evaluate import EvalOptions, open_client, prepare_run
+from hub.evaluate import EvalOptions, grading_env, open_client, prepare_run
 from hub.metrics import Summary, SummaryBuilder
 from hub.registry import load_environment
 from hub.rundir import RunConfig, RunDir
@@ -67,11 +68,21 @@ async def evaluate_sharded(
 
     Every shard must reach ``base_url`` (or start its own ``local:`` model). Returns the merged
     summary. ``options`` apply per shard (concurrency is per shard); progress callbacks are not
-    sent to Ray workers.
+    sent to Ray workers. With ``options.grade_on == "ray"`` every shard grades on Ray workers
+    (the shards then reserve no CPU: they wait on the model and on their grading tasks).
+    ``ray_address`` is where Ray is started (for the shards and the grading), unless Ray is
+    already initialised.
     """
     if shards < 1:
         raise UsageError("--shards must be at least 1")
+    if backend not in ("ray", "local"):
+        raise UsageError(f"unknown backend {backend!r}; use ray or local")
     opts = dataclasses.replace(options or EvalOptions(), on_rollout=None, on_start=None)
+    if opts.grade_on not in ("ray", "local"):
+        raise UsageError(f"--grade-on must be local or ray, not {opts.grade_on!r}")
+    address = ray_address if ray_address is not None else opts.ray_address
+    # the shards find Ray running (started below); a shard on a Ray worker is connected already
+    opts = dataclasses.replace(opts, ray_address=None)
     _, selection, config = prepare_run(
         env_id,
         model=model,
@@ -93,19 +104,23 @@ async def evaluate_sharded(
         root.create(config)
     n = min(shards, len(task_ids))
     specs = [(str(Path(out) / SHARDS_DIR / f"shard-{i:03d}"), task_ids[i::n], config, opts) for i in range(n)]
-    if backend == "ray":
-        ray, started = _ray(ray_address)
-        try:
-            remote = ray.remote(num_cpus=1, max_retries=0)(_shard_entry)
+    ray: Any = None
+    started = False
+    if backend == "ray" or opts.grade_on == "ray":
+        ray, started = _ray(address)
+    try:
+        if backend == "ray":
+            # A shard awaits its grading tasks without ray.get, so Ray would not lend its CPU to
+            # them: with grading on Ray, shards reserve none (or N shards on N CPUs deadlock).
+            cpus = 0 if opts.grade_on == "ray" else 1
+            remote = ray.remote(num_cpus=cpus, max_retries=0)(_shard_entry)
             refs = [remote.remote(*spec) for spec in specs]
             await asyncio.gather(*(_await_ref(ref) for ref in refs))
-        finally:
-            if started:
-                ray.shutdown()
-    elif backend == "local":
-        await asyncio.gather(*(_run_shard(*spec) for spec in specs))
-    else:
-        raise UsageError(f"unknown backend {backend!r}; use ray or local")
+        else:
+            await asyncio.gather(*(_run_shard(*spec) for spec in specs))
+    finally:
+        if started:
+            ray.shutdown()
     return merge_shards(out, [s[0] for s in specs], task_ids=task_ids)
 
 
@@ -172,16 +187,20 @@ async def _run_shard(path: str, task_ids: list[str], config: RunConfig, opts: Ev
         rundir.check_resumable(config)
     else:
         rundir.create(config)
-    async with open_client(config.model, config.base_url, opts) as client:
-        runner = Runner(
-            env=env,
-            client=client,
-            config=config,
-            rundir=rundir,
-            concurrency=opts.concurrency,
-            grade_timeout_s=opts.grade_timeout_s,
-        )
-        await runner.run(tasks)
+    try:
+        env = grading_env(env, config, opts)
+        async with open_client(config.model, config.base_url, opts) as client:
+            runner = Runner(
+                env=env,
+                client=client,
+                config=config,
+                rundir=rundir,
+                concurrency=opts.concurrency,
+                grade_timeout_s=opts.grade_timeout_s,
+            )
+            await runner.run(tasks)
+    finally:
+        await env.aclose()
     return path
 
 
@@ -192,13 +211,28 @@ class RayGradedEnv(Environment):
     Tasks, ``reset`` and ``step`` run in this process; each ``grade`` is a Ray task that loads
     the environment once per worker process (by id and ``load_environment`` arguments) and
     grades there. A hard timeout (the runner's) cancels the Ray task.
+
+    ``inner``: the environment already loaded here (else it is loaded by id). ``address``: the
+    Ray cluster for ``ray.init`` when Ray is not initialised yet; Ray is started on
+    construction (so a missing Ray fails before the run, not as grader errors), and
+    :meth:`aclose` shuts it down if this object started it. :attr:`remote_grades` and
+    :attr:`worker_pids` count the grades computed on Ray and the worker processes that did.
     """
 
     def __init__(
-        self, env_id: str, *, env_args: Mapping[str, Any] | None = None, num_cpus: float = 1.0
+        self,
+        env_id: str,
+        *,
+        env_args: Mapping[str, Any] | None = None,
+        num_cpus: float = 1.0,
+        inner: Environment | None = None,
+        address: str | None = None,
     ) -> None:
         self._args = dict(env_args or {})
-        self.inner = load_environment(env_id, **self._args)
+        self.inner = inner if inner is not None else load_environment(env_id, **self._args)
+        self._ray, self._started_ray = _ray(address)
+        self.remote_grades = 0
+        self.worker_pids: set[int] = set()
         super().__init__(
             id=env_id,
             version=self.inner.version,
@@ -229,18 +263,30 @@ class RayGradedEnv(Environment):
 
     async def grade(self, task: Task, rollout: Rollout) -> Grade:
         if self._remote is None:
-            ray, _ = _ray(None)
-            self._remote = ray.remote(num_cpus=self._num_cpus, max_retries=0)(_grade_entry)
+            self._remote = self._ray.remote(num_cpus=self._num_cpus, max_retries=0)(_grade_entry)
         ref = self._remote.remote(self.id, self._args, task.model_dump_json(), rollout.model_dump_json())
-        return Grade.model_validate_json(await _await_ref(ref))
+        grade_json, pid = await _await_ref(ref)
+        self.remote_grades += 1
+        self.worker_pids.add(pid)
+        return Grade.model_validate_json(grade_json)
+
+    async def aclose(self) -> None:
+        """Close the wrapped environment, and shut Ray down if this object started it."""
+        try:
+            await self.inner.aclose()
+        finally:
+            if self._started_ray:
+                self._started_ray = False
+                self._ray.shutdown()
 
 
 _WORKER_ENVS: dict[str, Environment] = {}
 _WORKER_LOOP: list[asyncio.AbstractEventLoop] = []
 
 
-def _grade_entry(env_id: str, env_args: dict[str, Any], task_json: str, rollout_json: str) -> str:
-    """Body of one grading Ray task: the environment is loaded once per worker process."""
+def _grade_entry(env_id: str, env_args: dict[str, Any], task_json: str, rollout_json: str) -> tuple[str, int]:
+    """Body of one grading Ray task: the environment is loaded once per worker process.
+    Returns the grade (JSON) and the worker's process id."""
     import json
 
     key = env_id + json.dumps(env_args, sort_keys=True, default=str)
@@ -251,16 +297,31 @@ def _grade_entry(env_id: str, env_args: dict[str, Any], task_json: str, rollout_
     rollout = Rollout.model_validate_json(rollout_json)
     if not _WORKER_LOOP:  # one loop per worker process: graders may keep loop-bound pools
         _WORKER_LOOP.append(asyncio.new_event_loop())
-    return _WORKER_LOOP[0].run_until_complete(env.grade(task, rollout)).model_dump_json()
+    grade = _WORKER_LOOP[0].run_until_complete(env.grade(task, rollout))
+    return grade.model_dump_json(), os.getpid()
 
 
 async def regrade_on_ray(
-    out: str | os.PathLike[str], *, grade_timeout_s: float = 60.0, concurrency: int = 64
+    out: str | os.PathLike[str],
+    *,
+    grade_timeout_s: float = 60.0,
+    concurrency: int = 64,
+    ray_address: str | None = None,
 ) -> tuple[Summary, int]:
     """Like :func:`hub.evaluate.regrade`, with the grades computed concurrently on Ray workers."""
     rundir = RunDir(out)
     config = rundir.load_config()
-    env = RayGradedEnv(config.env_id, env_args=config.env_args)
+    env = RayGradedEnv(config.env_id, env_args=config.env_args, address=ray_address)
+    try:
+        return await _regrade(env, rundir, config, grade_timeout_s=grade_timeout_s, concurrency=concurrency)
+    finally:
+        await env.aclose()
+
+
+async def _regrade(
+    env: RayGradedEnv, rundir: RunDir, config: RunConfig, *, grade_timeout_s: float, concurrency: int
+) -> tuple[Summary, int]:
+    out = rundir.path
     tasks = {
         t.id: t for t in select_tasks(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
     }

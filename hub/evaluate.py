@@ -7,6 +7,10 @@
 
 ``evaluate`` writes ``config.json`` first, then streams rollouts; ``resume`` reloads the
 environment named in the config, refuses a changed configuration, and runs only what is missing.
+
+Where grading runs is an option (:attr:`EvalOptions.grade_on`): ``"local"`` grades in this
+process, ``"ray"`` sends each grade to Ray workers (:class:`hub.distributed.RayGradedEnv`).
+Grades do not depend on where they are computed, so a run may be resumed with another backend.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import os
 from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from hub.client import ClientOptions, OpenAIClient
 from hub.environment import Environment
@@ -36,9 +40,21 @@ from hub.runner import (
 )
 from hub.types import Sampling, Task
 
-__all__ = ["EvalOptions", "evaluate", "open_client", "prepare_run", "regrade", "resume"]
+__all__ = [
+    "GradeOn",
+    "EvalOptions",
+    "evaluate",
+    "grading_env",
+    "open_client",
+    "prepare_run",
+    "regrade",
+    "resume",
+]
 
 LOCAL_MAX_PARALLEL = 4
+
+GradeOn = Literal["local", "ray"]
+"""Where grading runs: ``local`` (this process) or ``ray`` (Ray workers)."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +68,9 @@ class EvalOptions:
     requests_per_minute: float | None = None
     tokens_per_minute: float | None = None
     grade_timeout_s: float = 60.0
+    grade_on: GradeOn = "local"
+    """``ray``: grade on Ray workers (``ray.init(address=ray_address)`` unless Ray is running)."""
+    ray_address: str | None = None
     on_rollout: ProgressCallback | None = field(default=None, compare=False)
     on_start: StartCallback | None = field(default=None, compare=False)
 
@@ -171,9 +190,13 @@ async def evaluate(
     )
     rundir = RunDir(out)
     rundir.ensure_new()  # fail before starting a model
-    async with open_client(model, base_url, opts) as client:
-        rundir.create(config)
-        return await _run(env, client, config, rundir, tasks, opts)
+    try:
+        env = grading_env(env, config, opts)
+        async with open_client(model, base_url, opts) as client:
+            rundir.create(config)
+            return await _run(env, client, config, rundir, tasks, opts)
+    finally:
+        await env.aclose()
 
 
 async def resume(out: str | os.PathLike[str], *, options: EvalOptions | None = None) -> Summary:
@@ -189,8 +212,30 @@ async def resume(out: str | os.PathLike[str], *, options: EvalOptions | None = N
             f"(version {config.env_version} -> {env.version}); start a new run"
         )
     tasks = TaskSelection(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
-    async with open_client(config.model, config.base_url, opts) as client:
-        return await _run(env, client, config, rundir, tasks, opts)
+    try:
+        env = grading_env(env, config, opts)  # the grading backend is not part of the config
+        async with open_client(config.model, config.base_url, opts) as client:
+            return await _run(env, client, config, rundir, tasks, opts)
+    finally:
+        await env.aclose()
+
+
+def grading_env(env: Environment, config: RunConfig, options: EvalOptions) -> Environment:
+    """``env`` as the runner should use it: itself, or wrapped so that it grades on Ray.
+
+    With ``grade_on="ray"`` the result is a :class:`hub.distributed.RayGradedEnv` around
+    ``env`` (tasks, ``reset`` and ``step`` stay here; each Ray worker loads the environment
+    ``config.env_id`` with ``config.env_args`` once and grades there).
+    """
+    if options.grade_on == "local":
+        if options.ray_address is not None:
+            raise UsageError("--ray-address needs --grade-on ray")
+        return env
+    if options.grade_on == "ray":
+        from hub.distributed import RayGradedEnv  # Ray and the shard code load only when used
+
+        return RayGradedEnv(config.env_id, env_args=config.env_args, inner=env, address=options.ray_address)
+    raise UsageError(f"--grade-on must be local or ray, not {options.grade_on!r}")
 
 
 async def _run(
@@ -211,10 +256,7 @@ async def _run(
         on_rollout=opts.on_rollout,
         on_start=opts.on_start,
     )
-    try:
-        return await runner.run(tasks)
-    finally:
-        await env.aclose()
+    return await runner.run(tasks)
 
 
 async def regrade(out: str | os.PathLike[str], *, grade_timeout_s: float = 60.0) -> tuple[Summary, int]:

@@ -69,6 +69,15 @@ def eval_cmd(
     timeout: float = typer.Option(120.0, "--timeout", min=0.1, help="Per-request timeout in seconds."),
     max_retries: int = typer.Option(5, "--max-retries", min=0, help="Retries per request."),
     grade_timeout: float = typer.Option(60.0, "--grade-timeout", min=0.1, help="Grading time limit (s)."),
+    grade_on: str = typer.Option(
+        "local",
+        "--grade-on",
+        help="Where grading runs: local (this process) or ray (Ray workers; needs `pip install ray`). "
+        "May differ between a run and its --resume.",
+    ),
+    ray_address: str = typer.Option(
+        None, "--ray-address", help="With --grade-on ray: the Ray cluster (default: start a local one)."
+    ),
     env_arg: list[str] = typer.Option(None, "--env-arg", help="NAME=VALUE passed to load_environment."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
     group_advantages: bool = typer.Option(
@@ -79,7 +88,8 @@ def eval_cmd(
 
     Writes DIR/config.json, DIR/rollouts.jsonl (one line per finished rollout) and
     DIR/summary.json, then prints the summary. An interrupted run continues with
-    `verihub eval --resume DIR`.
+    `verihub eval --resume DIR`. `--grade-on ray` grades on Ray workers (the CPU-heavy part);
+    the rest of the run stays in this process.
     """
     if resume_dir is not None:
         if env_id is not None or model is not None:
@@ -91,6 +101,10 @@ def eval_cmd(
         if model is None:
             raise UsageError("pass --model NAME (with --base-url URL), or --model local:smollm2")
         target = out or _default_out(env_id, model)
+    if grade_on not in ("local", "ray"):
+        raise UsageError(f"--grade-on must be local or ray, not {grade_on!r}")
+    if ray_address is not None and grade_on != "ray":
+        raise UsageError("--ray-address needs --grade-on ray")
     sampling = Sampling(
         temperature=temperature, top_p=top_p, max_tokens=max_tokens, stop=tuple(stop) if stop else None
     )
@@ -103,6 +117,8 @@ def eval_cmd(
             requests_per_minute=rpm,
             tokens_per_minute=tpm,
             grade_timeout_s=grade_timeout,
+            grade_on="ray" if grade_on == "ray" else "local",
+            ray_address=ray_address,
             on_rollout=bar.update,
             on_start=bar.start,
         )
@@ -209,8 +225,23 @@ def _iter(rd: RunDir) -> list[Rollout]:
 def regrade_cmd(
     run_dir: Path = typer.Argument(..., help="A run directory."),
     grade_timeout: float = typer.Option(60.0, "--grade-timeout", min=0.1, help="Grading time limit (s)."),
+    grade_on: str = typer.Option("local", "--grade-on", help="local, or ray (grade on Ray workers)."),
+    ray_address: str = typer.Option(
+        None, "--ray-address", help="With --grade-on ray: the Ray cluster (default: start a local one)."
+    ),
 ) -> None:
     """Re-grade saved rollouts with the installed grader, without calling the model."""
-    summary, changed = aio.run(regrade(run_dir, grade_timeout_s=grade_timeout))
+    if grade_on not in ("local", "ray"):
+        raise UsageError(f"--grade-on must be local or ray, not {grade_on!r}")
+    if ray_address is not None and grade_on != "ray":
+        raise UsageError("--ray-address needs --grade-on ray")
+    if grade_on == "ray":
+        from hub.distributed import regrade_on_ray
+
+        summary, changed = aio.run(
+            regrade_on_ray(run_dir, grade_timeout_s=grade_timeout, ray_address=ray_address)
+        )
+    else:
+        summary, changed = aio.run(regrade(run_dir, grade_timeout_s=grade_timeout))
     err.print(f"regraded {summary.n_rollouts} rollouts; {changed} verdicts changed")
     print_summary(summary, run_dir=run_dir)

@@ -6,9 +6,11 @@ Ray instance with two workers and are skipped when Ray is not installed.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import itertools
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -33,6 +35,65 @@ def digits_responder(request: dict[str, Any]) -> str:
 
 def _keys(run: Path) -> list[tuple[str, int]]:
     return [(r.task_id, r.rollout_index) for r in RunDir(run).iter_rollouts()]
+
+
+def _verdicts(run: Path) -> list[tuple[str, int, float | None, bool, str | None]]:
+    """Each rollout's grade, by (task, rollout_index): what must not depend on where grading ran."""
+    rows = [
+        (
+            r.task_id,
+            r.rollout_index,
+            r.reward,
+            r.passed,
+            None if r.grade is None else r.grade.model_dump_json(),
+        )
+        for r in RunDir(run).iter_rollouts()
+    ]
+    return sorted(rows, key=lambda row: (row[0], row[1]))
+
+
+@contextlib.contextmanager
+def _serving() -> Iterator[str]:
+    """The fake model server on a loop in a background thread (for CLI calls, which run their own
+    event loop); yields its base URL."""
+    import asyncio
+    import threading
+
+    loop = asyncio.new_event_loop()
+    server = FakeChatServer(responder=digits_responder)
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    asyncio.run_coroutine_threadsafe(server.start(), loop).result(timeout=30)
+    try:
+        yield server.base_url
+    finally:
+        asyncio.run_coroutine_threadsafe(server.stop(), loop).result(timeout=30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=10)
+
+
+def _cli(argv: list[str]) -> int:
+    from hub.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    return int(done.value.code or 0)
+
+
+@pytest.fixture
+def ray_spy(monkeypatch: pytest.MonkeyPatch) -> list[RayGradedEnv]:
+    """Every RayGradedEnv the runner option makes (it is looked up in hub.distributed)."""
+    import hub.distributed
+
+    made: list[RayGradedEnv] = []
+
+    class Spy(RayGradedEnv):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(hub.distributed, "RayGradedEnv", Spy)
+    return made
 
 
 def _common(server: FakeChatServer) -> dict[str, Any]:
@@ -89,10 +150,14 @@ def ray_local() -> Iterator[Any]:
 async def test_ray_shards_merge_into_one_run(tmp_path: Path, ray_local: Any) -> None:
     async with FakeChatServer(responder=digits_responder) as server:
         single = await evaluate("arith", out=tmp_path / "single", **_common(server))
+        # shards on Ray grading on Ray too: two shards and their grading tasks on two CPUs
+        # (the shards reserve no CPU, else they would hold both and wait forever)
+        common = {**_common(server), "options": EvalOptions(concurrency=4, max_retries=0, grade_on="ray")}
         merged = await evaluate_sharded(
-            "arith", out=tmp_path / "ray", shards=2, backend="ray", group_advantages=True, **_common(server)
+            "arith", out=tmp_path / "ray", shards=2, backend="ray", group_advantages=True, **common
         )
     assert _keys(tmp_path / "ray") == _keys(tmp_path / "single")
+    assert _verdicts(tmp_path / "ray") == _verdicts(tmp_path / "single")
     assert merged.n_rollouts == 12 and merged.n_tasks == 6
     assert merged.pass_at_k == single.pass_at_k and merged.mean_reward == single.mean_reward
     assert merged.zero_variance_fraction is not None
@@ -138,29 +203,63 @@ async def test_ray_grading_pool_in_runner_and_regrade(tmp_path: Path, ray_local:
 
 
 def test_cli_eval_sharded_local_backend(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    import asyncio
-    import threading
-
-    import hub.cli.export  # noqa: F401  (registers `verihub eval-sharded`)
-    from hub.cli import main
-
-    loop = asyncio.new_event_loop()
-    server = FakeChatServer(responder=digits_responder)
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    asyncio.run_coroutine_threadsafe(server.start(), loop).result(timeout=30)
-    try:
-        argv = ["eval-sharded", "arith", "--model", "fake", "--base-url", server.base_url]
+    with _serving() as url:
+        argv = ["eval-sharded", "arith", "--model", "fake", "--base-url", url]
         argv += ["--out", str(tmp_path / "run"), "--shards", "3", "--backend", "local", "-n", "5", "-r", "2"]
-        with pytest.raises(SystemExit) as ok:
-            main(argv)
-        assert ok.value.code == 0
-        with pytest.raises(SystemExit) as bad:
-            main([*argv[:-6], "--backend", "spark"])
-        assert bad.value.code == 1
-    finally:
-        asyncio.run_coroutine_threadsafe(server.stop(), loop).result(timeout=30)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=10)
+        assert _cli(argv) == 0
+        assert _cli([*argv[:-6], "--backend", "spark"]) == 1
     assert len(_keys(tmp_path / "run")) == 10
     assert "--backend must be ray or local" in capsys.readouterr().err
+
+
+@needs_ray
+def test_cli_eval_grade_on_ray_matches_local_grading(
+    tmp_path: Path, ray_local: Any, ray_spy: list[RayGradedEnv], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with _serving() as url:
+        argv = ["eval", "arith", "--model", "fake", "--base-url", url, "-n", "6", "-r", "2"]
+        argv += ["--max-tokens", "8", "--concurrency", "4", "--max-retries", "0", "--no-progress"]
+        assert _cli([*argv, "--out", str(tmp_path / "local")]) == 0
+        assert not ray_spy  # the default grades in this process
+        assert _cli([*argv, "--out", str(tmp_path / "ray"), "--grade-on", "ray"]) == 0
+        [env] = ray_spy
+        # every rollout was graded by a Ray task, in worker processes other than this one
+        assert env.remote_grades == 12
+        assert env.worker_pids and os.getpid() not in env.worker_pids
+        # the grading backend is not part of the run's identity: resume a local run on Ray
+        local_lines = (tmp_path / "local" / "rollouts.jsonl").read_text().splitlines(keepends=True)
+        (tmp_path / "resumed").mkdir()
+        (tmp_path / "resumed" / "config.json").write_text((tmp_path / "local" / "config.json").read_text())
+        (tmp_path / "resumed" / "rollouts.jsonl").write_text("".join(local_lines[:5]))
+        assert (
+            _cli(["eval", "--resume", str(tmp_path / "resumed"), "--grade-on", "ray", "--no-progress"]) == 0
+        )
+        assert ray_spy[1].remote_grades == 7
+        # bad options are one-line errors
+        assert _cli([*argv, "--out", str(tmp_path / "bad"), "--grade-on", "spark"]) == 1
+        assert _cli([*argv, "--out", str(tmp_path / "bad"), "--ray-address", "auto"]) == 1
+    err = capsys.readouterr().err
+    assert "--grade-on must be local or ray" in err and "--ray-address needs --grade-on ray" in err
+    assert ray_local.is_initialized()  # Ray was running before the run: the run leaves it running
+    for run in ("local", "ray", "resumed"):
+        summary = json.loads((tmp_path / run / "summary.json").read_text())
+        assert summary["n_rollouts"] == 12 and summary["n_tasks"] == 6 and summary["n_errors"] == 0
+    assert _verdicts(tmp_path / "ray") == _verdicts(tmp_path / "local") == _verdicts(tmp_path / "resumed")
+    assert (
+        RunDir(tmp_path / "ray").load_config().identity()
+        == RunDir(tmp_path / "local").load_config().identity()
+    )
+
+
+@needs_ray
+async def test_local_shards_grade_on_ray(tmp_path: Path, ray_local: Any, ray_spy: list[RayGradedEnv]) -> None:
+    async with FakeChatServer(responder=digits_responder) as server:
+        single = await evaluate("arith", out=tmp_path / "single", **_common(server))
+        common = {**_common(server), "options": EvalOptions(concurrency=4, max_retries=0, grade_on="ray")}
+        merged = await evaluate_sharded(
+            "arith", out=tmp_path / "sharded", shards=2, backend="local", **common
+        )
+    assert len(ray_spy) == 2 and sum(env.remote_grades for env in ray_spy) == 12
+    assert all(env.worker_pids and os.getpid() not in env.worker_pids for env in ray_spy)
+    assert _verdicts(tmp_path / "sharded") == _verdicts(tmp_path / "single")
+    assert merged.mean_reward == single.mean_reward
