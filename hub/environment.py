@@ -26,12 +26,17 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graders.grade import Grade
 from graders.protocol import Grader
 from hub.errors import EnvironmentDefinitionError, UnknownSplitError
 from hub.types import Message, Rollout, State, Step, Task
+
+if TYPE_CHECKING:
+    from datasets import Dataset
+
+    from hub.rl import EnvReward
 
 __all__ = ["Environment", "GradedEnv", "MultiTurnEnv", "SingleTurnEnv", "TaskSource"]
 
@@ -104,6 +109,34 @@ class Environment(ABC):
         The runner calls it once when a run ends, on success or failure. The default does nothing.
         """
         return None
+
+    # -- training (see hub.rl) -----------------------------------------------------------------
+    def reward_function(
+        self,
+        *,
+        error_value: float | None = 0.0,
+        timeout_s: float = 60.0,
+        concurrency: int = 64,
+        name: str | None = None,
+    ) -> EnvReward:
+        """A reward function for TRL's ``GRPOTrainer`` that grades with this environment.
+
+        Same as :func:`hub.rl.reward_function` (``hub.rl.reward_function(self, ...)``).
+        """
+        from hub.rl import reward_function  # hub.rl imports this module
+
+        return reward_function(
+            self, error_value=error_value, timeout_s=timeout_s, concurrency=concurrency, name=name
+        )
+
+    def to_dataset(self, split: str = "train", n: int | None = None, *, seed: int = 0) -> Dataset:
+        """The first ``n`` tasks of ``split`` as a Hugging Face dataset for GRPO training.
+
+        Same as :func:`hub.rl.to_dataset` (``hub.rl.to_dataset(self, split, n, seed=seed)``).
+        """
+        from hub.rl import to_dataset  # hub.rl imports this module; datasets loads only here
+
+        return to_dataset(self, split, n, seed=seed)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.id}@{self.version}>"

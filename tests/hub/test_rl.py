@@ -62,6 +62,37 @@ def test_to_dataset_has_chat_prompt_and_reward_columns() -> None:
     assert "2" not in json.dumps(row["prompt"])  # the reference is never in the prompt
 
 
+def test_environment_to_dataset_method_is_hub_rl_to_dataset() -> None:
+    env = SingleTurnEnv(id="toy", tasks=_tasks(5), grader=ExactGrader(), system_prompt="Be brief.")
+    ds = env.to_dataset("test", 3, seed=0)
+    assert ds.to_list() == to_dataset(env, "test", 3, seed=0).to_list()
+    assert [row["task_id"] for row in ds] == ["t0", "t1", "t2"]
+    with pytest.raises(UsageError, match="no split 'train'"):
+        env.to_dataset()  # the default split is train, as in hub.rl
+
+
+def test_environment_reward_function_method_grades_like_hub_rl(toy_env: SingleTurnEnv) -> None:
+    from hub.rl import EnvReward
+
+    reward = toy_env.reward_function(error_value=None, timeout_s=5.0, concurrency=2, name="mine")
+    assert isinstance(reward, EnvReward) and reward.env is toy_env
+    assert (reward.__name__, reward.error_value, reward.timeout_s, reward.concurrency) == (
+        "mine",
+        None,
+        5.0,
+        2,
+    )
+    ds = toy_env.to_dataset("test", 2)
+    assert trainer_call(reward, ds, ["Answer: 1", "no", "Answer: 2", "Answer: 2"], generations=2) == [
+        1.0,
+        0.0,
+        1.0,
+        1.0,
+    ]
+    assert toy_env.reward_function().__name__ == "verihub_toy"
+    reward.close()
+
+
 def test_to_dataset_rejects_unknown_split(toy_env: SingleTurnEnv) -> None:
     with pytest.raises(UsageError, match="no split 'train'"):
         to_dataset(toy_env, "train", 2)
