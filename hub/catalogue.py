@@ -14,9 +14,12 @@ A catalogue is a JSON document validated with pydantic::
 file) or ``{"kind": "wheel", "url"}``. ``content_hash`` is :func:`hub.registry.hash_tree` of the
 environment's import package; ``verihub install`` refuses a package whose hash differs.
 
-verihub ships ``hub/catalogue.json`` (the project's own environments). More catalogues (a file
-path or an http(s)/file URL each) are listed in the user config file, ``$VERIHUB_CONFIG`` or
-``~/.config/verihub/config.toml``::
+verihub ships ``hub/catalogue.json``: the project's own environments, as ``path`` sources
+relative to it (``../environments/ID``, so they install from a verihub checkout) with their
+content hashes. After changing an environment, regenerate the hashes (and versions) with
+``python -m hub.catalogue --refresh``; ``--check`` only reports stale entries. More catalogues
+(a file path or an http(s)/file URL each) are listed in the user config file,
+``$VERIHUB_CONFIG`` or ``~/.config/verihub/config.toml``::
 
     [hub]
     catalogues = ["/srv/lab-catalogue.json", "https://example.org/verihub.json"]
@@ -30,6 +33,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 import urllib.parse
 import urllib.request
 from collections.abc import Sequence
@@ -43,6 +47,7 @@ from hub.errors import UsageError
 
 __all__ = [
     "SCHEMA_VERSION",
+    "SHIPPED_ORIGIN",
     "Catalogue",
     "CatalogueEntry",
     "GitSource",
@@ -55,9 +60,13 @@ __all__ = [
     "load_catalogue",
     "parse_catalogue",
     "read_catalogue",
+    "refresh_catalogue",
+    "shipped_path",
+    "source_info",
 ]
 
 SCHEMA_VERSION = 1
+SHIPPED_ORIGIN = "verihub (shipped)"
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 _HASH = re.compile(r"^sha256:[0-9a-f]{64}$")
 _FETCH_TIMEOUT_S = 10.0
@@ -290,17 +299,7 @@ def configured_catalogues(path: Path | None = None) -> list[str]:
     cfg = path if path is not None else config_path()
     if not cfg.is_file():
         return []
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        try:
-            import tomli as tomllib  # type: ignore[no-redef]
-        except ModuleNotFoundError as exc:
-            raise UsageError(f"reading {cfg} on Python 3.10 needs `pip install tomli`") from exc
-    try:
-        data = tomllib.loads(cfg.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read config {cfg}: {exc}; fix or remove it") from exc
+    data = _toml(cfg)
     cats = data.get("hub", {}).get("catalogues", [])
     if not isinstance(cats, list) or not all(isinstance(c, str) for c in cats):
         raise UsageError(f"{cfg}: [hub] catalogues must be a list of paths or URLs")
@@ -312,9 +311,16 @@ def configured_catalogues(path: Path | None = None) -> list[str]:
     return out
 
 
+def shipped_path() -> Path:
+    """Where the shipped catalogue file is (``hub/catalogue.json``)."""
+    return Path(str(resources.files("hub").joinpath("catalogue.json")))
+
+
 def _shipped() -> Catalogue:
-    text = resources.files("hub").joinpath("catalogue.json").read_text(encoding="utf-8")
-    return parse_catalogue(text, origin="verihub (shipped)")
+    path = shipped_path()
+    return parse_catalogue(
+        path.read_text(encoding="utf-8"), origin=SHIPPED_ORIGIN, base_dir=path.resolve().parent
+    )
 
 
 def load_catalogue(*, extra: Sequence[str] | None = None, use_config: bool = True) -> Catalogue:
@@ -336,3 +342,86 @@ def load_catalogue(*, extra: Sequence[str] | None = None, use_config: bool = Tru
         except UsageError as exc:
             cat._problems.append(str(exc))
     return cat
+
+
+def _toml(path: Path) -> dict[str, Any]:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        try:
+            import tomli as tomllib  # type: ignore[no-redef]
+        except ModuleNotFoundError as exc:
+            raise UsageError(f"reading {path} on Python 3.10 needs `pip install tomli`") from exc
+    try:
+        data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}; fix or remove it") from exc
+    return data
+
+
+def source_info(folder: Path) -> tuple[str, str, str]:
+    """(environment id, version, content hash) of a package source folder.
+
+    The hash is :func:`hub.registry.hash_tree` of the import package the entry point names, the
+    same as :func:`hub.registry.package_hash` once installed (the wheel holds the same files).
+    """
+    from hub.registry import ENTRY_POINT_GROUP, hash_tree
+
+    project = _toml(folder / "pyproject.toml").get("project", {})
+    eps = project.get("entry-points", {}).get(ENTRY_POINT_GROUP, {})
+    if len(eps) != 1:
+        raise UsageError(f"{folder}/pyproject.toml must declare one {ENTRY_POINT_GROUP} entry point")
+    ((env_id, value),) = eps.items()
+    module = str(value).split(":", 1)[0].split(".", 1)[0]
+    for base in (folder, folder / "src"):
+        for target in (base / module, base / f"{module}.py"):
+            if target.exists():
+                return str(env_id), str(project.get("version", "")), hash_tree(target)
+    raise UsageError(f"{folder}: the entry point's module {module!r} is not in the folder")
+
+
+def refresh_catalogue(path: Path | None = None, *, write: bool = True) -> list[str]:
+    """Update the hash and version of every ``path`` entry of a catalogue file from its source.
+
+    Returns what changed (or, with ``write=False``, what is stale) as lines; other sources are
+    left alone. Used by ``python -m hub.catalogue --refresh`` on the shipped catalogue.
+    """
+    path = path or shipped_path()
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    changes: list[str] = []
+    for entry in raw.get("environments", []):
+        src = entry.get("install", {})
+        if src.get("kind") != "path":
+            continue
+        folder = Path(src["path"]).expanduser()
+        folder = folder if folder.is_absolute() else path.resolve().parent / folder
+        env_id, version, digest = source_info(folder)
+        for key, value in (("id", env_id), ("version", version), ("content_hash", digest)):
+            if entry.get(key) != value:
+                changes.append(f"{entry.get('id')}: {key} {entry.get(key)} -> {value}")
+                entry[key] = value
+    if write and changes:
+        path.write_text(json.dumps(raw, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return changes
+
+
+def _main(argv: Sequence[str]) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m hub.catalogue", description=__doc__.split("\n")[0])
+    parser.add_argument("--refresh", action="store_true", help="rewrite stale hashes and versions")
+    parser.add_argument("--check", action="store_true", help="exit 1 when an entry is stale")
+    parser.add_argument("file", nargs="?", type=Path, help="catalogue file (default: the shipped one)")
+    args = parser.parse_args(list(argv))
+    if args.refresh == args.check:
+        parser.error("give one of --refresh or --check")
+    changes = refresh_catalogue(args.file, write=args.refresh)
+    print("\n".join([*changes, f"{args.file or shipped_path()}: {len(changes)} stale fields"]))
+    if args.check and changes:
+        print(f"regenerate it: python -m hub.catalogue --refresh {args.file or ''}".rstrip(), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main(sys.argv[1:]))

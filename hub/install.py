@@ -4,7 +4,9 @@ How the content hash is verified (verify first, then install exactly what was ve
 
 1. the catalogue entry is resolved to a pip requirement (``name==version``, ``git+URL@commit``,
    a local folder, or a wheel URL);
-2. ``pip wheel --no-deps`` builds or downloads the environment's wheel into a temporary folder;
+2. ``pip wheel --no-deps`` builds or downloads the environment's wheel into a temporary folder
+   (a local folder is copied first, without ``build/`` or ``*.egg-info``, so nothing stale gets
+   into the wheel and nothing is written into the source folder);
 3. the wheel is unpacked and :func:`hub.registry.hash_tree` is computed over the import package
    that provides the ``verihub.environments`` entry point ``ID`` (the same files, and so the
    same hash, as :func:`hub.registry.package_hash` gives once installed);
@@ -18,6 +20,7 @@ pip always runs in the current interpreter (``sys.executable -m pip``).
 from __future__ import annotations
 
 import importlib
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hub.catalogue import (
+    SHIPPED_ORIGIN,
     Catalogue,
     CatalogueEntry,
     GitSource,
@@ -51,6 +55,9 @@ __all__ = [
 ]
 
 _PIP_TIMEOUT_S = 900.0
+_BUILD_LEFTOVERS = shutil.ignore_patterns(
+    "build", "dist", "*.egg-info", "__pycache__", "*.pyc", ".git", ".venv"
+)
 
 
 class InstallError(VerihubError):
@@ -104,6 +111,12 @@ def requirement_for(entry: CatalogueEntry) -> str:
         return f"{url}@{src.commit}{sub}"
     if isinstance(src, PathSource):
         path = Path(src.path).expanduser()
+        if not path.is_dir() and entry.catalogue == SHIPPED_ORIGIN:
+            raise UsageError(
+                f"{entry.id}: the shipped catalogue installs verihub's own environments from a source "
+                f"checkout, and {path} does not exist here; clone the verihub repository, "
+                "`pip install -e .` in it, and run `verihub install` again"
+            )
         if not (path / "pyproject.toml").is_file() and not (path / "setup.py").is_file():
             raise UsageError(f"{entry.id}: {path} is not a Python package folder (no pyproject.toml)")
         return str(path.resolve())
@@ -177,8 +190,13 @@ def install(
     entry = resolve(spec, catalogue)
     requirement = requirement_for(entry)
     with tempfile.TemporaryDirectory(prefix="verihub-install-") as tmp:
-        _pip(["wheel", "--no-deps", "-q", "-w", tmp, *pip_args, requirement], what=f"fetching {requirement}")
-        wheels = sorted(Path(tmp).glob("*.whl"))
+        source = requirement
+        if isinstance(entry.install, PathSource):  # build a clean copy: no stale build/ in, none left
+            source = str(Path(tmp) / "src")
+            shutil.copytree(requirement, source, ignore=_BUILD_LEFTOVERS)
+        out = str(Path(tmp) / "wheels")
+        _pip(["wheel", "--no-deps", "-q", "-w", out, *pip_args, source], what=f"fetching {requirement}")
+        wheels = sorted(Path(out).glob("*.whl"))
         if len(wheels) != 1:
             raise InstallError(f"expected one wheel for {requirement}, got {len(wheels)}")
         actual = wheel_package_hash(wheels[0], entry.id)

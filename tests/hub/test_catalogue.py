@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -13,15 +14,20 @@ from hub.catalogue import (
     PathSource,
     PypiSource,
     WheelSource,
+    _main,
     configured_catalogues,
     load_catalogue,
     parse_catalogue,
     read_catalogue,
+    refresh_catalogue,
+    source_info,
 )
 from hub.cli import authoring, hubcmds  # noqa: F401  (register the commands)
 from hub.errors import UsageError
 
 HASH = "sha256:" + "ab" * 32
+REPO = Path(__file__).resolve().parents[2]
+IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "build", "*.egg-info")
 
 
 def entry(env_id: str, version: str = "1.0.0", **install: str) -> dict[str, object]:
@@ -51,10 +57,49 @@ def test_shipped_catalogue_is_valid_and_lists_the_project_environments() -> None
     cat = load_catalogue()
     assert cat.problems == []
     arith = cat.get("arith")
-    assert arith is not None and isinstance(arith.install, PypiSource)
-    assert arith.source == "pypi:verihub-arith" and arith.license
+    assert arith is not None and isinstance(arith.install, PathSource)
+    assert Path(arith.install.path) == (REPO / "environments" / "arith").resolve()  # relative to the file
+    assert arith.license and arith.content_hash
     assert {e.id for e in cat.search("math")} >= {"arith", "gsm8k"}
     assert cat.get("no-such-env") is None
+
+
+def test_shipped_catalogue_hashes_match_the_environments() -> None:
+    """Fails when an environment changed and hub/catalogue.json was not regenerated."""
+    cat = load_catalogue(use_config=False)
+    folders = sorted(p.name for p in (REPO / "environments").iterdir() if (p / "pyproject.toml").is_file())
+    assert sorted(e.id for e in cat.environments) == folders, "every environment is catalogued"
+    stale = []
+    for e in cat.environments:
+        assert isinstance(e.install, PathSource), f"{e.id}: the shipped catalogue uses path sources"
+        env_id, version, digest = source_info(Path(e.install.path))
+        if (env_id, version, digest) != (e.id, e.version, e.content_hash):
+            stale.append(f"{e.id}: catalogue {e.version} {e.content_hash}, package {version} {digest}")
+    assert not stale, (
+        "hub/catalogue.json is stale; regenerate it with `python -m hub.catalogue --refresh`:\n"
+        + "\n".join(stale)
+    )
+
+
+def test_refresh_rewrites_stale_path_entries(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copytree(REPO / "environments" / "arith", tmp_path / "envs" / "arith", ignore=IGNORE)
+    path = write_catalogue(
+        tmp_path / "cat.json",
+        entry("arith", "0.0.1", kind="path", path="envs/arith"),
+        entry("other", kind="pypi", name="verihub-other"),
+    )
+    assert _main(["--check", str(path)]) == 1
+    assert "python -m hub.catalogue --refresh" in capsys.readouterr().err
+    changes = refresh_catalogue(path)
+    assert [c.split(":")[0] for c in changes] == ["arith", "arith"]  # version and hash; pypi untouched
+    arith = read_catalogue(str(path)).get("arith")
+    assert arith is not None and arith.version == "0.1.0"
+    assert arith.content_hash == load_catalogue(use_config=False).get("arith").content_hash  # type: ignore[union-attr]
+    assert _main(["--check", str(path)]) == 0 and refresh_catalogue(path) == []
+    (tmp_path / "envs" / "arith" / "verihub_arith" / "extra.py").write_text("X = 1\n")
+    assert refresh_catalogue(path, write=False) == [
+        f"arith: content_hash {arith.content_hash} -> " + source_info(tmp_path / "envs" / "arith")[2]
+    ]
 
 
 def test_local_path_and_wheel_sources(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import hub.cli
-from hub.catalogue import Catalogue, CatalogueEntry
+from hub.catalogue import Catalogue, CatalogueEntry, load_catalogue
 from hub.cli import authoring, hubcmds  # noqa: F401  (register the commands)
 from hub.errors import UsageError
 from hub.install import InstallError, install, parse_spec, requirement_for, resolve, wheel_package_hash
@@ -18,6 +19,7 @@ from hub.scaffold import scaffold
 
 ENV_ID = "hubtest_install_tiny"
 PIP_ARGS = ("--no-build-isolation", "--no-index")
+REPO = Path(__file__).resolve().parents[2]
 
 
 def make_entry(**fields: object) -> CatalogueEntry:
@@ -75,17 +77,19 @@ def test_wrong_hash_is_refused_and_nothing_is_installed(package: tuple[Path, Pat
     assert ENV_ID not in installed()
 
 
-def test_wheel_install_verifies_hash_then_uninstall(package: tuple[Path, Path, str]) -> None:
-    _src, wheel, good = package
-    cat = Catalogue(
-        environments=[make_entry(install={"kind": "wheel", "url": str(wheel)}, content_hash=good)]
-    )
+@pytest.mark.parametrize("kind", ["wheel", "path"])
+def test_install_verifies_hash_then_uninstall(kind: str, package: tuple[Path, Path, str]) -> None:
+    src, wheel, good = package
+    source = {"kind": "wheel", "url": str(wheel)} if kind == "wheel" else {"kind": "path", "path": str(src)}
+    cat = Catalogue(environments=[make_entry(install=source, content_hash=good)])
+    before = sorted(p.name for p in src.iterdir())
     try:
         result = install(ENV_ID, catalogue=cat, pip_args=PIP_ARGS, no_deps=True)
         assert result.verified and result.content_hash == good
         assert ENV_ID in installed()
         assert package_hash(ENV_ID) == good
         assert load_environment(ENV_ID).num_tasks() == 8
+        assert sorted(p.name for p in src.iterdir()) == before  # built from a copy: no build/ left
     finally:
         if ENV_ID in installed():
             with pytest.raises(SystemExit) as exc:
@@ -99,3 +103,31 @@ def test_cli_uninstall_unknown(capsys: pytest.CaptureFixture[str]) -> None:
         hub.cli.main(["uninstall", "surely_not_installed"])
     assert exc.value.code == 1
     assert "verihub list" in capsys.readouterr().err
+
+
+def test_shipped_catalogue_installs_arith_from_the_checkout(tmp_path: Path) -> None:
+    """`verihub install arith` with the shipped catalogue (a path source with its hash), for real,
+    into a throwaway venv that sees this interpreter's packages (the outer environment is untouched)."""
+    venv = tmp_path / "venv"
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True
+    )
+    python = venv / "bin" / "python"
+    env = {**os.environ, "PYTHONPATH": str(REPO), "VERIHUB_CONFIG": str(tmp_path / "absent.toml")}
+    argv = ["install", "arith", "--no-deps", "--pip-arg=--no-build-isolation", "--pip-arg=--no-index"]
+    run = [str(python), "-c", f"import hub.cli; hub.cli.main({argv!r})"]
+    proc = subprocess.run(
+        run, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    shipped = load_catalogue(use_config=False).get("arith")
+    assert shipped is not None and shipped.content_hash is not None
+    assert "hash verified" in proc.stdout and shipped.content_hash in proc.stdout.replace("\n", "")
+    probe = (
+        "import verihub_arith; from hub.registry import package_hash; "
+        "print(verihub_arith.__file__); print(package_hash('arith'))"
+    )
+    out = subprocess.run([str(python), "-c", probe], env=env, capture_output=True, text=True, check=True)
+    where, digest = out.stdout.split()
+    assert Path(where).is_relative_to(venv) and digest == shipped.content_hash
+    assert not (REPO / "environments" / "arith" / "build").exists()
