@@ -1,13 +1,14 @@
 """Reading rubric files (JSON or YAML) into a validated :class:`RubricSpec`.
 
-Every problem is reported with the path of the bad field, e.g.
-``checks[2] (id 'tone').choices: List should have at least 2 items after validation``.
+Every problem is reported once, on one line, with the path of the bad field and what to write
+instead, e.g. ``checks[2] (id 'tone').wieght: unknown field; did you mean 'weight'?``.
 YAML is read with a safe loader that also rejects duplicate keys (which YAML would silently
 overwrite).
 """
 
 from __future__ import annotations
 
+import difflib
 import functools
 import json
 import os
@@ -16,10 +17,20 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from graders.rubric.errors import RubricFormatError
-from graders.rubric.spec import CHECK_KINDS, RubricSpec
+from graders.rubric.spec import (
+    CHECK_KINDS,
+    ContainsCheck,
+    FunctionCheck,
+    GraderCheck,
+    JudgeCheck,
+    JudgeSettings,
+    LengthCheck,
+    RegexCheck,
+    RubricSpec,
+)
 
 __all__ = ["load_rubric_spec", "parse_rubric_spec"]
 
@@ -72,6 +83,53 @@ def _location(loc: tuple[int | str, ...], data: Any) -> str:
     return "".join(parts) or "(top level)"
 
 
+_MODELS: dict[str, type[BaseModel]] = {
+    "regex": RegexCheck,
+    "contains": ContainsCheck,
+    "length": LengthCheck,
+    "grader": GraderCheck,
+    "function": FunctionCheck,
+    "judge": JudgeCheck,
+}
+_KINDS = ", ".join(CHECK_KINDS)
+
+
+def _owner(loc: tuple[int | str, ...]) -> type[BaseModel] | None:
+    """The model that the last field of ``loc`` belongs to (for "did you mean" hints)."""
+    if len(loc) == 1:
+        return RubricSpec
+    if len(loc) == 2 and loc[0] == "judge":
+        return JudgeSettings
+    if len(loc) == 4 and loc[0] == "checks" and isinstance(loc[2], str):
+        return _MODELS.get(loc[2])
+    return None
+
+
+def _message(err: Mapping[str, Any]) -> str:
+    """One line saying what is wrong and what to write instead (pydantic's wording otherwise)."""
+    kind, loc, value = err["type"], tuple(err["loc"]), err.get("input")
+    field = loc[-1] if loc else None
+    if kind == "value_error":
+        return str(err["msg"]).removeprefix("Value error, ")
+    if kind == "string_pattern_mismatch" and field == "function":
+        return f"{value!r} is not an import path; write it as 'package.module:function'"
+    if kind == "string_pattern_mismatch" and field == "id":
+        return f"{value!r} is not a valid id: use 1-64 letters, digits, _ . - starting with a letter or digit"
+    if kind == "union_tag_invalid":
+        return f"unknown kind {err.get('ctx', {}).get('tag')!r}; use one of: {_KINDS}"
+    if kind == "union_tag_not_found":
+        return f"a check needs a kind: one of {_KINDS}"
+    if kind == "model_attributes_type" and len(loc) == 2 and loc[0] == "checks":
+        return f"a check must be a mapping with an id and a kind, got {type(value).__name__}"
+    if kind == "tuple_type" and loc == ("checks",):
+        return f"must be a list of checks, got {type(value).__name__}"
+    if kind == "extra_forbidden" and isinstance(field, str):
+        owner = _owner(loc)
+        close = difflib.get_close_matches(field, list(owner.model_fields), n=1) if owner else []
+        return "unknown field" + (f"; did you mean {close[0]!r}?" if close else "")
+    return str(err["msg"])
+
+
 def parse_rubric_spec(data: Any, *, source: str = "<rubric>") -> RubricSpec:
     """Validate already-parsed rubric data (a mapping); raise :class:`RubricFormatError`."""
     if not isinstance(data, Mapping):
@@ -79,7 +137,7 @@ def parse_rubric_spec(data: Any, *, source: str = "<rubric>") -> RubricSpec:
     try:
         return RubricSpec.model_validate(dict(data))
     except ValidationError as exc:
-        problems = [f"{_location(tuple(err['loc']), data)}: {err['msg']}" for err in exc.errors()]
+        problems = [f"{_location(tuple(err['loc']), data)}: {_message(err)}" for err in exc.errors()]
         raise RubricFormatError(source, problems) from None
 
 

@@ -46,7 +46,11 @@ class _CheckBase(_Frozen):
 
 
 class RegexCheck(_CheckBase):
-    """Passes when ``pattern`` matches the response (or does not, with ``expect: no_match``)."""
+    """Passes when ``pattern`` matches the response (or does not, with ``expect: no_match``).
+
+    The match runs in a worker process with a hard ``timeout_s``: a pattern that backtracks
+    catastrophically (``(a+)+$``) makes the check a ``timeout``, never a hung grader.
+    """
 
     kind: Literal["regex"]
     pattern: str = Field(min_length=1)
@@ -55,6 +59,7 @@ class RegexCheck(_CheckBase):
     multiline: bool = False
     dotall: bool = False
     expect: Literal["match", "no_match"] = "match"
+    timeout_s: float = Field(default=2.0, gt=0.0, le=60.0, description="Hard limit on one match.")
 
     @field_validator("pattern")
     @classmethod
@@ -139,8 +144,8 @@ class FunctionCheck(_CheckBase):
 class JudgeCheck(_CheckBase):
     """A question for the LLM judge, answered with one of ``choices`` (ordered worst to best).
 
-    ``scores`` maps each choice to a score in [0, 1] (non-decreasing); the default spaces them
-    evenly from 0 to 1. The check passes only on a choice with the top score.
+    ``scores`` maps each choice to a score in [0, 1], strictly increasing; the default spaces
+    them evenly from 0 to 1. The check passes only on the best (last) choice.
     """
 
     kind: Literal["judge"]
@@ -169,8 +174,12 @@ class JudgeCheck(_CheckBase):
             raise ValueError(f"scores has {len(self.scores)} entries but choices has {len(self.choices)}")
         if any(not 0.0 <= s <= 1.0 for s in self.scores):
             raise ValueError("scores must lie in [0, 1]")
-        if any(b < a for a, b in zip(self.scores[:-1], self.scores[1:], strict=True)):
-            raise ValueError("scores must not decrease: choices are ordered worst to best")
+        if any(b <= a for a, b in zip(self.scores[:-1], self.scores[1:], strict=True)):
+            shown = ", ".join(f"{s:g}" for s in self.scores)
+            raise ValueError(
+                f"scores [{shown}] must increase strictly: choices are ordered worst to best, each "
+                "better choice scores more, and only the best one passes"
+            )
         return self
 
     def choice_scores(self) -> tuple[float, ...]:
@@ -194,9 +203,20 @@ class JudgeSettings(_Frozen):
         default="majority", description="majority: most votes, ties to the worse choice; min: worst vote."
     )
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    vote_temperature: float = Field(
+        default=0.7,
+        gt=0.0,
+        le=2.0,
+        description="Used instead of a temperature of 0 when samples > 1 (greedy samples all agree).",
+    )
     max_tokens: int = Field(default=256, ge=1)
     timeout_s: float = Field(default=120.0, gt=0.0, description="Per judge call.")
     max_output_chars: int = Field(default=4000, ge=64, description="Longer judge answers are errors.")
+
+    def sample_temperature(self, samples: int) -> float:
+        """The temperature of each of ``samples`` votes: ``temperature``, except that several
+        votes at temperature 0 would be one vote repeated, so they use ``vote_temperature``."""
+        return self.vote_temperature if samples > 1 and self.temperature == 0.0 else self.temperature
 
 
 class RubricSpec(_Frozen):
@@ -205,7 +225,7 @@ class RubricSpec(_Frozen):
     format: Literal[1] = Field(default=1, description="Version of the rubric file format.")
     id: str = Field(pattern=_ID)
     description: str = ""
-    checks: tuple[CheckSpec, ...] = Field(min_length=1)
+    checks: tuple[CheckSpec, ...]
     pass_threshold: float = Field(default=1.0, ge=0.0, le=1.0, description="Score needed to pass.")
     on_error: Literal["error", "zero"] = Field(
         default="error",
@@ -215,6 +235,14 @@ class RubricSpec(_Frozen):
         default=50_000, ge=1, description="Longer responses are graded incorrect."
     )
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
+
+    @field_validator("checks")
+    @classmethod
+    def _some(cls, value: tuple[CheckSpec, ...]) -> tuple[CheckSpec, ...]:
+        # not Field(min_length=1): pydantic would also report it whenever any check is invalid
+        if not value:
+            raise ValueError("a rubric needs at least one check")
+        return value
 
     @model_validator(mode="after")
     def _ids_and_weights(self) -> RubricSpec:

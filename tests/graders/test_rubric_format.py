@@ -64,14 +64,15 @@ def test_yaml_and_json_agree(tmp_path: Path) -> None:
     [
         (
             {"id": "c", "kind": "regex", "pattern": "("},
-            "checks[0] (id 'c').pattern: Value error, invalid regular",
+            "checks[0] (id 'c').pattern: invalid regular expression",
         ),
-        ({"id": "c", "kind": "nope"}, "does not match any of the expected tags: 'regex', 'contains'"),
+        ({"id": "c", "kind": "nope"}, "(id 'c'): unknown kind 'nope'; use one of: regex, contains, length"),
+        ({"id": "c"}, "(id 'c'): a check needs a kind: one of regex, contains"),
         ({"id": "c", "kind": "judge", "question": "q", "choices": ["yes"]}, "(id 'c').choices"),
         ({"id": "c", "kind": "judge", "question": "q", "choices": ["a", "a"]}, "choices must be distinct"),
         (
             {"id": "c", "kind": "judge", "question": "q", "choices": ["a", "b"], "scores": [1, 0]},
-            "scores must not decrease",
+            "scores [1, 0] must increase strictly",
         ),
         (
             {"id": "c", "kind": "judge", "question": "q", "choices": ["a", "b"], "scores": [0, 0.5, 1]},
@@ -81,11 +82,17 @@ def test_yaml_and_json_agree(tmp_path: Path) -> None:
         ({"id": "c", "kind": "length", "min": 5, "max": 2}, "min (5) is greater than max (2)"),
         (
             {"id": "c", "kind": "contains", "text": "x", "wieght": 2},
-            "checks[0] (id 'c').wieght: Extra inputs",
+            "checks[0] (id 'c').wieght: unknown field; did you mean 'weight'?",
         ),
         ({"id": "c", "kind": "contains", "text": ""}, "empty strings always match"),
-        ({"id": "c", "kind": "function", "function": "os.system"}, "(id 'c').function: String should match"),
-        ({"id": "bad id!", "kind": "contains", "text": "x"}, "checks[0] (id 'bad id!').id"),
+        (
+            {"id": "c", "kind": "function", "function": "os.system"},
+            "(id 'c').function: 'os.system' is not an import path; write it as 'package.module:function'",
+        ),
+        (
+            {"id": "bad id!", "kind": "contains", "text": "x"},
+            "checks[0] (id 'bad id!').id: 'bad id!' is not a valid id: use 1-64 letters",
+        ),
         ({"kind": "contains", "text": "x"}, "checks[0].id: Field required"),
     ],
 )
@@ -93,6 +100,37 @@ def test_bad_checks_are_named(check: dict[str, Any], expected: str) -> None:
     message = problems(base(checks=[check]))
     assert expected in message, message
     assert message.startswith("r.yaml is not a valid rubric") and "docs/rubrics.md" in message
+    # one line per real problem: no raw patterns, no pydantic prefixes, no knock-on errors
+    assert message.count("\n  - ") == 1, message
+    assert "Value error" not in message and "^[" not in message and "at least 1 item" not in message
+
+
+@pytest.mark.parametrize("scores", [[0, 0], [0.5, 0.5], [0, 1, 1], [0, 0, 1], [1, 0.5, 0]])
+def test_judge_scores_must_increase_strictly(scores: list[float]) -> None:
+    choices = ["bad", "ok", "good"][: len(scores)] if len(scores) == 3 else ["no", "yes"]
+    check = {"id": "c", "kind": "judge", "question": "q", "choices": choices, "scores": scores}
+    message = problems(base(checks=[check]))
+    assert "must increase strictly" in message and "only the best one passes" in message
+    fixed = [0.0, 0.4, 0.9] if len(scores) == 3 else [0.2, 1.0]
+    spec = parse_rubric_spec(base(checks=[{**check, "scores": fixed}]))
+    assert spec.judge_checks()[0].choice_scores() == tuple(fixed)
+
+
+def test_several_bad_checks_give_one_line_each() -> None:
+    checks = [
+        {"id": "a", "kind": "length"},
+        {"id": "b", "kind": "function", "function": "pkg.mod.func"},
+        {"id": "c", "kind": "contains", "text": "x"},
+    ]
+    message = problems(base(checks=checks, treshold=1, judge={"sample": 2}))
+    lines = [line for line in message.splitlines() if line.startswith("  - ")]
+    assert lines == [
+        "  - checks[0] (id 'a'): a length check needs min, max or both",
+        "  - checks[1] (id 'b').function: 'pkg.mod.func' is not an import path; "
+        "write it as 'package.module:function'",
+        "  - judge.sample: unknown field; did you mean 'samples'?",
+        "  - treshold: unknown field; did you mean 'pass_threshold'?",
+    ], message
 
 
 def test_rubric_level_errors() -> None:
@@ -100,7 +138,9 @@ def test_rubric_level_errors() -> None:
     assert "duplicate check id 'a'" in problems(base(checks=two))
     zero = [{"id": "a", "kind": "contains", "text": "x", "weight": 0}]
     assert "weights of the checks sum to 0" in problems(base(checks=zero))
-    assert "checks: Tuple should have at least 1 item" in problems(base(checks=[]))
+    assert "checks: a rubric needs at least one check" in problems(base(checks=[]))
+    assert "checks: must be a list of checks, got str" in problems(base(checks="abc"))
+    assert "checks[0]: a check must be a mapping with an id and a kind" in problems(base(checks=["x"]))
     assert "pass_threshold" in problems(base(pass_threshold=2))
     assert "judge.samples" in problems(base(judge={"samples": 0}))
     assert "the top level must be a mapping" in problems(["not", "a", "mapping"])
