@@ -8,21 +8,38 @@ the math grader only when that rubric is built::
     ifeval  graders.ifeval.grader.IFEvalGrader   (reference: an IFEval row)
     math    graders.math.grader.MathGrader       (options: MathOptions fields)
 
-Register more with :func:`register_grader`. Import paths come from rubric files, which are
-trusted configuration written by environment authors; never pass model text here.
+Register more with :func:`register_grader`. A check's ``options`` are validated against the
+factory's annotated keyword parameters when the rubric is loaded, so a mapping given for a
+parameter typed as an options class (a dataclass or pydantic model, e.g. ``qa``'s
+``equivalence: EquivalenceOptions``) becomes that class, and a bad option fails on load.
+Import paths come from rubric files, which are trusted configuration written by environment
+authors; never pass model text here.
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib
-from collections.abc import Callable
-from typing import Any
+import inspect
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any, NoReturn, TypeVar, cast
+
+from pydantic import ConfigDict, ValidationError, create_model
 
 from graders.protocol import Grader
 from graders.rubric.errors import RubricError, UnknownGraderError
 
-__all__ = ["GraderFactory", "import_object", "make_grader", "register_grader", "registered_graders"]
+__all__ = [
+    "GraderFactory",
+    "import_object",
+    "make_grader",
+    "register_grader",
+    "registered_graders",
+    "validate_options",
+]
+
+T = TypeVar("T")
 
 GraderFactory = Callable[..., Grader]
 """Builds a grader from a check's ``options`` (keyword arguments)."""
@@ -40,7 +57,7 @@ def _math_grader(**options: Any) -> Grader:
     from graders.math.grader import MathGrader
     from graders.math.options import MathOptions
 
-    return MathGrader(MathOptions(**options))
+    return MathGrader(validate_options(MathOptions, options))
 
 
 def register_grader(name: str, factory: GraderFactory, *, replace: bool = False) -> None:
@@ -74,6 +91,53 @@ def import_object(path: str) -> Any:
         raise RubricError(f"module {module_name!r} has no attribute {attr!r} (from {path!r})") from None
 
 
+_STRICT = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+
+def _raise_readable(exc: ValidationError, *, skip: int = 0) -> NoReturn:
+    problems = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"][skip:]) or "options"
+        unknown = err["type"] in ("extra_forbidden", "unexpected_keyword_argument")
+        problems.append(f"{where}: {'unknown option' if unknown else err['msg']}")
+    raise ValueError("; ".join(problems)) from None
+
+
+def validate_options(cls: type[T], data: Mapping[str, Any]) -> T:
+    """``cls`` (a dataclass or pydantic model) built from a mapping, unknown keys refused at
+    every level (nested option classes included)."""
+    model = create_model("Options", __config__=_STRICT, value=(cls, ...))
+    try:
+        return cast(T, getattr(model.model_validate({"value": dict(data)}), "value"))  # noqa: B009
+    except ValidationError as exc:
+        _raise_readable(exc, skip=1)
+
+
+def _typed_options(factory: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` validated against the factory's annotated keyword parameters, so a mapping
+    becomes the option class its parameter is typed with. Raises ``ValueError`` naming the bad
+    option; a factory whose signature cannot be read gets the options as they are."""
+    target = factory.__init__ if inspect.isclass(factory) else factory
+    try:
+        params = list(inspect.signature(factory).parameters.values())
+        hints = typing.get_type_hints(target)
+    except Exception:  # unresolvable annotations or no signature: pass the options through
+        return dict(options)
+    fields: dict[str, Any] = {}
+    for param in params:
+        if param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY) and param.name in options:
+            default = ... if param.default is param.empty else param.default
+            fields[param.name] = (hints.get(param.name, Any), default)
+    open_ended = any(p.kind is p.VAR_KEYWORD for p in params)
+    config = ConfigDict(extra="allow" if open_ended else "forbid", arbitrary_types_allowed=True)
+    model = create_model("Options", __config__=config, **fields)
+    try:
+        validated = model.model_validate(options)
+    except ValidationError as exc:
+        _raise_readable(exc)
+    return {key: getattr(validated, key, value) for key, value in options.items()}
+
+
 def make_grader(name: str, options: dict[str, Any]) -> Grader:
     """Build the grader registered as ``name`` with ``options``."""
     factory: Any = _REGISTERED.get(name)
@@ -88,9 +152,10 @@ def make_grader(name: str, options: dict[str, Any]) -> Grader:
             )
         factory = import_object(path)
     try:
-        grader = factory(**options)
+        grader = factory(**_typed_options(factory, options))
     except (TypeError, ValueError) as exc:
-        raise RubricError(f"cannot build grader {name!r} with options {options!r}: {exc}") from exc
+        detail = " ".join(str(exc).split())[:300]
+        raise RubricError(f"cannot build grader {name!r} with options {options!r}: {detail}") from exc
     if not isinstance(grader, Grader):
         raise RubricError(f"grader {name!r} built a {type(grader).__name__}, which is not a Grader")
     return grader
