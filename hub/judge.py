@@ -57,12 +57,17 @@ def _to_sampling(sampling: JudgeSampling) -> Sampling:
 
 
 def _response_format(sampling: JudgeSampling) -> dict[str, Any] | None:
-    """Constrain decoding to the verdict schema when the allowed choices are known."""
-    if not sampling.choices:
+    """Constrain decoding to the verdict schema when the call's verdict codes are known.
+
+    The ``enum`` holds this call's secret verdict codes, never the choices' labels, so a
+    well-formed answer forced by the schema still carries a code that the judged text could not
+    name (see :mod:`graders.rubric.prompt`).
+    """
+    if not sampling.verdicts:
         return None
     return {
         "type": "json_schema",
-        "json_schema": {"name": "verdict", "strict": True, "schema": verdict_schema(sampling.choices)},
+        "json_schema": {"name": "verdict", "strict": True, "schema": verdict_schema(sampling.verdicts)},
     }
 
 

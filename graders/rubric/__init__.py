@@ -3,11 +3,12 @@
 Public surface::
 
     load_rubric(path, judge=...) -> Rubric      # validated on load; a Rubric is a Grader
-    Rubric(spec, judge=...)                     # from an already validated RubricSpec
+    Rubric(spec, judge=..., pool=...)           # from an already validated RubricSpec
     rubric_points(grade) -> (earned, total)     # e.g. (120.0, 183.0)
     JudgeModel, JudgeSampling                   # what a judge model must provide (see hub.judge)
     register_grader(name, factory)              # graders that `kind: grader` checks may name
-    parse_verdict, build_judge_messages         # the judge hardening, exposed for tests and audits
+    build_judge_messages -> JudgePrompt         # the judge hardening (nonce, secret verdict codes)
+    parse_verdict(answer, prompt)               #   and its strict parser, exposed for tests and audits
 
 Errors: :class:`RubricError` (bad rubric; :class:`RubricFormatError` lists each bad field) and
 :class:`JudgeError` (a judge call failed; inside a rubric it becomes an ``error`` check). This
@@ -21,11 +22,10 @@ from graders.rubric.judge import (
     JudgeVerdict,
     Vote,
     aggregate_votes,
-    build_judge_messages,
-    make_nonce,
     parse_verdict,
 )
 from graders.rubric.load import load_rubric_spec, parse_rubric_spec
+from graders.rubric.prompt import JudgePrompt, build_judge_messages, make_code, make_nonce
 from graders.rubric.registry import register_grader, registered_graders
 from graders.rubric.rubric import Rubric, load_rubric, rubric_points
 from graders.rubric.spec import (
@@ -46,6 +46,7 @@ __all__ = [
     "JudgeCheck",
     "JudgeError",
     "JudgeModel",
+    "JudgePrompt",
     "JudgeSampling",
     "JudgeSettings",
     "JudgeVerdict",
@@ -62,6 +63,7 @@ __all__ = [
     "build_judge_messages",
     "load_rubric",
     "load_rubric_spec",
+    "make_code",
     "make_nonce",
     "parse_rubric_spec",
     "parse_verdict",

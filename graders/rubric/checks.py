@@ -3,23 +3,62 @@
 Each is built once from its spec (regexes compiled, graders and functions resolved, so a bad
 rubric fails on load) and then evaluated per response into a :class:`~graders.grade.Check`.
 A check that crashes is a check with status ``error``, never a silent zero.
+
+Regex checks run in a :class:`~graders.pool.WorkerPool` with a hard, parent-side timeout: an
+author's pattern such as ``(a+)+$`` backtracks for seconds on a short input, cannot be
+interrupted inside the interpreter, and must not block the event loop. Past ``timeout_s`` the
+worker is killed and the check is a ``timeout``.
 """
 
 from __future__ import annotations
 
+import atexit
 import inspect
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from graders.grade import Check, Grade, GradeStatus
+from graders.pool import PoolConfig, PoolError, PoolTimeout, WorkerPool
 from graders.protocol import Grader
 from graders.rubric.errors import RubricError
 from graders.rubric.registry import import_object, make_grader
 from graders.rubric.spec import ContainsCheck, FunctionCheck, GraderCheck, LengthCheck, RegexCheck
 
-__all__ = ["DeterministicCheck", "build_check", "error_check"]
+__all__ = [
+    "DeterministicCheck",
+    "build_check",
+    "default_regex_pool",
+    "error_check",
+    "regex_matches",
+    "warm_up",
+]
+
+_pool_lock = threading.Lock()
+_default_pool: WorkerPool | None = None
+
+
+def default_regex_pool() -> WorkerPool:
+    """The shared pool of regex checks (two workers, 512 MiB each; started on first use)."""
+    global _default_pool
+    with _pool_lock:
+        if _default_pool is None or _default_pool.closed:
+            _default_pool = WorkerPool(PoolConfig(size=2, memory_mb=512, initializer=warm_up))
+            atexit.register(_default_pool.close)
+        return _default_pool
+
+
+def warm_up() -> None:
+    """Pool initializer: unpickling it imports this module in the worker at start-up, so the
+    first match's timeout is not spent on imports."""
+
+
+def regex_matches(pattern: str, flags: int, fullmatch: bool, text: str) -> bool:
+    """Whether ``pattern`` matches ``text`` (runs inside a pool worker; ``re`` caches the pattern)."""
+    compiled = re.compile(pattern, flags)
+    return (compiled.fullmatch(text) if fullmatch else compiled.search(text)) is not None
 
 
 def error_check(spec_id: str, weight: float, reason: str, *, timed_out: bool = False) -> Check:
@@ -80,16 +119,29 @@ class DeterministicCheck:
         return result
 
 
-def _regex(spec: RegexCheck) -> DeterministicCheck:
-    pattern = re.compile(spec.pattern, spec.flags())
-    find = pattern.fullmatch if spec.mode == "fullmatch" else pattern.search
+def _regex(spec: RegexCheck, pool: WorkerPool | None) -> DeterministicCheck:
+    re.compile(spec.pattern, spec.flags())  # validated by the spec already; fail on load if not
     want = spec.expect == "match"
+    shown = f"/{spec.pattern[:60]}/ ({spec.mode})"
 
-    def run(response: str, reference: Any) -> Check:
-        matched = find(response) is not None
+    async def run(response: str, reference: Any) -> Check:
+        runner = pool if pool is not None else default_regex_pool()
+        try:
+            matched = await runner.asubmit(
+                regex_matches,
+                spec.pattern,
+                spec.flags(),
+                spec.mode == "fullmatch",
+                response,
+                timeout=spec.timeout_s,
+            )
+        except PoolTimeout:
+            reason = f"{shown} ran past {spec.timeout_s:g}s (catastrophic backtracking?); killed"
+            return error_check(spec.id, spec.weight, reason, timed_out=True)
+        except PoolError as exc:
+            return error_check(spec.id, spec.weight, f"{shown} could not run: {exc}"[:300])
         ok = matched == want
-        what = "matches" if matched else "does not match"
-        return _verdict(spec.id, spec.weight, ok, f"{what} /{spec.pattern[:60]}/ ({spec.mode})")
+        return _verdict(spec.id, spec.weight, ok, f"{'matches' if matched else 'does not match'} {shown}")
 
     return DeterministicCheck(spec.id, spec.weight, run)
 
@@ -180,10 +232,15 @@ def _function(spec: FunctionCheck) -> DeterministicCheck:
 
 def build_check(
     spec: RegexCheck | ContainsCheck | LengthCheck | GraderCheck | FunctionCheck,
+    *,
+    pool: WorkerPool | None = None,
 ) -> DeterministicCheck:
-    """Resolve a deterministic check spec (raises :class:`RubricError` for a bad reference)."""
+    """Resolve a deterministic check spec (raises :class:`RubricError` for a bad reference).
+
+    ``pool`` runs regex checks (default: :func:`default_regex_pool`, started on first use).
+    """
     if isinstance(spec, RegexCheck):
-        return _regex(spec)
+        return _regex(spec, pool)
     if isinstance(spec, ContainsCheck):
         return _contains(spec)
     if isinstance(spec, LengthCheck):

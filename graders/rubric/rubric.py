@@ -15,7 +15,9 @@ Reading guide
   whole grade an ``error`` (or ``timeout``); with ``on_error: zero`` it scores 0 instead and
   the grade cannot pass. Either way the grade keeps every check, so the failure is visible.
 - Judge checks ask every model of the judge panel ``samples`` times, concurrently; see
-  :mod:`graders.rubric.judge` for the prompt and parser hardening.
+  :mod:`graders.rubric.prompt` and :mod:`graders.rubric.judge` for the hardening.
+- Regex checks run in a worker pool with a hard, parent-side timeout (an author's pattern can
+  backtrack catastrophically); see :mod:`graders.rubric.checks`.
 """
 
 from __future__ import annotations
@@ -27,18 +29,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from graders.grade import Check, Grade, GradeStatus
+from graders.pool import WorkerPool
 from graders.rubric.checks import DeterministicCheck, build_check, error_check
 from graders.rubric.errors import JudgeError, RubricError
-from graders.rubric.judge import (
-    JudgeModel,
-    JudgeSampling,
-    NonceFactory,
-    aggregate_votes,
-    ask_judge,
-    build_judge_messages,
-    make_nonce,
-)
+from graders.rubric.judge import JudgeModel, JudgeSampling, aggregate_votes, ask_judge
 from graders.rubric.load import load_rubric_spec
+from graders.rubric.prompt import SecretFactory, build_judge_messages, make_code, make_nonce
 from graders.rubric.spec import JudgeCheck, RubricSpec
 
 __all__ = ["Rubric", "load_rubric", "rubric_points"]
@@ -50,11 +46,19 @@ class Rubric:
     """Grade a response against a rubric (see the module docstring for a reading guide).
 
     ``judge``: one :class:`JudgeModel` or a panel of them; required when the rubric has judge
-    checks. ``nonce_factory`` exists for tests of the delimiter defence.
+    checks. ``pool``: the worker pool that runs regex checks under a hard timeout (default: a
+    shared pool, started on first use). ``nonce_factory`` and ``code_factory`` exist for tests
+    of the judge's secrets.
     """
 
     def __init__(
-        self, spec: RubricSpec, *, judge: JudgePanel = None, nonce_factory: NonceFactory = make_nonce
+        self,
+        spec: RubricSpec,
+        *,
+        judge: JudgePanel = None,
+        pool: WorkerPool | None = None,
+        nonce_factory: SecretFactory = make_nonce,
+        code_factory: SecretFactory = make_code,
     ) -> None:
         self.spec = spec
         if judge is None:
@@ -76,15 +80,22 @@ class Rubric:
             )
         self.judges = panel
         self._nonce_factory = nonce_factory
+        self._code_factory = code_factory
         self._deterministic: dict[str, DeterministicCheck] = {
-            c.id: build_check(c) for c in spec.checks if not isinstance(c, JudgeCheck)
+            c.id: build_check(c, pool=pool) for c in spec.checks if not isinstance(c, JudgeCheck)
         }
         self._required = {c.id for c in spec.checks if c.required}
 
     @classmethod
-    def load(cls, source: str | os.PathLike[str] | Mapping[str, Any], *, judge: JudgePanel = None) -> Rubric:
+    def load(
+        cls,
+        source: str | os.PathLike[str] | Mapping[str, Any],
+        *,
+        judge: JudgePanel = None,
+        pool: WorkerPool | None = None,
+    ) -> Rubric:
         """Load and validate a rubric file (or mapping), then resolve its checks."""
-        return cls(load_rubric_spec(source), judge=judge)
+        return cls(load_rubric_spec(source), judge=judge, pool=pool)
 
     @property
     def id(self) -> str:
@@ -118,27 +129,27 @@ class Rubric:
         for model in self.judges:
             for sample in range(samples):
                 try:
-                    messages, _ = build_judge_messages(
+                    prompt = build_judge_messages(
                         question=check.question,
                         choices=check.choices,
                         response=response,
                         reference=reference,
                         show_reference=check.show_reference,
                         nonce_factory=self._nonce_factory,
+                        code_factory=self._code_factory,
                     )
                 except JudgeError as exc:
                     return error_check(check.id, check.weight, str(exc))
                 sampling = JudgeSampling(
-                    temperature=settings.temperature,
+                    temperature=settings.sample_temperature(samples),
                     max_tokens=settings.max_tokens,
                     seed=sample,
-                    choices=tuple(check.choices),
+                    verdicts=prompt.codes,
                 )
                 calls.append(
                     ask_judge(
                         model,
-                        messages,
-                        check.choices,
+                        prompt,
                         sampling=sampling,
                         timeout_s=settings.timeout_s,
                         max_chars=settings.max_output_chars,
@@ -154,9 +165,8 @@ class Rubric:
                 timed_out=all(v.timed_out for v in failed),
             )
         index = aggregate_votes(votes, check.choices, check.aggregate or settings.aggregate)
-        scores = check.choice_scores()
-        score, choice = scores[index], check.choices[index]
-        passed = score >= max(scores)
+        score, choice = check.choice_scores()[index], check.choices[index]
+        passed = index == len(check.choices) - 1  # only the best choice passes
         status: GradeStatus = "correct" if passed else ("partial" if score > 0 else "incorrect")
         reason = next(v.reason for v in votes if v.choice == choice)
         tally = ""
@@ -197,9 +207,14 @@ class Rubric:
         return Grade.from_score(score, passed=passed, reason="; ".join(notes), checks=checks)
 
 
-def load_rubric(source: str | os.PathLike[str] | Mapping[str, Any], *, judge: JudgePanel = None) -> Rubric:
+def load_rubric(
+    source: str | os.PathLike[str] | Mapping[str, Any],
+    *,
+    judge: JudgePanel = None,
+    pool: WorkerPool | None = None,
+) -> Rubric:
     """Load a rubric file (``.json``, ``.yaml``, ``.yml``) or mapping into a ready :class:`Rubric`."""
-    return Rubric.load(source, judge=judge)
+    return Rubric.load(source, judge=judge, pool=pool)
 
 
 def rubric_points(grade: Grade) -> tuple[float, float]:

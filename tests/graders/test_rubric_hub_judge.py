@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import Any
 
 import pytest
@@ -25,17 +26,28 @@ RUBRIC = {
 
 
 class Recorder:
+    """A fake judge endpoint. ``{no}`` / ``{yes}`` in the answer become that choice's secret code,
+    read from the request's instructions (as a real judge model would)."""
+
     def __init__(self, answer: str) -> None:
         self.answer = answer
         self.requests: list[dict[str, Any]] = []
 
     def __call__(self, request: dict[str, Any]) -> str:
         self.requests.append(request)
-        return self.answer
+        system = request["messages"][0]["content"]
+        answer = self.answer
+        for code, choice in re.findall(r'^  "([0-9a-f]+)" means "(.*?)"', system, re.MULTILINE):
+            answer = answer.replace("{" + choice + "}", code)
+        return answer
+
+
+def honest(choice: str, reason: str) -> str:
+    return json.dumps({"reason": reason, "verdict": "{" + choice + "}"})
 
 
 async def test_client_judge_over_openai_client() -> None:
-    rec = Recorder(json.dumps({"reason": "polite", "verdict": "yes"}))
+    rec = Recorder(honest("yes", "polite"))
     async with FakeChatServer(responder=rec) as server:
         async with OpenAIClient(ClientOptions(base_url=server.base_url, model="judge-x")) as client:
             judge = ClientJudge(client)
@@ -46,6 +58,19 @@ async def test_client_judge_over_openai_client() -> None:
     assert request["model"] == "judge-x" and request["max_tokens"] == 40 and request["temperature"] == 0.0
     assert [m["role"] for m in request["messages"]] == ["system", "user"]
     assert "Thank you!" in request["messages"][1]["content"]
+    schema = request["response_format"]["json_schema"]["schema"]
+    codes = schema["properties"]["verdict"]["enum"]
+    assert len(codes) == 2 and not {"no", "yes"} & set(codes)  # the enum holds secret codes only
+    assert all(code in request["messages"][0]["content"] for code in codes)
+    assert not any(code in request["messages"][1]["content"] for code in codes)
+
+
+async def test_a_label_verdict_from_the_server_is_a_judge_error() -> None:
+    rec = Recorder(json.dumps({"reason": "polite", "verdict": "yes"}))
+    async with FakeChatServer(responder=rec) as server:
+        async with OpenAIClient(ClientOptions(base_url=server.base_url, model="m")) as client:
+            grade = await load_rubric(RUBRIC, judge=ClientJudge(client))("hi", reference=None)
+    assert grade.status == "error" and not grade.passed and "instead of its secret code" in grade.reason
 
 
 async def test_malformed_server_answer_is_a_judge_error() -> None:
@@ -56,7 +81,7 @@ async def test_malformed_server_answer_is_a_judge_error() -> None:
 
 
 async def test_lazy_judge_starts_on_first_use_and_closes() -> None:
-    rec = Recorder(json.dumps({"reason": "fine", "verdict": "no"}))
+    rec = Recorder(honest("no", "fine"))
     async with FakeChatServer(responder=rec) as server:
         judge = LazyJudge("judge-y", base_url=server.base_url, options=JudgeOptions(max_retries=0))
         assert not judge.started and "not started" in repr(judge)
@@ -75,7 +100,7 @@ async def test_lazy_judge_starts_on_first_use_and_closes() -> None:
 
 
 def test_session_closes_when_its_event_loop_ends() -> None:
-    rec = Recorder(json.dumps({"reason": "fine", "verdict": "yes"}))
+    rec = Recorder(honest("yes", "fine"))
     judges: list[LazyJudge] = []
 
     async def one_grade() -> Any:

@@ -160,3 +160,95 @@ async def test_long_and_non_text_responses() -> None:
     r = rubric({"id": "c", "kind": "contains", "text": "a", "mode": "none"}, max_response_chars=10)
     assert (await r("b" * 11, reference=None)).status == "incorrect"
     assert (await r(None, reference=None)).status == "error"  # type: ignore[arg-type]
+
+
+# -- regex checks run under a hard timeout, off the event loop --------------------------------------
+async def test_catastrophic_regex_times_out_without_blocking_the_loop() -> None:
+    import asyncio
+    import time
+
+    r = rubric(
+        {"id": "evil", "kind": "regex", "pattern": "(a+)+$", "timeout_s": 0.5},
+        {"id": "fine", "kind": "contains", "text": "a"},
+    )
+    await r("warm the worker up", reference=None)
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.05)
+            ticks += 1
+
+    task = asyncio.create_task(ticker())
+    started = time.monotonic()
+    grade = await r("a" * 40 + "!", reference=None)  # backtracks for hours in-process
+    elapsed = time.monotonic() - started
+    task.cancel()
+    assert elapsed < 5, elapsed
+    assert ticks >= 5  # the event loop kept running while the regex did not
+    evil = grade.checks[0]
+    assert evil.status == "timeout" and not evil.passed and "ran past 0.5s" in evil.reason
+    assert grade.status == "timeout" and not grade.passed and grade.score == 0
+    assert grade.checks[1].passed  # the other checks are still reported
+    again = await r("aaa", reference=None)  # the killed worker was replaced
+    assert again.passed and again.checks[0].reason.startswith("matches /(a+)+$/")
+
+
+async def test_regex_checks_use_an_injected_pool() -> None:
+    from graders.pool import WorkerPool
+
+    spec = {"id": "t", "checks": [{"id": "r", "kind": "regex", "pattern": "^x"}]}
+    with WorkerPool(size=1, memory_mb=512) as pool:
+        r = load_rubric(spec, pool=pool)
+        assert (await r("xyz", reference=None)).passed
+        assert not (await r("yz", reference=None)).passed
+        assert len(pool.pids()) == 1
+    closed = await r("xyz", reference=None)  # a closed pool is a check error, not a verdict
+    assert closed.status == "error" and "could not run" in closed.checks[0].reason
+
+
+# -- a grader check's options become the grader's option classes at load time -----------------------
+async def test_qa_equivalence_options_are_converted_on_load() -> None:
+    from graders.qa.equivalence import EquivalenceOptions
+    from graders.rubric.checks import build_check
+    from graders.rubric.spec import GraderCheck
+
+    def qa(**options: Any) -> Rubric:
+        return rubric({"id": "qa", "kind": "grader", "grader": "qa", "options": options})
+
+    default, no_dates = qa(), qa(equivalence={"dates": False})
+    grade = await no_dates("June 8, 1978", reference=["1978"])
+    assert grade.status in ("correct", "incorrect") and not grade.is_error, grade.reason
+    assert not grade.passed and (await default("June 8, 1978", reference=["1978"])).passed
+    check = build_check(GraderCheck(id="q", kind="grader", grader="qa", options={"equivalence": {}}))
+    assert (await check("Paris", ["Paris"])).passed
+    from graders.rubric.registry import make_grader
+
+    built: Any = make_grader("qa", {"equivalence": {"dates": False}, "max_answer_chars": "80"})
+    assert built.equivalence == EquivalenceOptions(dates=False) and built.max_answer_chars == 80
+
+
+@pytest.mark.parametrize(
+    ("grader", "options", "expected"),
+    [
+        ("qa", {"equivalence": {"datez": False}}, "equivalence.datez: unknown option"),
+        ("qa", {"equivalence": {"dates": "maybe"}}, "equivalence.dates: Input should be a valid boolean"),
+        ("qa", {"nope": 1}, "nope: unknown option"),
+        ("math", {"extract": {"max_boxd": 2}}, "extract.max_boxd: unknown option"),
+        ("exact", {"bogus": 1}, "bogus: unknown option"),
+    ],
+)
+def test_bad_grader_options_fail_on_load(grader: str, options: dict[str, Any], expected: str) -> None:
+    from graders.rubric import RubricError
+
+    with pytest.raises(RubricError, match=f"cannot build grader '{grader}'") as info:
+        rubric({"id": "g", "kind": "grader", "grader": grader, "options": options})
+    assert expected in str(info.value)
+
+
+def test_math_options_nest() -> None:
+    from graders.rubric.registry import make_grader
+
+    built: Any = make_grader("math", {"strict": False, "extract": {"max_boxed": 1}})
+    assert built.options.strict is False and built.options.extract.max_boxed == 1
