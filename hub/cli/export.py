@@ -64,6 +64,9 @@ def eval_sharded_cmd(
     max_tokens: int = typer.Option(512, "--max-tokens", min=1, help="Completion token limit per turn."),
     temperature: float = typer.Option(None, "--temperature", min=0.0, help="Sampling temperature."),
     grade_timeout: float = typer.Option(60.0, "--grade-timeout", min=0.1, help="Grading time limit (s)."),
+    grade_on: str = typer.Option(
+        "local", "--grade-on", help="Where each shard grades: local (its own process) or ray (Ray workers)."
+    ),
     env_arg: list[str] = typer.Option(None, "--env-arg", help="NAME=VALUE passed to load_environment."),
     group_advantages: bool = typer.Option(False, "--group-advantages", help="GRPO group advantages."),
 ) -> None:
@@ -84,6 +87,8 @@ def eval_sharded_cmd(
             args[key] = value
     if backend not in ("ray", "local"):
         raise UsageError(f"--backend must be ray or local, not {backend!r}")
+    if grade_on not in ("ray", "local"):
+        raise UsageError(f"--grade-on must be local or ray, not {grade_on!r}")
     summary = aio.run(
         evaluate_sharded(
             env_id,
@@ -100,7 +105,11 @@ def eval_sharded_cmd(
             sampling=Sampling(max_tokens=max_tokens, temperature=temperature),
             env_args=args,
             group_advantages=group_advantages,
-            options=EvalOptions(concurrency=concurrency, grade_timeout_s=grade_timeout),
+            options=EvalOptions(
+                concurrency=concurrency,
+                grade_timeout_s=grade_timeout,
+                grade_on="ray" if grade_on == "ray" else "local",
+            ),
         )
     )
     print_summary(summary, run_dir=out)

@@ -263,3 +263,17 @@ async def test_local_shards_grade_on_ray(tmp_path: Path, ray_local: Any, ray_spy
     assert all(env.worker_pids and os.getpid() not in env.worker_pids for env in ray_spy)
     assert _verdicts(tmp_path / "sharded") == _verdicts(tmp_path / "single")
     assert merged.mean_reward == single.mean_reward
+
+
+@needs_ray
+def test_cli_eval_sharded_grade_on_ray(tmp_path: Path, ray_local: Any, ray_spy: list[RayGradedEnv]) -> None:
+    with _serving() as url:
+        argv = ["eval-sharded", "arith", "--model", "fake", "--base-url", url, "-n", "5", "-r", "2"]
+        argv += ["--shards", "2", "--backend", "local", "--max-tokens", "8"]
+        assert _cli([*argv, "--out", str(tmp_path / "local")]) == 0
+        assert not ray_spy
+        assert _cli([*argv, "--out", str(tmp_path / "ray"), "--grade-on", "ray"]) == 0
+        assert _cli([*argv, "--out", str(tmp_path / "bad"), "--grade-on", "spark"]) == 1
+    assert len(ray_spy) == 2 and sum(env.remote_grades for env in ray_spy) == 10
+    assert all(os.getpid() not in env.worker_pids for env in ray_spy)
+    assert _verdicts(tmp_path / "ray") == _verdicts(tmp_path / "local")
