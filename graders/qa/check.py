@@ -107,14 +107,18 @@ def check(
         raise ValueError("answers must hold at least one non-empty gold alias")
     if not isinstance(response, str):
         return QAVerdict(False, False, 0.0, "incorrect", "response is not text", "")
-    declared = {canonical_tokens(a) for a in _ANSWER_LINE.findall(response[-10_000:])}
+    lines = _ANSWER_LINE.findall(response[-10_000:])
+    declared = {canonical_tokens(a) for a in lines if "\\boxed" not in a and "\\fbox" not in a}
     if len(declared) > 1:
         return QAVerdict(False, False, 0.0, "incorrect", "several different 'Answer:' lines", "")
     boxes = _boxed(response)
     if boxes is None:
         return QAVerdict(False, False, 0.0, "incorrect", f"more than {MAX_BOXES} \\boxed openings", "")
-    if len({canonical_tokens(b) for b in boxes}) > 1:
+    boxed = {canonical_tokens(b) for b in boxes}
+    if len(boxed) > 1:
         return QAVerdict(False, False, 0.0, "incorrect", "several different boxed answers", "")
+    if boxed and declared and boxed != declared:
+        return QAVerdict(False, False, 0.0, "incorrect", "the boxed answer and the 'Answer:' line differ", "")
     extracted = boxes[0].strip() if boxes else extract_answer(response)
     if not extracted:
         return QAVerdict(False, False, 0.0, "incorrect", "no answer found", extracted)

@@ -1,13 +1,15 @@
 """Reading dates from canonical tokens, for answer equivalence across formats.
 
-``october 9 2001``, ``9 october 2001``, ``oct 2001``, ``2001 10 09`` (ISO) and ``2001`` are all
-dates; a date may lack its day or month. Anything else is not a date (``None``).
+``october 9 2001``, ``9th of october 2001``, ``oct 2001``, ``2001 10 09`` (ISO) and ``2001`` are
+all dates; a date may lack its day or month. Anything else is not a date (``None``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from graders.qa.numbers import is_ordinal
 
 __all__ = ["MONTH_WORDS", "PartialDate", "parse_date"]
 
@@ -39,7 +41,7 @@ _MONTHS = {
 }
 MONTH_WORDS = frozenset(_MONTHS)
 """Month names and abbreviations, lower case."""
-_LEADING = frozenset({"on", "in", "of"})
+_LEADING = frozenset({"on", "in"})
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,8 @@ def _year(token: str) -> int | None:
 
 
 def _day(token: str) -> int | None:
+    if is_ordinal(token):
+        token = token[:-2]
     return int(token) if token.isdigit() and len(token) <= 2 and 1 <= int(token) <= 31 else None
 
 
@@ -88,6 +92,8 @@ def parse_date(tokens: Sequence[str]) -> PartialDate | None:
     words = list(tokens)
     while words and words[0] in _LEADING:
         words = words[1:]
+    if len(words) == 4 and words[1] == "of":  # "9th of october 2001"
+        words = [words[0], *words[2:]]
     n = len(words)
     if n == 1:
         year = _year(words[0])

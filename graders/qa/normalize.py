@@ -6,6 +6,9 @@
   read as Latin-1, literal ``\\u00e9`` escapes, non-breaking spaces), folds accents, treats every
   punctuation mark as a word break (so ``Abdul-Jabbar`` and ``Abdul - Jabbar`` agree) except
   apostrophes inside words (``don't`` -> ``dont``), drops articles and writes number words as digits.
+  Numbers are read as values: ``1,500`` = ``1500``, ``1.50`` = ``1.5`` (one token, so ``5.5`` is
+  not ``5``), a leading minus sign is the word ``minus`` (``-5`` is not ``5``), and a
+  sequence noun followed by a number is a rank (``season 6`` = ``sixth season`` = ``6th season``).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import re
 import string
 import unicodedata
 
-from graders.qa.numbers import words_to_digits
+from graders.qa.numbers import ordinal, words_to_digits
 
 __all__ = ["canonical_text", "canonical_tokens", "repair_text", "squad_normalize", "squad_tokens"]
 
@@ -23,6 +26,16 @@ _PUNCT = frozenset(string.punctuation)
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 _APOSTROPHES = re.compile(r"(?<=\w)\s?['\u2019\u2018`]\s?(?=\w)")
 _ARTICLE_WORDS = frozenset({"a", "an", "the"})
+# A minus sign: at the start or after a space or bracket, right before a digit ("-5", "(-5)").
+# A dash after a number ("70 - 85", "49--47") is a range, and an en dash is never a sign.
+_SIGN = re.compile(r"(?<![^\s(\[])[-\u2212](?=\d)")
+_THOUSANDS = re.compile(r"(?<=\d),\s?(?=\d{3}(?!\d))")
+_DECIMAL = re.compile(r"^(\d+)\.(\d*?)0*$")
+# Nouns whose number is a rank: "season 6" is the sixth season, "chapter 11" the eleventh chapter.
+_SEQUENCE_NOUNS = frozenset(
+    "season episode chapter volume book part act scene series edition round game stage grade level "
+    "amendment day week phase canto verse track".split()
+)
 _APPROXIMATE = {
     "around": "about",
     "approximately": "about",
@@ -65,14 +78,46 @@ def canonical_text(text: str) -> str:
     """Lower-cased, accent-folded text with punctuation as spaces (articles and numbers kept)."""
     text = _fold(repair_text(text)).lower()
     text = _APOSTROPHES.sub("", text)
+    text = _SIGN.sub(" minus ", text)
+    text = _THOUSANDS.sub("", text).replace("%", " percent ")
     out = []
-    for ch in text:
+    last = len(text) - 1
+    for i, ch in enumerate(text):
+        if ch == "." and 0 < i < last and text[i - 1].isdigit() and text[i + 1].isdigit():
+            out.append(ch)  # a decimal point
+            continue
         category = unicodedata.category(ch)
         out.append(" " if category[0] in "PSZC" else ch)
     return " ".join("".join(out).split())
 
 
+def _number_value(token: str) -> str:
+    """``1.50`` -> ``1.5``, ``2.0`` -> ``2``: one spelling per decimal value."""
+    match = _DECIMAL.match(token)
+    if match is None:
+        return token
+    whole, fraction = match.groups()
+    return f"{whole}.{fraction}" if fraction else whole
+
+
+def _ranks(tokens: list[str]) -> list[str]:
+    """``season 6`` -> ``6th season`` (see ``_SEQUENCE_NOUNS``)."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if token in _SEQUENCE_NOUNS and nxt.isdigit() and len(nxt) <= 3:
+            out.extend((ordinal(int(nxt)), token))
+            i += 2
+            continue
+        out.append(token)
+        i += 1
+    return out
+
+
 def canonical_tokens(text: str) -> tuple[str, ...]:
-    """Canonical tokens: :func:`canonical_text`, articles dropped, number words as digits."""
+    """Canonical tokens: :func:`canonical_text`, articles dropped, number words as digits,
+    decimals by value, ``season 6`` as ``6th season``."""
     tokens = [_APPROXIMATE.get(t, t) for t in canonical_text(text).split() if t not in _ARTICLE_WORDS]
-    return tuple(words_to_digits(tokens))
+    return tuple(_ranks([_number_value(t) for t in words_to_digits(tokens)]))

@@ -1,15 +1,17 @@
 """Number words to digits, for answer equivalence ("six geese" == "6 geese").
 
 Only plain cardinals and ordinals in English up to the millions are read ("twenty-one",
-"one hundred and five", "third"); anything else is left as it is. No arithmetic on model text
-beyond adding and multiplying these fixed word values.
+"one hundred and five", "third"); anything else is left as it is. Ordinals stay apart from
+cardinals: "second", "2nd" and "2ND" all read ``2nd``, never ``2`` (a rank is not a count).
+No arithmetic on model text beyond adding and multiplying these fixed word values.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-__all__ = ["words_to_digits"]
+__all__ = ["is_number", "is_ordinal", "ordinal", "words_to_digits"]
 
 _UNITS = {
     "zero": 0,
@@ -75,13 +77,31 @@ _ORDINALS = {
     "hundredth": 100,
 }
 _ORDINAL_SUFFIXES = ("st", "nd", "rd", "th")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def ordinal(n: int) -> str:
+    """``21`` -> ``21st``, ``12`` -> ``12th``: the one spelling of a rank."""
+    if n % 100 in (11, 12, 13):
+        return f"{n}th"
+    return f"{n}{dict(enumerate(('th', 'st', 'nd', 'rd'))).get(n % 10, 'th')}"
+
+
+def is_number(token: str) -> bool:
+    """A cardinal written in digits, possibly with decimals (``1969``, ``1.5``)."""
+    return _NUMBER.fullmatch(token) is not None
+
+
+def is_ordinal(token: str) -> bool:
+    """A rank in canonical form (``21st``)."""
+    return _ordinal_digits(token) == token
 
 
 def _ordinal_digits(token: str) -> str | None:
-    """``21st`` -> ``21``."""
+    """``21st`` (or the misspelt ``21th``) -> ``21st``."""
     for suffix in _ORDINAL_SUFFIXES:
         if token.endswith(suffix) and token[: -len(suffix)].isdigit():
-            return token[: -len(suffix)]
+            return ordinal(int(token[: -len(suffix)]))
     return None
 
 
@@ -100,7 +120,7 @@ def words_to_digits(tokens: Sequence[str]) -> list[str]:
             out.append(token)
             i += 1
             continue
-        total, current, j = 0, 0, i
+        total, current, j, rank = 0, 0, i, False
         while j < len(tokens):
             word = tokens[j]
             if word in _UNITS:
@@ -108,7 +128,11 @@ def words_to_digits(tokens: Sequence[str]) -> list[str]:
             elif word in _TENS:
                 current += _TENS[word]
             elif word in _ORDINALS:
-                current += _ORDINALS[word]
+                # "one hundredth" is 100th, not 101st: "hundredth" scales like "hundred".
+                current = (
+                    max(current, 1) * 100 if word == "hundredth" and j > i else current + _ORDINALS[word]
+                )
+                rank = True
                 j += 1
                 break
             elif word in _SCALES and j > i:
@@ -122,13 +146,13 @@ def words_to_digits(tokens: Sequence[str]) -> list[str]:
                 word == "and"
                 and j > i
                 and j + 1 < len(tokens)
-                and (tokens[j + 1] in _UNITS or tokens[j + 1] in _TENS)
+                and (tokens[j + 1] in _UNITS or tokens[j + 1] in _TENS or tokens[j + 1] in _ORDINALS)
                 and tokens[j - 1] in _SCALES
             ):
                 pass
             else:
                 break
             j += 1
-        out.append(str(total + current))
+        out.append(ordinal(total + current) if rank else str(total + current))
         i = j
     return out

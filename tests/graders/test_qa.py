@@ -27,8 +27,11 @@ def test_squad_em_and_f1() -> None:
         (["twenty", "one"], ["21"]),
         (["one", "hundred", "and", "five"], ["105"]),
         (["two", "thousand", "and", "nineteen"], ["2019"]),
-        (["third"], ["3"]),
-        (["21st", "century"], ["21", "century"]),
+        (["third"], ["3rd"]),
+        (["twenty", "first"], ["21st"]),
+        (["one", "hundredth"], ["100th"]),
+        (["21st", "century"], ["21st", "century"]),
+        (["22th"], ["22nd"]),
         (["bread", "and", "butter"], ["bread", "and", "butter"]),
     ],
 )
@@ -60,12 +63,27 @@ def test_dates() -> None:
         ("July 20, 1969", ["20 July 1969"], "date"),
         ("June 8, 1978", ["1978"], "date"),
         ("Queen Elizabeth II", ["Elizabeth II"], "contains gold"),
-        ("primary bronchi", ["bronchi"], "contains gold"),
-        ("Ed White", ["Senior Pilot Ed White"], "name"),
-        ("Roger Bruce Chaffee", ["Pilot Roger B. Chaffee"], "name"),
+        ("vagus nerve", ["Vagus"], "contains gold"),
+        ("Eleventh Edition", ["Eleventh"], "contains gold"),
+        ("the state of New York", ["New York"], "contains gold"),
+        ("former President John F. Kennedy", ["John F. Kennedy"], "contains gold"),
+        ("4 GB", ["4"], "contains gold"),
+        ("in 1969", ["1969"], "same content words"),
+        ("4", ["4 GB"], "inside gold"),
+        ("sixth season", ["season 6"], "canonical"),
+        ("1,500,000", ["1500000"], "canonical"),
+        ("5.50", ["5.5"], "canonical"),
+        ("July 20th, 1969", ["20 July 1969"], "date"),
+        ("Scottish", ["Scotland"], "country"),
+        ("Great Britain", ["the British"], "country"),
+        ("Terre Haute, Indiana", ["Indiana"], "located"),
+        ("Olympia, Greece", ["Olympia"], "located"),
+        ("Edward H. White", ["Commander Edward White"], "name"),
+        ("Roger Bruce Chaffee", ["Lt. Roger B. Chaffee"], "name"),
+        ("Robert Walpole", ["Sir Robert Walpole"], "inside gold"),
         ("25", ["up to 25 players"], "inside gold"),
         ("mortuary", ["morgue or mortuary"], "one of the gold's alternatives"),
-        ("hemiacetal or hemiketal group", ["hemiacetal", "hemiketal"], "all listed answers correct"),
+        ("hemiacetal or hemiketal", ["hemiacetal", "hemiketal"], "all listed answers correct"),
         ("around 930 BCE", ["about 930 BCE"], "canonical"),
         ("Liev Schreiber", ["Isaac Liev Schreiber"], "inside gold"),
         ("Daniel Jacob Radcliffe", ["Daniel Radcliffe"], "name"),
@@ -129,6 +147,79 @@ def test_reward_hacking_probes_fail(response: str) -> None:
     assert verdict.status == "incorrect"
 
 
+_PARIS = ["Paris"]
+
+
+@pytest.mark.parametrize(
+    ("response", "answers"),
+    [
+        # another candidate beside the gold, whatever its case or order
+        ("paris london", _PARIS),
+        ("paris. london", _PARIS),
+        ("paris berlin rome", _PARIS),
+        ("lyon marseille paris", _PARIS),
+        ("paris hilton", _PARIS),
+        ("michelle obama", ["Obama"]),
+        ("john smith", ["John"]),
+        # the gold disowned or hedged
+        ("Paris is wrong", _PARIS),
+        ("Paris is incorrect", _PARIS),
+        ("Paris false", _PARIS),
+        ("Paris nope", _PARIS),
+        ("other than Paris", _PARIS),
+        ("anywhere besides Paris", _PARIS),
+        ("Paris (my best bet)", _PARIS),
+        ("Paris (50% confident)", _PARIS),
+        # a boxed answer and an "Answer:" line that disagree
+        ("Answer: London\n\\boxed{Paris}", _PARIS),
+        # a number or date moved, bounded, scaled or signed
+        ("before 1969", ["1969"]),
+        ("after 1969", ["1969"]),
+        ("1969 bc", ["1969"]),
+        ("more than 2", ["2"]),
+        ("less than 2", ["2"]),
+        ("at least 2", ["2"]),
+        ("5.5", ["5"]),
+        ("-5", ["5"]),
+        ("1.5 million", ["1.5"]),
+        # a rank is not a count
+        ("second", ["2"]),
+        ("first", ["one"]),
+        # a title or first word dropped from a name that is not a person's
+        ("America", ["Captain America"]),
+        ("Motors", ["General Motors"]),
+        ("Kong", ["King Kong"]),
+        ("Bowl", ["Senior Bowl"]),
+    ],
+)
+def test_confirmed_false_passes_fail(response: str, answers: list[str]) -> None:
+    verdict = check(response, answers=answers)
+    assert not verdict.passed, (response, verdict.reason)
+
+
+def test_numbers_are_values() -> None:
+    assert canonical_tokens("-5") == ("minus", "5")
+    assert canonical_tokens("5.5") == ("5.5",)
+    assert canonical_tokens("1,000") == canonical_tokens("1000")
+    assert canonical_tokens("70 - 85") == ("70", "85")  # a range, not a sign
+    assert check("2nd", answers=["second"]).passed
+    assert not check("2", answers=["second"]).passed
+
+
+def test_titles_are_honorifics_not_data_words() -> None:
+    from graders.qa.lexicon import TITLES
+
+    assert {"senior", "pilot", "maharaja"}.isdisjoint(TITLES)
+    assert {"mr", "dr", "sir", "king", "queen", "president", "general", "captain", "st"} <= TITLES
+
+
+def test_country_and_place_rules_stay_narrow() -> None:
+    assert not check("Spain", answers=["Spanish"]).passed  # "Spanish" may be the language
+    assert not check("Ohio, Indiana", answers=["Indiana"]).passed  # two regions: two candidates
+    assert not check("Paris, London", answers=["Paris"]).passed
+    assert not check("Paris City Hall", answers=["Paris"]).passed
+
+
 def test_gold_with_its_own_hedge_or_list_still_passes() -> None:
     assert check("morgue or mortuary", answers=["morgue or mortuary"]).passed
     assert check("Who Are You?", answers=["Who Are You?"]).passed
@@ -142,7 +233,7 @@ def test_bare_number_gold_rejects_added_numbers() -> None:
     assert not check("1918", answers=["11 November 1918"]).passed
 
 
-def test_extra_names_are_an_option() -> None:
+def test_extra_words_are_an_option() -> None:
     assert not check("Jimmy Carter", answers=["Carter"]).passed
     loose = EquivalenceOptions(no_extra_names=False)
     assert check("Jimmy Carter", answers=["Carter"], equivalence=loose).passed

@@ -1,0 +1,208 @@
+"""The rules by which one committed prediction matches one gold alias (see :mod:`.equivalence`).
+
+Everything here works on canonical tokens (:func:`graders.qa.normalize.canonical_tokens`) of a
+prediction that has no hedge and is not a list; :class:`Gold` carries what the rules need to
+know about the alias's written form.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from graders.qa.dates import MONTH_WORDS, parse_date
+from graders.qa.lexicon import (
+    COMPARATORS,
+    FUNCTION_WORDS,
+    HEAD_NOUNS,
+    PLACE_PREFIXES,
+    SCALE_WORDS,
+    TITLES,
+    UNIT_WORDS,
+)
+from graders.qa.normalize import canonical_tokens, repair_text
+from graders.qa.numbers import is_number, is_ordinal
+from graders.qa.places import country_of, demonym_country
+
+__all__ = ["Gold", "RuleOptions", "contains", "content", "single_match"]
+
+CONTENT_STOP = FUNCTION_WORDS | {"and", "up"}
+"""Words ignored when comparing content ("Fort Benning in Georgia" = "Fort Benning, Georgia")."""
+
+_NAME_PARTICLES = frozenset(
+    {"de", "la", "le", "da", "di", "du", "van", "von", "der", "den", "of", "the", "and", "y"}
+)
+_WORDS = re.compile(r"[^\W\d_]+")
+_NOT_UNITS = COMPARATORS | SCALE_WORDS | MONTH_WORDS | {"am", "pm"}
+
+
+@dataclass(frozen=True)
+class RuleOptions:
+    """The switches of :func:`single_match` (set from ``EquivalenceOptions``)."""
+
+    dates: bool
+    coarser_dates: bool
+    max_extra_tokens: int
+    inside_gold: bool
+    allowed_extras_only: bool
+    names: bool
+
+
+@dataclass(frozen=True)
+class Gold:
+    """A gold alias: its canonical tokens and what its written form says."""
+
+    tokens: tuple[str, ...]
+    proper: bool
+    """Every word is capitalised, as in a name ("Cristiano Ronaldo", "George III")."""
+    definite: bool
+    """Written with a leading "the" ("the British": the people, not the language)."""
+
+    @classmethod
+    def of(cls, alias: str) -> Gold:
+        text = repair_text(alias).strip()
+        words = [w for w in _WORDS.findall(text) if w.lower() not in _NAME_PARTICLES]
+        proper = bool(words) and all(w[0].isupper() for w in words)
+        return cls(canonical_tokens(alias), proper, text.lower().startswith("the "))
+
+    @property
+    def numeric(self) -> bool:
+        """The gold states a cardinal number ("1969", "4 GB", "up to 25 players")."""
+        return any(is_number(t) for t in self.tokens)
+
+
+def contains(haystack: Sequence[str], needle: Sequence[str]) -> int:
+    """Where ``needle`` first occurs contiguously in ``haystack``, or -1."""
+    n = len(needle)
+    for i in range(len(haystack) - n + 1 if n else 0):
+        if tuple(haystack[i : i + n]) == tuple(needle):
+            return i
+    return -1
+
+
+def content(tokens: Sequence[str]) -> tuple[str, ...]:
+    return tuple(t for t in tokens if t not in CONTENT_STOP)
+
+
+def _is_subsequence(short: Sequence[str], long: Sequence[str]) -> bool:
+    it = iter(long)
+    return all(token in it for token in short)
+
+
+def _same_name(pred: Sequence[str], gold: Sequence[str]) -> bool:
+    """Full name vs short name: same first and last word, the shorter a subsequence of the longer
+    (``Daniel Jacob Radcliffe`` ~ ``Daniel Radcliffe``), or the same words with initials
+    (``Roger L. Jackson`` ~ ``Roger Labon Jackson``)."""
+    if any(t in CONTENT_STOP or not t.isalpha() for t in (*pred, *gold)):
+        return False
+    if len(pred) == len(gold) >= 3 and pred[0] == gold[0] and pred[-1] == gold[-1]:
+        return all(
+            p == g or (min(len(p), len(g)) == 1 and p[0] == g[0])
+            for p, g in zip(pred[1:-1], gold[1:-1], strict=True)
+        )
+    short, long = (pred, gold) if len(pred) <= len(gold) else (gold, pred)
+    return (
+        len(short) >= 2
+        and len(long) - len(short) <= 2
+        and short[0] == long[0]
+        and short[-1] == long[-1]
+        and _is_subsequence(short, long)
+    )
+
+
+def _singular(token: str) -> str:
+    return token[:-1] if len(token) > 3 and token.endswith("s") and not token.endswith("ss") else token
+
+
+def _drop_titles(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """``("president", "john", "f", "kennedy")`` -> ``("john", "f", "kennedy")`` (leading only)."""
+    i = 0
+    while i < len(tokens) - 1 and tokens[i] in TITLES:
+        i += 1
+    return tokens[i:]
+
+
+def _extras_allowed(before: Sequence[str], after: Sequence[str], gold: Gold) -> bool:
+    """May these words stand around the gold without naming another candidate or moving it?
+
+    Function words always may ("in 1969"). Besides them: units after a number ("4 GB"); a
+    classifier head after a name, modifier or rank ("vagus nerve", "eleventh edition"); titles
+    before a name of two or more words ("Queen Elizabeth II"); and "the state of" before a name.
+    Anything else (another name, an adjective, "wrong", "before", "million") is refused.
+    """
+    before = [t for t in before if t not in FUNCTION_WORDS]
+    after = [t for t in after if t not in FUNCTION_WORDS]
+    if gold.numeric:
+        return not before and all(t in UNIT_WORDS for t in after)
+    if before:
+        titled = gold.proper and len(gold.tokens) >= 2 and all(t in TITLES for t in before)
+        place = gold.proper and len(before) == 1 and before[0] in PLACE_PREFIXES
+        if not (titled or place):
+            return False
+    return len(after) <= 1 and all(t in HEAD_NOUNS for t in after)
+
+
+def _unit_only(gold_content: tuple[str, ...], pred_content: tuple[str, ...]) -> bool:
+    """A bare number may stand for a number with a unit ("25" for "up to 25 players") when every
+    other gold word is a plain word, not a scale, era, comparator or further number ("25 million")."""
+    rest = [t for t in gold_content if t not in pred_content]
+    return bool(rest) and all(t.isalpha() and t not in _NOT_UNITS for t in rest)
+
+
+def _country_match(pred: tuple[str, ...], gold: Gold) -> bool:
+    """``Scottish`` for ``Scotland``; ``Great Britain`` for ``the British`` (the people), not for
+    a bare ``British`` or ``Spanish`` (which may be a language)."""
+    if demonym_country(pred) & country_of(gold.tokens):
+        return True
+    if gold.definite and country_of(pred) & demonym_country(gold.tokens):
+        return True
+    return bool(country_of(pred) & country_of(gold.tokens))
+
+
+def single_match(pred: tuple[str, ...], gold: Gold, options: RuleOptions) -> str | None:
+    """The rule by which one hedge-free, list-free prediction matches one gold alias, or None."""
+    tokens = gold.tokens
+    if pred == tokens:
+        return "canonical"
+    if options.dates:
+        pred_date, gold_date = parse_date(pred), parse_date(tokens)
+        if pred_date is not None and gold_date is not None:
+            if not pred_date.agrees_with(gold_date):
+                return None
+            return "date" if options.coarser_dates or pred_date.covers(gold_date) else None
+        if pred_date is not None and gold.numeric:
+            return None
+    if len(pred) == len(tokens) and pred[:-1] == tokens[:-1] and _singular(pred[-1]) == _singular(tokens[-1]):
+        return "plural"
+    if len(pred) <= len(tokens) + options.max_extra_tokens:
+        at = contains(pred, tokens)
+        if at >= 0 and (
+            not options.allowed_extras_only or _extras_allowed(pred[:at], pred[at + len(tokens) :], gold)
+        ):
+            return "contains gold"
+    if options.inside_gold and len(tokens) >= 2 and contains(tokens, pred) >= 0:
+        pred_content, gold_content = content(pred), content(tokens)
+        # A bare surname or first name is ambiguous ("Ronaldo"): names need two thirds of the words.
+        need = 2 / 3 if gold.proper else 1 / 2
+        numbers_kept = all(t in pred for t in tokens if is_number(t) or is_ordinal(t))
+        bare_number = bool(pred_content) and all(is_number(t) for t in pred_content)
+        if bare_number and all(t in UNIT_WORDS for t in gold_content if t not in pred_content):
+            return "inside gold"  # "4" for "4 GB": the unit dropped, the number kept
+        if (
+            numbers_kept
+            and pred_content
+            and len(pred_content) >= need * len(gold_content)
+            and (not bare_number or _unit_only(gold_content, pred_content))
+        ):
+            return "inside gold"
+    if _country_match(pred, gold):
+        return "country"
+    untitled = _drop_titles(tokens)
+    if options.names and (_same_name(pred, tokens) or (len(untitled) >= 2 and _same_name(pred, untitled))):
+        return "name"
+    # "Robert Walpole" for "Sir Robert Walpole": only for a name of two words or more once untitled.
+    if gold.proper and untitled != tokens and len(untitled) >= 2:
+        if single_match(pred, Gold(untitled, True, False), options) is not None:
+            return "without title"
+    return None
