@@ -23,7 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from hub.check.report import CHECK_NAMES, CheckReport
-from hub.check.sandbox import Limits, SandboxResult, make_writable, read_only_copy, run_sandboxed
+from hub.check.sandbox import (
+    Limits,
+    SandboxResult,
+    make_writable,
+    mount_namespace_available,
+    read_only_copy,
+    run_sandboxed,
+)
 from hub.errors import UsageError
 from hub.install import InstallError, unpack_wheel
 
@@ -69,6 +76,7 @@ class CheckOptions:
     limits: Limits = field(default_factory=Limits)
     allow_read: tuple[str, ...] = ()
     isolate_network: bool = True
+    read_only_mount: bool = True
 
 
 def _child_env(run_dir: Path, hash_seed: int) -> dict[str, str]:
@@ -247,6 +255,7 @@ def _run_worker(
         env=_child_env(run_dir, seed),
         cwd=run_dir,
         isolate_network=opts.isolate_network,
+        read_only=_read_only(stage) if opts.read_only_mount else (),
     )
     events = []
     for line in res.stdout.splitlines():
@@ -257,6 +266,14 @@ def _run_worker(
         if isinstance(ev, dict) and "event" in ev:
             events.append(ev)
     return res, events
+
+
+def _read_only(stage: Path) -> list[Path]:
+    """What the environment may not change: its staged package, and verihub's own code."""
+    import graders
+    import hub
+
+    return [stage, Path(hub.__file__).resolve().parent, Path(graders.__file__).resolve().parent]
 
 
 def _digest(
@@ -296,7 +313,10 @@ def _digest(
     reads = violations["read"] + [f"write: {w}" for w in violations["write"]]
     if reads:
         report.add(
-            "file_access", "fail", "files outside the package and the run directory were opened", reads
+            "file_access",
+            "fail",
+            "files were read outside the package and the run directory, or written outside the run directory",
+            reads,
         )
     if violations["network"]:
         report.add("network", "fail", "network access was attempted", violations["network"])
@@ -321,10 +341,15 @@ def check(target: str, *, options: CheckOptions | None = None) -> CheckReport:
             if opts.isolate_network and _netns()
             else "sockets blocked by an audit hook (no network namespace available)"
         )
+        files = (
+            "read-only bind mount of the staged copy (own mount namespace)"
+            if opts.read_only_mount and mount_namespace_available()
+            else "staged copy read-only by file mode only (no read-only mount: a root process can write it)"
+        )
         report.isolation = (
             f"{isolation}; rlimits cpu={opts.limits.cpu_s}s "
             f"memory={opts.limits.memory_bytes // 1024**2}MiB; wall {opts.limits.wall_s:g}s; "
-            "read-only staged copy; audit hook on open"
+            f"{files}; audit hook on open"
         )
         if stage is None:
             return _finish(report, t0)

@@ -5,20 +5,26 @@
   hook blocks ``socket.connect``/``getaddrinfo`` (weaker: it is in-process);
 - **limits**: ``resource.setrlimit`` on CPU seconds, address space, file size and core dumps,
   plus a parent-side wall-clock timeout that kills the whole process group;
-- **files**: the caller passes a read-only copy of the package (see :func:`read_only_copy`);
-  the child's audit hook records reads outside the allowed folders and any write outside the
-  run directory (a tripwire, not a wall: code that sets out to evade an in-process hook can).
+- **files**: the caller passes a read-only copy of the package (see :func:`read_only_copy`).
+  File modes do not stop root (nor root in a user namespace), so where the platform allows it
+  the child also gets its own mount namespace (``unshare -m``) in which the folders in
+  ``read_only`` are bind-mounted read-only: writing there fails with EROFS for everyone.
+  Elsewhere the modes are all there is, and :func:`mount_namespace_available` says so. The
+  child's audit hook records reads outside the allowed folders and any write outside the run
+  directory (a tripwire, not a wall: code that sets out to evade an in-process hook can).
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
 import signal
 import stat
 import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +33,7 @@ __all__ = [
     "Limits",
     "SandboxResult",
     "make_writable",
+    "mount_namespace_available",
     "network_namespace_available",
     "read_only_copy",
     "run_sandboxed",
@@ -50,6 +57,7 @@ class SandboxResult:
     stderr: str
     timed_out: bool
     network_isolated: bool
+    read_only_mounted: bool = False
 
 
 @functools.lru_cache(maxsize=1)
@@ -80,15 +88,53 @@ def _limit(limits: Limits) -> None:  # runs in the child between fork and exec
         resource.setrlimit(res, (cap, cap if hard == resource.RLIM_INFINITY else hard))
 
 
-_LOOPBACK_UP = """
-import fcntl, os, socket, struct, sys
-SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
-with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-    req = struct.pack("16sH14s", b"lo", 0, b"")
-    flags = struct.unpack("16sH14s", fcntl.ioctl(s, SIOCGIFFLAGS, req))[1]
-    fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack("16sH14s", b"lo", flags | IFF_UP, b""))
-os.execv(sys.argv[1], sys.argv[1:])
+# Runs first inside the namespaces, then execs the real command: argv = [json spec, command...].
+# Bind-mounts each read-only folder onto itself and remounts it read-only, keeping the flags
+# (nosuid, nodev, ...) the kernel locks in a user namespace; brings loopback up if asked.
+_PREPARE = """
+import ctypes, fcntl, json, os, socket, struct, sys
+spec = json.loads(sys.argv[1])
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mount.argtypes = [ctypes.c_char_p] * 3 + [ctypes.c_ulong, ctypes.c_char_p]
+MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC = 1, 32, 4096, 16384
+KEEP = {2: 2, 4: 4, 8: 8, 1024: 1024, 2048: 2048, 4096: 1 << 21}  # ST_* -> MS_*
+for path in spec["read_only"]:
+    target = os.fsencode(path)
+    flags = sum(ms for st, ms in KEEP.items() if os.statvfs(path).f_flag & st)
+    for src, how in ((target, MS_BIND | MS_REC), (None, MS_REMOUNT | MS_BIND | MS_RDONLY | flags)):
+        if libc.mount(src, target, None, how, None) != 0:
+            sys.stderr.write(f"verihub sandbox: cannot mount {path} read-only: "
+                             f"{os.strerror(ctypes.get_errno())}\\n")
+            sys.exit(125)
+if spec["loopback"]:
+    SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        req = struct.pack("16sH14s", b"lo", 0, b"")
+        flags = struct.unpack("16sH14s", fcntl.ioctl(s, SIOCGIFFLAGS, req))[1]
+        fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack("16sH14s", b"lo", flags | IFF_UP, b""))
+os.execv(sys.argv[2], sys.argv[2:])
 """
+
+
+def _prepare(read_only: Sequence[Path], loopback: bool) -> list[str]:
+    spec = {"read_only": [str(p) for p in read_only], "loopback": loopback}
+    return [sys.executable, "-c", _PREPARE, json.dumps(spec)]
+
+
+@functools.lru_cache(maxsize=1)
+def mount_namespace_available() -> bool:
+    """True when a child can get its own mount namespace with read-only bind mounts here."""
+    exe = shutil.which("unshare")
+    if exe is None:
+        return False
+    with tempfile.TemporaryDirectory(prefix="verihub-mntns-") as tmp:
+        probe = "import sys\ntry:\n open(sys.argv[1], 'w')\nexcept OSError as e:\n sys.exit(e.errno != 30)"
+        cmd = [exe, "-rm", *_prepare([Path(tmp)], False), sys.executable, "-c", probe, f"{tmp}/x"]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, timeout=10, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+        return proc.returncode == 0 and not os.path.exists(f"{tmp}/x")
 
 
 def run_sandboxed(
@@ -99,17 +145,24 @@ def run_sandboxed(
     cwd: Path,
     isolate_network: bool = True,
     loopback: bool = False,
+    read_only: Sequence[Path] = (),
 ) -> SandboxResult:
     """Run ``argv`` with ``limits``; in its own network namespace when possible.
 
     ``loopback``: bring the namespace's loopback interface up (for a model server on 127.0.0.1);
-    nothing outside the machine is reachable either way. ``argv[0]`` must then be a path.
+    nothing outside the machine is reachable either way. ``read_only``: folders the child sees
+    as a read-only mount (own mount namespace) where :func:`mount_namespace_available`; the
+    result's ``read_only_mounted`` says whether that happened. ``argv[0]`` must be a path when
+    either applies.
     """
     isolated = isolate_network and network_namespace_available()
+    mounted = bool(read_only) and mount_namespace_available()
     cmd = list(argv)
-    if isolated:
-        up = [sys.executable, "-c", _LOOPBACK_UP] if loopback else []
-        cmd = ["unshare", "-rn", *up, *argv]
+    if isolated or mounted:
+        flags = "-r" + ("n" if isolated else "") + ("m" if mounted else "")
+        ro = list(read_only) if mounted else []
+        prep = _prepare(ro, loopback and isolated) if ro or (loopback and isolated) else []
+        cmd = ["unshare", flags, *prep, *argv]
     proc = subprocess.Popen(
         cmd,
         stdout=subprocess.PIPE,
@@ -131,7 +184,12 @@ def run_sandboxed(
             pass
         out, err = proc.communicate()
     return SandboxResult(
-        returncode=proc.returncode, stdout=out, stderr=err, timed_out=timed_out, network_isolated=isolated
+        returncode=proc.returncode,
+        stdout=out,
+        stderr=err,
+        timed_out=timed_out,
+        network_isolated=isolated,
+        read_only_mounted=mounted,
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 import hub.cli
 from hub.check import CheckOptions, CheckReport, Limits, check
 from hub.check.probes import gamed, gold_response, hacking_probes, perturb
-from hub.check.sandbox import network_namespace_available
+from hub.check.sandbox import mount_namespace_available, network_namespace_available
 from hub.cli import authoring, hubcmds  # noqa: F401  (register the commands)
 from hub.errors import UsageError
 from hub.types import Task
@@ -71,6 +72,21 @@ def test_bad_environment_is_caught(name: str, check_name: str, reason: str, tmp_
     assert reason in fails[check_name], report.to_text()
     if name == "pass_all":
         assert "perturbed_gold" in fails
+
+
+def test_writing_into_its_own_package_is_reported_and_blocked() -> None:
+    report = check(str(BAD / "writes_package"), options=FAST)
+    fails = failed(report)
+    assert "file_access" in fails and "bad_writes_package/grader_mode.txt" in fails["file_access"]
+    probes = report.result("hacking_probes")
+    assert probes is not None
+    if mount_namespace_available():  # the read-only mount stopped the tampering: the grader stayed exact
+        assert "read-only bind mount" in report.isolation
+        assert probes.status == "pass", report.to_text()
+    else:  # file modes only: a root process can write, and the weakened grader is caught instead
+        assert "file mode only" in report.isolation
+    fallback = check(str(BAD / "writes_package"), options=replace(FAST, read_only_mount=False))
+    assert "file mode only" in fallback.isolation and "file_access" in failed(fallback)
 
 
 def test_socket_blocked_without_a_network_namespace() -> None:
