@@ -1,8 +1,10 @@
-"""Board entries grouped into columns: one per (environment, version), never mixing versions.
+"""Board entries grouped into columns: one per environment build, never mixing builds.
 
-A column is *stale* when the board holds a newer version of the same environment: its numbers
-were measured on different tasks or a different grader and are not comparable with the current
-column. Rows of a column are ranked by mean reward (best first; runs without a score last).
+A build is an (environment version, content hash) pair: two runs of the same version whose
+package contents differ (code changed without a version bump) measured different graders or tasks,
+so they get separate columns too. A column is *stale* when the board holds a newer build: a newer
+version, or, within one version, a build whose runs started later. Rows of a column are ranked by
+mean reward (best first; runs without a score last).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass
 
 from leaderboard.board import BoardEntry
 
-__all__ = ["Column", "EnvironmentBoard", "aggregate", "version_key"]
+__all__ = ["Column", "EnvironmentBoard", "aggregate", "stale_reason", "version_key"]
 
 _VERSION_RE = re.compile(r"^[vV]?(\d+(?:\.\d+)*)(.*)$")
 
@@ -24,13 +26,18 @@ class Column:
 
     env_id: str
     env_version: str
+    env_hash: str
     stale: bool
     rows: tuple[BoardEntry, ...]
+    shares_version: bool = False
+    """True when another column of the board has the same version with a different hash."""
 
     @property
-    def env_hashes(self) -> tuple[str, ...]:
-        """Distinct environment content hashes among the rows (more than one is worth a look)."""
-        return tuple(sorted({r.env_hash for r in self.rows}))
+    def label(self) -> str:
+        """``version``, or ``version (hash prefix)`` when the version alone is ambiguous."""
+        if not self.shares_version:
+            return self.env_version
+        return f"{self.env_version} ({_short_hash(self.env_hash)})"
 
 
 @dataclass(frozen=True)
@@ -63,29 +70,53 @@ def version_key(version: str) -> tuple[tuple[int, ...], bool, str]:
     return (release, suffix == "", suffix)
 
 
+def _short_hash(env_hash: str) -> str:
+    return env_hash.split(":", 1)[-1][:10]
+
+
+def _newest_first(builds: dict[tuple[str, str], list[BoardEntry]]) -> list[tuple[str, str]]:
+    """Builds by version (newest first), and within a version by their latest run start."""
+    latest = {b: max(r.created_at for r in rows) for b, rows in builds.items()}
+    return sorted(builds, key=lambda b: (version_key(b[0]), latest[b]), reverse=True)
+
+
+def stale_reason(col: Column, env: EnvironmentBoard) -> str:
+    """Why ``col`` is not the current column of ``env`` (empty when it is)."""
+    if not col.stale:
+        return ""
+    if env.current.env_version != col.env_version:
+        return f"v{env.current.env_version} is newer"
+    return f"a newer build of v{col.env_version} ({_short_hash(env.current.env_hash)}) was run"
+
+
 def _rank_key(entry: BoardEntry) -> tuple[bool, float, str, str]:
     score = entry.mean_reward
     return (score is None, -(score or 0.0), entry.model, entry.id)
 
 
 def aggregate(entries: Iterable[BoardEntry], *, env_id: str | None = None) -> list[EnvironmentBoard]:
-    """Group entries by environment and version; environments sorted by id."""
-    by_env: dict[str, dict[str, list[BoardEntry]]] = {}
+    """Group entries by environment and build (version, hash); environments sorted by id,
+    builds newest first."""
+    by_env: dict[str, dict[tuple[str, str], list[BoardEntry]]] = {}
     for e in entries:
         if env_id is not None and e.env_id != env_id:
             continue
-        by_env.setdefault(e.env_id, {}).setdefault(e.env_version, []).append(e)
+        by_env.setdefault(e.env_id, {}).setdefault((e.env_version, e.env_hash), []).append(e)
     boards: list[EnvironmentBoard] = []
     for eid in sorted(by_env):
-        versions = sorted(by_env[eid], key=version_key, reverse=True)
+        builds = by_env[eid]
+        ordered = _newest_first(builds)
+        versions = [v for v, _ in ordered]
         columns = tuple(
             Column(
                 env_id=eid,
                 env_version=v,
+                env_hash=h,
                 stale=i > 0,
-                rows=tuple(sorted(by_env[eid][v], key=_rank_key)),
+                rows=tuple(sorted(builds[(v, h)], key=_rank_key)),
+                shares_version=versions.count(v) > 1,
             )
-            for i, v in enumerate(versions)
+            for i, (v, h) in enumerate(ordered)
         )
         boards.append(EnvironmentBoard(env_id=eid, columns=columns))
     return boards

@@ -21,6 +21,7 @@ import os
 import re
 import shutil
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ from hub.rundir import CONFIG_FILE, ROLLOUTS_FILE, SUMMARY_FILE, RunConfig
 from leaderboard.stats import DEFAULT_RESAMPLES, bootstrap_ci
 from leaderboard.verify import VerifiedRun, file_sha256, verify_run
 
-__all__ = ["INDEX_FILE", "Board", "BoardEntry", "BoardError", "BoardIndex"]
+__all__ = ["INDEX_FILE", "Board", "BoardEntry", "BoardError", "BoardIndex", "TokenPrices"]
 
 INDEX_FILE = "index.json"
 _INDEX_VERSION = 1
@@ -72,7 +73,13 @@ class BoardEntry(BaseModel):
     pass_at_k: dict[str, float]
     pass_all_k: dict[str, float]
     usage: dict[str, int]
-    cost_usd: float | None = Field(default=None, description="Total cost, when every rollout records it.")
+    cost_usd: float | None = Field(
+        default=None,
+        description="Total cost: recorded by every rollout, or from token usage at given prices.",
+    )
+    cost_basis: str | None = Field(
+        default=None, description="Where cost_usd comes from: 'rollouts' or the per-token prices used."
+    )
     source: str = Field(description="Run directory the entry was added from.")
     rollouts_copied: bool
     tasks_checked: bool = Field(
@@ -172,12 +179,14 @@ class Board:
         copy_rollouts: bool = False,
         check_tasks: bool = False,
         bootstrap_seed: int = 0,
+        prices: TokenPrices | None = None,
     ) -> tuple[BoardEntry, bool]:
         """Verify ``run_dir`` and add it. Returns (entry, added); ``added`` is False when the very
         same run (same config and rollouts files) is already on the board. Raises ``RunRejected``.
 
         ``copy_rollouts`` keeps the transcripts on the board; ``check_tasks`` also re-derives the
-        task set from the installed environment (see :func:`leaderboard.verify.verify_run`).
+        task set from the installed environment (see :func:`leaderboard.verify.verify_run`);
+        ``prices`` give the cost from the run's token usage when its rollouts record none.
         """
         verified = verify_run(run_dir, check_tasks=check_tasks)
         index = self.load_index()
@@ -186,7 +195,7 @@ class Board:
                 entry.sha256.get(CONFIG_FILE) == verified.sha256[CONFIG_FILE]
             ):
                 return entry, False
-        entry = _entry(verified, copy_rollouts=copy_rollouts, bootstrap_seed=bootstrap_seed)
+        entry = _entry(verified, copy_rollouts=copy_rollouts, bootstrap_seed=bootstrap_seed, prices=prices)
         if any(e.id == entry.id for e in index.entries):
             raise BoardError(
                 f"{self.path} already has an entry {entry.id} for different files; check index.json"
@@ -215,8 +224,43 @@ def _slug(text: str, limit: int = 40) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.")[:limit] or "x"
 
 
-def _entry(v: VerifiedRun, *, copy_rollouts: bool, bootstrap_seed: int) -> BoardEntry:
+@dataclass(frozen=True)
+class TokenPrices:
+    """What a model's tokens cost, in US dollars per million tokens."""
+
+    prompt_usd_per_mtok: float
+    completion_usd_per_mtok: float
+
+    def __post_init__(self) -> None:
+        if self.prompt_usd_per_mtok < 0 or self.completion_usd_per_mtok < 0:
+            raise ValueError("token prices must not be negative")
+
+    def cost(self, usage: dict[str, int]) -> float:
+        """Cost of a usage record (``prompt_tokens``, ``completion_tokens``)."""
+        return (
+            usage.get("prompt_tokens", 0) * self.prompt_usd_per_mtok
+            + usage.get("completion_tokens", 0) * self.completion_usd_per_mtok
+        ) / 1e6
+
+    def describe(self) -> str:
+        return (
+            f"${self.prompt_usd_per_mtok:g}/M prompt + ${self.completion_usd_per_mtok:g}/M completion tokens"
+        )
+
+
+def _cost(v: VerifiedRun, prices: TokenPrices | None) -> tuple[float | None, str | None]:
+    if v.cost_usd is not None:
+        return v.cost_usd, "rollouts"
+    if prices is not None:
+        return prices.cost(v.summary.usage), prices.describe()
+    return None, None
+
+
+def _entry(
+    v: VerifiedRun, *, copy_rollouts: bool, bootstrap_seed: int, prices: TokenPrices | None = None
+) -> BoardEntry:
     c, s = v.config, v.summary
+    cost_usd, cost_basis = _cost(v, prices)
     # config and rollouts together: two models with identical rollouts are still two runs
     digest = hashlib.sha256((v.sha256[CONFIG_FILE] + v.sha256[ROLLOUTS_FILE]).encode()).hexdigest()[:10]
     return BoardEntry(
@@ -243,7 +287,8 @@ def _entry(v: VerifiedRun, *, copy_rollouts: bool, bootstrap_seed: int) -> Board
         pass_at_k=s.pass_at_k,
         pass_all_k=s.pass_all_k,
         usage=s.usage,
-        cost_usd=v.cost_usd,
+        cost_usd=cost_usd,
+        cost_basis=cost_basis,
         source=str(v.path.resolve()),
         rollouts_copied=copy_rollouts,
         tasks_checked=v.tasks_checked,

@@ -16,7 +16,7 @@ from pathlib import Path
 from hub.metrics import Summary
 from hub.rundir import RunDir
 from hub.types import Rollout
-from leaderboard.aggregate import Column, EnvironmentBoard, aggregate
+from leaderboard.aggregate import Column, EnvironmentBoard, aggregate, stale_reason
 from leaderboard.board import Board, BoardEntry, BoardError
 from leaderboard.html import Safe, join, link, page, table, tag
 from leaderboard.plots import Series, pass_at_k_plot, pass_rate_histogram, scores_plot
@@ -92,7 +92,7 @@ def _best_k(entry: BoardEntry) -> str:
 def _stale_badge(col: Column, env: EnvironmentBoard) -> Safe:
     if not col.stale:
         return Safe("")
-    return tag("span", f"stale: v{env.current.env_version} is newer", class_="stale")
+    return tag("span", f"stale: {stale_reason(col, env)}", class_="stale")
 
 
 # -- pages ---------------------------------------------------------------------------------------
@@ -104,7 +104,7 @@ def _index_page(envs: list[EnvironmentBoard]) -> str:
         rows.append(
             [
                 link(f"env/{env_page_name(env.env_id)}", env.env_id),
-                col.env_version,
+                col.label,
                 len(col.rows),
                 link(f"run/{best.id}.html", best.model),
                 _f(best.mean_reward),
@@ -203,16 +203,19 @@ def _env_page(env: EnvironmentBoard, summaries: dict[str, Summary]) -> str:
             ),
             class_="plots",
         )
-        hashes = col.env_hashes
         note = (
-            tag("p", f"Note: runs in this column used {len(hashes)} different environment hashes.")
-            if len(hashes) > 1
+            tag(
+                "p",
+                f"Note: version {col.env_version} was run with more than one package content; "
+                f"this column holds the runs of hash {col.env_hash}.",
+            )
+            if col.shares_version
             else ""
         )
         parts.append(
             tag(
                 "section",
-                tag("h2", f"version {col.env_version} ", _stale_badge(col, env)),
+                tag("h2", f"version {col.label} ", _stale_badge(col, env)),
                 note,
                 table(
                     [
@@ -235,7 +238,7 @@ def _env_page(env: EnvironmentBoard, summaries: dict[str, Summary]) -> str:
                 ),
                 plots,
                 class_="column stale" if col.stale else "column",
-                id=f"v{col.env_version}",
+                id=f"v{col.env_version}" if not col.shares_version else f"v{col.env_version}-{ci}",
             )
         )
     return page(f"Environment {env.env_id}", join(parts), root="../")
@@ -264,7 +267,10 @@ def _run_page(board: Board, e: BoardEntry, summary: Summary, *, sample: int) -> 
         ("run started", _date(e.created_at)),
         ("added to board", _date(e.added_at)),
         ("tokens", ", ".join(f"{k} {v}" for k, v in e.usage.items())),
-        ("cost", "unknown" if e.cost_usd is None else f"${e.cost_usd:.4f}"),
+        (
+            "cost",
+            "unknown" if e.cost_usd is None else f"${e.cost_usd:.4f} (from {e.cost_basis or 'rollouts'})",
+        ),
         ("rollouts", "copied to the board" if e.rollouts_copied else f"kept at {e.source}"),
         *((f"sha256 {k}", tag("code", v)) for k, v in sorted(e.sha256.items())),
     ]

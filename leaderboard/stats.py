@@ -44,7 +44,7 @@ def bootstrap_ci(
     if n == 1 or min(values) == max(values):
         return (values[0], values[0])
     rng = random.Random(seed)
-    pairs = [(wi * v, wi) for v, wi in zip(values, w)]
+    pairs = [(wi * v, wi) for v, wi in zip(values, w, strict=True)]
     means = []
     for _ in range(resamples):
         draw = rng.choices(pairs, k=n)

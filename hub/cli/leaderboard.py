@@ -57,20 +57,37 @@ def add_cmd(
             "--check-tasks", help="Also re-derive the task ids from the installed environment (same hash)."
         ),
     ] = False,
+    price_in: Annotated[
+        float | None,
+        typer.Option(
+            "--price-in",
+            min=0.0,
+            help="USD per million prompt tokens (costs runs whose rollouts record none).",
+        ),
+    ] = None,
+    price_out: Annotated[
+        float | None,
+        typer.Option("--price-out", min=0.0, help="USD per million completion tokens (with --price-in)."),
+    ] = None,
 ) -> None:
     """Verify runs and add them to a board.
 
     A run is accepted only if its summary recomputed from rollouts.jsonl matches summary.json,
     every (task, rollout) is present exactly once, and its config names the environment version
     and content hash. Refused runs are listed with their reasons; the others are still added.
+    A run's cost is the sum of its rollouts' recorded costs; otherwise, with --price-in and
+    --price-out, its token usage at those prices; otherwise unknown.
     """
-    from leaderboard import Board, RunRejected
+    from leaderboard import Board, RunRejected, TokenPrices
 
+    if (price_in is None) != (price_out is None):
+        raise UsageError("give both --price-in and --price-out (USD per million tokens), or neither")
+    prices = None if price_in is None or price_out is None else TokenPrices(price_in, price_out)
     b = Board(board)
     refused = 0
     for run_dir in run_dirs:
         try:
-            entry, added = b.add(run_dir, copy_rollouts=copy_rollouts, check_tasks=check_tasks)
+            entry, added = b.add(run_dir, copy_rollouts=copy_rollouts, check_tasks=check_tasks, prices=prices)
         except RunRejected as exc:
             refused += 1
             _console(stderr=True).print(Text(f"refused {run_dir}:"))
@@ -90,15 +107,16 @@ def show_cmd(
 ) -> None:
     """Print the board as tables: one per environment version, best model first."""
     from leaderboard import Board, aggregate
+    from leaderboard.aggregate import stale_reason
 
     envs = aggregate(Board(board).require_entries(), env_id=env)
     if not envs:
         raise UsageError(f"no runs of {env!r} on the board {board}; see `verihub leaderboard show`")
     for e in envs:
         for col in e.columns:
-            title = f"{e.env_id} {col.env_version}"
+            title = f"{e.env_id} {col.label}"
             if col.stale:
-                title += f"  (stale: {e.current.env_version} is newer)"
+                title += f"  (stale: {stale_reason(col, e)})"
             table = Table(title=Text(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
             for name in ("#", "model", "mean", "95% CI", "pass@1", "pass@k", "errors", "tasks x R"):
                 if name == "model":

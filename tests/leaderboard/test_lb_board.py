@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard import Board, BoardError, aggregate, bootstrap_ci
-from leaderboard.aggregate import version_key
+from leaderboard import Board, BoardError, TokenPrices, aggregate, bootstrap_ci
+from leaderboard.aggregate import stale_reason, version_key
 from leaderboard.testing import write_run
 
 
@@ -107,6 +107,23 @@ def test_versions_are_never_mixed_and_older_ones_are_stale(tmp_path: Path) -> No
     assert [e.env_id for e in aggregate(board.entries())] == ["other", "toy"]
 
 
+def test_builds_of_one_version_are_separate_columns(tmp_path: Path) -> None:
+    """Same version, different package contents (changed without a version bump): two columns,
+    the build whose runs started later is current, and labels tell them apart."""
+    board = Board(tmp_path / "board")
+    old_hash, new_hash = "sha256:" + "a" * 64, "sha256:" + "b" * 64
+    board.add(write_run(tmp_path / "a", model="early", env_hash=old_hash, seed=0))
+    board.add(write_run(tmp_path / "b", model="late", env_hash=new_hash, seed=5))
+    board.add(write_run(tmp_path / "c", model="early-too", env_hash=old_hash, seed=1))
+    (toy,) = aggregate(board.entries())
+    assert [(c.env_hash, c.stale) for c in toy.columns] == [(new_hash, False), (old_hash, True)]
+    assert [r.model for r in toy.current.rows] == ["late"]
+    assert sorted(r.model for r in toy.columns[1].rows) == ["early", "early-too"]
+    assert [c.label for c in toy.columns] == ["1.0.0 (bbbbbbbbbb)", "1.0.0 (aaaaaaaaaa)"]
+    assert stale_reason(toy.columns[1], toy) == "a newer build of v1.0.0 (bbbbbbbbbb) was run"
+    assert stale_reason(toy.current, toy) == ""
+
+
 def test_version_ordering() -> None:
     versions = ["1.0.0", "0.10.0", "0.9.1", "0.9", "1.0.0rc1", "v2", "nightly"]
     assert sorted(versions, key=version_key) == [
@@ -158,6 +175,17 @@ def test_cost_is_recorded_only_when_every_rollout_has_it(tmp_path: Path) -> None
     assert entry.cost_usd is None
 
 
+def test_cost_from_token_prices_when_rollouts_record_none(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "run")  # 8 rollouts of 10 prompt + 5 completion tokens
+    prices = TokenPrices(prompt_usd_per_mtok=3.0, completion_usd_per_mtok=15.0)
+    entry, _ = Board(tmp_path / "b").add(run, prices=prices)
+    assert entry.cost_usd == pytest.approx((80 * 3.0 + 40 * 15.0) / 1e6)
+    assert entry.cost_basis is not None and "$3/M prompt" in entry.cost_basis
+    assert Board(tmp_path / "b2").add(run)[0].cost_basis is None
+    with pytest.raises(ValueError):
+        TokenPrices(prompt_usd_per_mtok=-1.0, completion_usd_per_mtok=0.0)
+
+
 def test_same_rollouts_under_two_models_are_two_entries(tmp_path: Path) -> None:
     board = Board(tmp_path / "board")
     a, _ = board.add(write_run(tmp_path / "a", model="same"))
@@ -172,7 +200,7 @@ def test_bootstrap_weights_follow_the_rollout_mean() -> None:
     """Weighted by graded rollouts, the interval is about the rollout-weighted mean: a task with
     one graded rollout counts a quarter of one with four."""
     means, weights = [1.0] * 10 + [0.0] * 10, [4] * 10 + [1] * 10
-    rollout_mean = sum(m * w for m, w in zip(means, weights)) / sum(weights)  # 0.8
+    rollout_mean = sum(m * w for m, w in zip(means, weights, strict=True)) / sum(weights)  # 0.8
     ci = bootstrap_ci(means, weights=weights, seed=1, resamples=4000)
     assert ci is not None and ci[0] <= rollout_mean <= ci[1] and ci[0] > 0.5
     unweighted = bootstrap_ci(means, seed=1, resamples=4000)

@@ -130,10 +130,19 @@ def test_cli_add_show_build(
     assert run_cli("leaderboard", "show", "--env", "nope", "--board", board) == 1
     assert "no runs of 'nope'" in capsys.readouterr().err
 
+    priced = write_run(tmp_path / "priced", model="model-priced")
+    assert run_cli("leaderboard", "add", str(priced), "--board", board, "--price-in", "3") == 1
+    assert "give both --price-in and --price-out" in capsys.readouterr().err
+    argv = ["leaderboard", "add", str(priced), "--board", board, "--price-in", "3", "--price-out", "15"]
+    assert run_cli(*argv) == 0
+    capsys.readouterr()
+    (entry,) = [e for e in Board(board).entries() if e.model == "model-priced"]
+    assert entry.cost_usd == pytest.approx((80 * 3.0 + 40 * 15.0) / 1e6)
+
     site = tmp_path / "site"
     assert run_cli("leaderboard", "build", "--out", str(site), "--board", board) == 0
     assert (site / "index.html").is_file()
-    assert "wrote 3 pages" in capsys.readouterr().out
+    assert "wrote 4 pages" in capsys.readouterr().out
 
 
 def test_cli_build_on_empty_board_says_what_to_do(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
