@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -277,7 +278,7 @@ def _read_only(stage: Path) -> list[Path]:
 
 
 def _digest(
-    res: SandboxResult, events: list[dict[str, Any]], report: CheckReport
+    res: SandboxResult, events: list[dict[str, Any]], report: CheckReport, cpu_s: int
 ) -> tuple[dict[str, list[str]] | None, bool]:
     ids: dict[str, list[str]] | None = None
     phase = "start"
@@ -308,8 +309,12 @@ def _digest(
         report.add(where, "fail", f"the check ran past its wall-clock limit during '{phase}'")
     elif not done and not hung:
         tail = [ln for ln in res.stderr.splitlines() if ln.strip()][-2:]
-        why = "CPU limit" if res.returncode in (-24, 152) else f"exit code {res.returncode}"
-        report.add("sandbox", "fail", f"the environment process died during '{phase}' ({why})", tail)
+        if res.returncode in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
+            where = "grading_time" if phase.startswith("grading") else "sandbox"
+            why = f"killed by the CPU limit of {cpu_s}s"
+        else:
+            where, why = "sandbox", f"exit code {res.returncode}"
+        report.add(where, "fail", f"the environment process died during '{phase}' ({why})", tail)
     reads = violations["read"] + [f"write: {w}" for w in violations["write"]]
     if reads:
         report.add(
@@ -355,7 +360,7 @@ def check(target: str, *, options: CheckOptions | None = None) -> CheckReport:
             return _finish(report, t0)
         env_id = _static_checks(stage, report)
         res, events = _run_worker("full", stage, work, env_id, opts, seed=0)
-        ids, finished = _digest(res, events, report)
+        ids, finished = _digest(res, events, report, opts.limits.cpu_s)
         if report.result("loads") is None:
             report.add("loads", "fail", "the environment process ended before loading finished")
         if ids is not None and report.result("loads") and report.result("loads").status == "pass":  # type: ignore[union-attr]

@@ -77,15 +77,17 @@ def _limit(limits: Limits) -> None:  # runs in the child between fork and exec
     import resource
 
     os.setsid()
-    for res, value in (
-        (resource.RLIMIT_CPU, limits.cpu_s),
-        (resource.RLIMIT_AS, limits.memory_bytes),
-        (resource.RLIMIT_FSIZE, limits.file_size_bytes),
-        (resource.RLIMIT_CORE, 0),
+    for res, value, grace in (
+        # the CPU hard limit is 2s past the soft one, so the child first gets SIGXCPU (which
+        # says why it died) and SIGKILL only if it ignores that
+        (resource.RLIMIT_CPU, limits.cpu_s, 2),
+        (resource.RLIMIT_AS, limits.memory_bytes, 0),
+        (resource.RLIMIT_FSIZE, limits.file_size_bytes, 0),
+        (resource.RLIMIT_CORE, 0, 0),
     ):
         _soft, hard = resource.getrlimit(res)
         cap = value if hard == resource.RLIM_INFINITY else min(value, hard)
-        resource.setrlimit(res, (cap, cap if hard == resource.RLIM_INFINITY else hard))
+        resource.setrlimit(res, (cap, cap + grace if hard == resource.RLIM_INFINITY else hard))
 
 
 # Runs first inside the namespaces, then execs the real command: argv = [json spec, command...].

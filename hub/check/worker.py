@@ -12,6 +12,7 @@ import asyncio
 import itertools
 import json
 import os
+import resource
 import site
 import socket
 import sys
@@ -153,7 +154,7 @@ async def _grade(env: Any, task: Any, response: str, label: str, timeout_s: floa
 
 
 async def _grade_rollout(env: Any, task: Any, rollout: Any, label: str, timeout_s: float) -> tuple[str, Any]:
-    _STATE["phase"] = f"grading {label}"
+    phase(f"grading {label}")
     hang_s = timeout_s * 1.5 + 0.5  # past wait_for's timeout: only a blocked event loop gets here
     watchdog = threading.Timer(hang_s, _hang, args=(label, hang_s))
     watchdog.daemon = True
@@ -162,6 +163,9 @@ async def _grade_rollout(env: Any, task: Any, rollout: Any, label: str, timeout_
         grade = await asyncio.wait_for(env.grade(task, rollout), timeout=timeout_s)
     except asyncio.TimeoutError:
         return "timeout", None
+    except MemoryError:
+        cap = resource.getrlimit(resource.RLIMIT_AS)[0]
+        return "error", f"MemoryError: the grader ran past the memory limit ({cap // 1024**2} MiB)"
     except Exception as exc:
         return "error", f"{type(exc).__name__}: {str(exc)[:200]}"
     finally:

@@ -56,6 +56,11 @@ def test_installed_good_environment_passes_every_check() -> None:
         ("hang", "grading_time", "hung"),
         ("random_ids", "task_ids", "differ between two loads"),
         ("raises", "grader_errors", "ValueError"),
+        ("random_prompts", "determinism", "tasks differ for the same seed"),
+        ("partial_grader", "perturbed_gold", "'bpple' passed (gold 'apple')"),
+        ("no_readme", "readme", "no README"),
+        ("no_data_source", "data_source", "must name the data source"),
+        ("memory_hog", "grader_errors", "MemoryError: the grader ran past the memory limit (4096 MiB)"),
     ],
 )
 def test_bad_environment_is_caught(name: str, check_name: str, reason: str, tmp_path: Path) -> None:
@@ -72,6 +77,17 @@ def test_bad_environment_is_caught(name: str, check_name: str, reason: str, tmp_
     assert reason in fails[check_name], report.to_text()
     if name == "pass_all":
         assert "perturbed_gold" in fails
+    if name in ("random_prompts", "partial_grader", "no_data_source"):  # caught for that reason alone
+        assert set(fails) == {check_name}, report.to_text()
+
+
+def test_grader_killed_by_the_cpu_limit_is_reported_as_such() -> None:
+    opts = replace(FAST, grade_timeout_s=30.0, limits=Limits(wall_s=60, cpu_s=4))
+    report = check(str(BAD / "cpu_hog"), options=opts)
+    fails = failed(report)
+    assert "grading_time" in fails, report.to_text()
+    assert "killed by the CPU limit of 4s" in fails["grading_time"]
+    assert "grading gold of w0" in fails["grading_time"]
 
 
 def test_writing_into_its_own_package_is_reported_and_blocked() -> None:
