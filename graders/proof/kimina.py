@@ -2,8 +2,9 @@
 
 Request: ``{"snippets": [{"id", "code"}], "timeout", "debug", "reuse"}``; answer:
 ``{"results": [{"id", "time", "error", "response"}]}`` where ``response`` is the REPL's answer.
-The snippet is the import header, the screened proof and a trailing ``#print axioms``; the
-axioms answer counts only if it comes from that last line.
+The snippet is the file of :mod:`graders.proof.lean_check` (import header, the statement
+elaborated ahead, the screened proof, the re-check and its ``#print axioms``); the axioms answer
+counts only if it sits exactly at the position of that last command.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from graders.proof.lean import prepare_lean
-from graders.proof.lean_verdict import judge_lean
+from graders.proof.lean_check import FileLayout, judge_file_answer, plan_recheck
 from graders.proof.policy import ProofPolicy
 from graders.proof.verdict import ProofVerdict
 
@@ -69,10 +70,9 @@ class KiminaChecker:
         if isinstance(prepared, ProofVerdict):
             return prepared
         limit = timeout or pol.timeout_s
-        hb = f"set_option maxHeartbeats {pol.max_heartbeats}\n" if pol.max_heartbeats is not None else ""
-        code = "\n".join(imports) + f"\n{hb}{prepared.source}\n"
-        ax_line = code.count("\n") + 1
-        code += f"#print axioms {prepared.statement.name}\n"
+        plan = plan_recheck(prepared.statement, max_heartbeats=pol.max_heartbeats)
+        layout = FileLayout.build(tuple(imports), prepared.source, plan)
+        code = layout.text
         body = {
             "snippets": [{"id": uuid.uuid4().hex, "code": code}],
             "timeout": max(1, int(limit)),
@@ -108,22 +108,17 @@ class KiminaChecker:
                 elapsed_s=time.monotonic() - start,
             )
         answer = result.get("response") or {}
-        verdict = judge_lean(
+        # Positions are either relative to the whole snippet or, on servers that run the import
+        # header apart, to the code after it. The shifted reading is taken only if a message
+        # naming the check theorem starts exactly where the `#print axioms` command starts.
+        verdict = judge_file_answer(
             answer,
-            name=prepared.statement.name,
+            layout,
+            plan,
             allowed_axioms=pol.axioms_for("lean"),
-            axioms_line=ax_line,
             backend="kimina",
+            shifts=(0, layout.header_lines) if layout.header_lines else (0,),
         )
-        if verdict.status == "error" and "no `#print axioms" in verdict.reason and imports:
-            # some servers report positions relative to the code after the import header
-            verdict = judge_lean(
-                answer,
-                name=prepared.statement.name,
-                allowed_axioms=pol.axioms_for("lean"),
-                axioms_line=ax_line - len(imports),
-                backend="kimina",
-            )
         return ProofVerdict(
             status=verdict.status,
             reason=verdict.reason,

@@ -1,9 +1,12 @@
 """Lean 4 checkers: over a warm REPL pool, or one-shot with ``lean`` / ``lake env lean``.
 
-Both screen the model's text first (:mod:`graders.proof.screen`), then let Lean judge it
-(:func:`graders.proof.lean_verdict.judge_lean`). With the REPL, ``#print axioms`` runs as a
-separate command on the environment the proof produced, so nothing the proof prints can pose
-as its answer; in a file, the answer must come from the line of the appended command.
+Both screen the model's text first (:mod:`graders.proof.screen`), then let Lean judge it with
+the re-check of :mod:`graders.proof.lean_check`: the task's statement is elaborated before the
+submission, the kernel must accept the proof at exactly that proposition, and ``#print axioms``
+of the check theorem lists what the proof rests on. With the REPL, these are separate commands
+on the environments the previous ones made (the policy's ``maxHeartbeats`` is set in the first,
+per check), so nothing the proof prints can pose as their answers; in a file, answers must come
+from the lines of the appended commands.
 """
 
 from __future__ import annotations
@@ -16,6 +19,13 @@ import time
 from typing import Any
 
 from graders.proof.errors import LeanNotFoundError, WorkerError
+from graders.proof.lean_check import (
+    FileLayout,
+    judge_file_answer,
+    judge_rechecked,
+    lean_forall,
+    plan_recheck,
+)
 from graders.proof.lean_repl import ReplPool, ReplPoolConfig
 from graders.proof.lean_verdict import judge_lean
 from graders.proof.policy import ProofPolicy
@@ -33,6 +43,7 @@ def prepare_lean(
     """Parse and screen; a verdict (error for a bad task, failed for a bad proof) or the source."""
     try:
         stmt = parse_statement(statement, "lean")
+        lean_forall(stmt.signature)  # the re-check needs `: type`
     except ValueError as exc:
         return ProofVerdict.error(f"malformed task statement: {exc}")
     return prepare(stmt, proof, policy=policy, imports=imports)
@@ -91,22 +102,28 @@ class LeanReplChecker:
         self, prep: Prepared, header: tuple[str, ...], limit: float, pol: ProofPolicy
     ) -> ProofVerdict:
         deadline = time.monotonic() + limit
+        plan = plan_recheck(prep.statement, max_heartbeats=pol.max_heartbeats)
+        allowed = pol.axioms_for("lean")
+
+        def left() -> float:
+            return max(0.01, deadline - time.monotonic())
+
         async with self.pool.lease(header) as worker:
-            request: dict[str, Any] = {"cmd": prep.source}
+            request: dict[str, Any] = {"cmd": plan.prelude}
             if worker.base_env is not None:
                 request["env"] = worker.base_env
-            answer = await worker.send(request, timeout=max(0.01, deadline - time.monotonic()))
-            first = judge_lean(
-                answer, name=prep.statement.name, allowed_axioms=pol.axioms_for("lean"), skip_axioms=True
-            )
+            prelude = await worker.send(request, timeout=left())
+            if "env" not in prelude:
+                return judge_rechecked(
+                    {}, {}, plan=plan, allowed_axioms=allowed, backend="lean-repl", prelude=prelude
+                )
+            answer = await worker.send({"cmd": prep.source, "env": prelude["env"]}, timeout=left())
+            first = judge_lean(answer, name=plan.name, allowed_axioms=allowed, skip_axioms=True)
             if first.status != "proved" or "env" not in answer:
                 return first
-            ax = await worker.send(
-                {"cmd": f"#print axioms {prep.statement.name}", "env": answer["env"]},
-                timeout=max(0.01, deadline - time.monotonic()),
-            )
-        return judge_lean(
-            answer, name=prep.statement.name, allowed_axioms=pol.axioms_for("lean"), axioms_response=ax
+            check = await worker.send({"cmd": plan.check_command, "env": answer["env"]}, timeout=left())
+        return judge_rechecked(
+            answer, check, plan=plan, allowed_axioms=allowed, backend="lean-repl", prelude=prelude
         )
 
 
@@ -155,16 +172,13 @@ class LeanFileChecker:
         if isinstance(prepared, ProofVerdict):
             return _stamp(prepared, "lean-file", start)
         limit = timeout or pol.timeout_s
-        head = "\n".join(imports)
-        hb = f"set_option maxHeartbeats {pol.max_heartbeats}\n" if pol.max_heartbeats is not None else ""
-        text = f"{head}\n{hb}{prepared.source}\n"
-        ax_line = text.count("\n") + 1
-        text += f"#print axioms {prepared.statement.name}\n"
+        plan = plan_recheck(prepared.statement, max_heartbeats=pol.max_heartbeats)
+        layout = FileLayout.build(tuple(imports), prepared.source, plan)
         async with self._sem:
             with tempfile.TemporaryDirectory(prefix="verihub-lean-") as tmp:
                 path = os.path.join(tmp, "Check.lean")
                 with open(path, "w", encoding="utf-8") as fh:
-                    fh.write(text)
+                    fh.write(layout.text)
                 res = await run_limited(
                     [*self.argv, "--json", path],
                     cwd=self.project or tmp,
@@ -178,12 +192,8 @@ class LeanFileChecker:
                 start,
             )
         answer = {"messages": _json_messages(res.stdout)}
-        verdict = judge_lean(
-            answer,
-            name=prepared.statement.name,
-            allowed_axioms=pol.axioms_for("lean"),
-            axioms_line=ax_line,
-            backend="lean-file",
+        verdict = judge_file_answer(
+            answer, layout, plan, allowed_axioms=pol.axioms_for("lean"), backend="lean-file"
         )
         return _stamp(verdict, "lean-file", start)
 

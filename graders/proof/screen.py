@@ -13,9 +13,10 @@ before any checker runs:
   definition whose name the statement uses (a redefinition would change its meaning).
 
 Text the model prints (``"Proof complete!"``) plays no part: verdicts come from the checker's
-structured output only. These checks are a first line; the kernel checks (Coq: the proof term is
-re-checked against the statement elaborated in a clean file; both: axioms via ``Print
-Assumptions`` / ``#print axioms``) are the ground truth.
+structured output only. These checks are a first line; the kernel checks (the proof is re-checked
+against the statement elaborated before any of the model's code: Coq's ``Check.v``, Lean's
+:mod:`graders.proof.lean_check`; axioms via ``Print Assumptions`` / ``#print axioms``) are the
+ground truth.
 """
 
 from __future__ import annotations
@@ -96,8 +97,47 @@ _FORBIDDEN: dict[str, tuple[str, ...]] = {
         "Lean.Elab",
         "Lean.Meta",
         "ofReduceBool",
+        "ofReduceNat",
         "trustCompiler",
         "debug",
+        # syntax and elaboration extensions: they could change what the statement means
+        "notation",
+        "notation3",
+        "infix",
+        "infixl",
+        "infixr",
+        "prefix",
+        "postfix",
+        "binder_predicate",
+        "unif_hint",
+        "simproc",
+        "dsimproc",
+        "simproc_decl",
+        "dsimproc_decl",
+        "delab",
+        "app_delab",
+        "app_unexpander",
+        "csimp",
+        "default_instance",
+        "initialize",
+        "builtin_initialize",
+        "register_option",
+        "register_simp_attr",
+        "declare_simp_like_tactic",
+        "hygiene",
+        # scopes that would carry hypotheses or another namespace into the checker's re-check
+        "variable",
+        "include",
+        "omit",
+        "namespace",
+        "section",
+        "end",
+        # resource limits are the checker's, not the proof's
+        "maxHeartbeats",
+        "maxRecDepth",
+        "synthInstance",
+        "#guard_msgs",
+        "#guard",
         "#print",
         "trace",
         "dbg_trace",
@@ -105,6 +145,7 @@ _FORBIDDEN: dict[str, tuple[str, ...]] = {
     ),
 }
 _NATIVE = ("native_decide", "+native", "decide.native")
+_NATIVE_OPTION = re.compile(r"(?<![\w.])native\s*:=\s*true\b")  # decide (config := {native := true})
 
 _AHEAD_FORBIDDEN: dict[str, tuple[str, ...]] = {
     "coq": (
@@ -126,17 +167,8 @@ _AHEAD_FORBIDDEN: dict[str, tuple[str, ...]] = {
         "Section",
     ),
     "lean": (
-        "notation",
-        "infix",
-        "infixl",
-        "infixr",
-        "prefix",
-        "postfix",
         "instance",
         "attribute",
-        "namespace",
-        "section",
-        "variable",
         "universe",
         "set_option",
         "open",
@@ -144,7 +176,6 @@ _AHEAD_FORBIDDEN: dict[str, tuple[str, ...]] = {
         "local",
         "scoped",
         "class",
-        "end",
     ),
 }
 _COQ_OPTION = re.compile(r"(?<![\w.'])((?:Set|Unset)\s+[A-Z]\w*)")  # `Set Implicit ...`, not the sort `Set`
@@ -179,9 +210,14 @@ _KEYWORDS = frozenset(
 )
 
 
+_QUALIFIABLE = frozenset({"sorryAx", "ofReduceBool", "ofReduceNat", "trustCompiler", "addDecl", "modifyEnv"})
+"""Forbidden however they are qualified (``Lean.ofReduceBool``, ``_root_.sorryAx``)."""
+
+
 def _token_re(word: str) -> re.Pattern[str]:
     body = r"\s+".join(re.escape(part) for part in word.split())
-    return re.compile(rf"(?<![\w.'#@]){body}(?![\w'!?])")
+    before = r"(?<![\w'#@])" if word in _QUALIFIABLE else r"(?<![\w.'#@])"
+    return re.compile(rf"{before}{body}(?![\w'!?])")
 
 
 @dataclass(frozen=True)
@@ -268,6 +304,8 @@ def forbidden_in(code: str, language: Language, policy: ProofPolicy) -> str | No
     words = _FORBIDDEN[language] + tuple(policy.extra_forbidden)
     if language == "lean" and not policy.allow_native_decide:
         words += _NATIVE
+        if _NATIVE_OPTION.search(scan):
+            return "forbidden `native := true` in the proof"
     return _check_tokens(scan, words, "in the proof")
 
 

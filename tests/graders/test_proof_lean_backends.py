@@ -45,8 +45,21 @@ def test_backend_chosen_by_configuration(monkeypatch: pytest.MonkeyPatch) -> Non
         assert isinstance(make_checker(CheckerConfig(language="coq")), CoqChecker)
 
 
-def _kimina_app(seen: list[dict[str, Any]], *, spoof: bool = False, status: int = 200) -> web.Application:
-    """A stand-in Kimina server: answers like the REPL would, with `#print axioms` at its real line."""
+def _kimina_app(
+    seen: list[dict[str, Any]],
+    *,
+    spoof: bool = False,
+    status: int = 200,
+    shift: bool = False,
+    column: int = 0,
+    name: str | None = None,
+) -> web.Application:
+    """A stand-in Kimina server: answers like the REPL would, with `#print axioms` at its real line.
+
+    ``shift``: positions relative to the code after the import header (as servers that run the
+    header apart report them); ``column``/``name``: a misplaced or misnamed axioms answer;
+    ``spoof``: the answer on line 1, as if the proof had printed it.
+    """
 
     async def check(request: web.Request) -> web.Response:
         body = await request.json()
@@ -55,25 +68,28 @@ def _kimina_app(seen: list[dict[str, Any]], *, spoof: bool = False, status: int 
             return web.Response(status=status, text="overloaded")
         snippet = body["snippets"][0]
         lines = snippet["code"].splitlines()
+        dropped = sum(1 for t in lines if t.startswith("import ")) if shift else 0
         if "exact?" in snippet["code"]:
             response: dict[str, Any] = {
                 "messages": [
                     {
                         "severity": "error",
-                        "pos": {"line": 3, "column": 0},
+                        "pos": {"line": 4 - dropped, "column": 0},
                         "data": "`exact?` could not close the goal.",
                     }
                 ],
                 "env": 0,
             }
         else:
-            line = 1 if spoof else next(i for i, t in enumerate(lines, 1) if t.startswith("#print axioms"))
+            line = next(i for i, t in enumerate(lines, 1) if t.startswith("#print axioms"))
+            checked = name or lines[line - 1].split("_root_.", 1)[1]
             response = {
                 "messages": [
                     {
                         "severity": "info",
-                        "pos": {"line": line, "column": 0},
-                        "data": "'demo' depends on axioms: [propext]",
+                        "pos": {"line": 1 if spoof else line - dropped, "column": column},
+                        "endPos": {"line": 1 if spoof else line - dropped, "column": column + 6},
+                        "data": f"'{checked}' depends on axioms: [propext]",
                     }
                 ],
                 "env": 0,
@@ -111,8 +127,31 @@ async def test_kimina_client_protocol() -> None:
     assert bad.status == "failed"
     assert hack.status == "failed" and len(seen) == 2  # the sorry never left the machine
     code = seen[0]["snippets"][0]["code"]
-    assert code.startswith("import Mathlib\n") and code.rstrip().endswith("#print axioms demo")
+    assert code.startswith("import Mathlib\nset_option maxHeartbeats 200000\ndef __verihub_expected_")
+    assert ":= @_root_.demo\n#print axioms _root_.__verihub_check_" in code
     assert seen[0]["timeout"] == 5
+
+
+@pytest.mark.parametrize(
+    ("options", "status"),
+    [
+        ({"shift": True}, "proved"),  # header run apart: the answer sits exactly at the shifted command
+        ({"shift": True, "column": 4}, "error"),  # on the shifted line, but not where the command starts
+        ({"shift": True, "name": "demo"}, "error"),  # at the right place, but not the check theorem's answer
+        ({"column": 2}, "error"),
+    ],
+)
+async def test_kimina_shifted_positions_must_match_the_command_exactly(
+    options: dict[str, Any], status: str
+) -> None:
+    runner, url = await _serve(_kimina_app([], **options))
+    try:
+        v = await KiminaChecker(url).check(DEMO, "by omega", imports=("import Mathlib", "import Aesop"))
+        failing = await KiminaChecker(url).check(DEMO, "by exact?", imports=("import Mathlib",))
+    finally:
+        await runner.cleanup()
+    assert v.status == status, v.reason
+    assert failing.status == "failed", failing.reason
 
 
 async def test_kimina_spoofed_axioms_line_and_http_errors_are_not_passes() -> None:

@@ -22,6 +22,8 @@ from graders.proof import (
     ReplPoolConfig,
     ReplProcess,
     TacticSession,
+    lean_check,
+    parse_statement,
 )
 from graders.proof.lean_verdict import judge_lean
 from hub.testing import shared_data_dir
@@ -34,7 +36,7 @@ DEMO = "theorem demo (a b: Nat): a + b = b + a"
 DEFAULT = frozenset({"propext", "Classical.choice", "Quot.sound"})
 
 
-def axioms_answer(name: str, axioms: list[str] | None) -> dict[str, Any]:
+def axioms_answer(name: str, axioms: list[str] | None, *, line: int = 1) -> dict[str, Any]:
     """SYNTHESISED ``#print axioms`` answer, in the format of Lean 4's real output."""
     text = (
         f"'{name}' does not depend on any axioms"
@@ -45,13 +47,37 @@ def axioms_answer(name: str, axioms: list[str] | None) -> dict[str, Any]:
         "messages": [
             {
                 "severity": "info",
-                "pos": {"line": 1, "column": 0},
-                "endPos": {"line": 1, "column": 13},
+                "pos": {"line": line, "column": 0},
+                "endPos": {"line": line, "column": 6},
                 "data": text,
             }
         ],
         "env": 9,
     }
+
+
+@pytest.fixture(autouse=True)
+def fixed_nonce(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The re-check's names are random per check; fixed here so the stand-in can match commands."""
+    monkeypatch.setattr(lean_check, "new_nonce", lambda: "0")
+
+
+def recheck_extra(
+    statement: str, axioms: list[str] | None, *, heartbeats: int | None = 200_000, check_error: str = ""
+) -> list[Any]:
+    """SYNTHESISED answers to the re-check's commands (not in the recordings), in the REPL's format.
+
+    The prelude (``set_option`` + ``def``) answers ``{"env": N}`` like the recorded ``def f := 37``
+    and ``set_option pp.universes true``; the check command answers with the ``#print axioms`` info
+    at its second line, or with ``check_error`` at its first.
+    """
+    plan = lean_check.plan_recheck(parse_statement(statement, "lean"), max_heartbeats=heartbeats)
+    if check_error:
+        msg = {"severity": "error", "pos": {"line": 1, "column": 0}, "data": check_error}
+        check: dict[str, Any] = {"messages": [msg], "env": 11}
+    else:
+        check = axioms_answer(plan.check, axioms, line=2) | {"env": 11}
+    return [[{"cmd": plan.prelude}, {"env": 10}], [{"cmd": plan.check_command}, check]]
 
 
 def replay_pool(
@@ -181,7 +207,7 @@ def test_axioms_answer_must_come_from_the_checkers_line() -> None:
 
 
 async def test_checker_proves_on_recorded_compile_and_reuses_the_warm_worker(tmp_path: Path) -> None:
-    extra = [[{"cmd": "#print axioms demo"}, axioms_answer("demo", ["propext"])]]
+    extra = recheck_extra(DEMO, ["propext"])
     pool = replay_pool(tmp_path, "file_env", extra=extra)
     checker = LeanReplChecker(pool, policy=ProofPolicy(timeout_s=5))
     try:
@@ -210,7 +236,9 @@ async def test_import_header_and_heartbeats_are_paid_once(tmp_path: Path) -> Non
 
 
 async def test_recorded_failures_fail(tmp_path: Path) -> None:
-    checker = LeanReplChecker(replay_pool(tmp_path, "self_proof_check"), policy=ProofPolicy(timeout_s=5))
+    extra = recheck_extra("theorem ex : False", [])
+    pool = replay_pool(tmp_path, "self_proof_check", extra=extra)
+    checker = LeanReplChecker(pool, policy=ProofPolicy(timeout_s=5))
     try:
         # `exact?` may not hide a sorry: the recorded answer is an error.
         v = await checker.check("theorem ex : False", "by exact?")
@@ -244,7 +272,7 @@ async def test_unmatched_command_is_not_a_pass(tmp_path: Path) -> None:
         ("theorem demo (a b: Nat): a + b = a + b := rfl", "statement was changed"),
         ("theorem demo (a b: Nat): True := trivial", "statement was changed"),
         (f"abbrev Nat := Int\n{DEMO} := by rw [Int.add_comm]", "`Nat` is redefined"),
-        (f"section\nvariable (Nat : Type)\n{DEMO} := by rw [Nat.add_comm]", "forbidden `section`"),
+        (f"section\nvariable (Nat : Type)\n{DEMO} := by rw [Nat.add_comm]", "forbidden `variable`"),
         (f"instance : Add Nat := ⟨fun _ _ => 0⟩\n{DEMO} := rfl", "forbidden `instance`"),
         (f'notation a " + " b => a * b\n{DEMO} := by rw [Nat.mul_comm]', "forbidden `notation`"),
         ("by\n  run_tac Lean.Elab.admitGoal", "forbidden"),
@@ -263,7 +291,7 @@ async def test_lean_hacks_fail_before_lean_runs(tmp_path: Path, proof: str, reas
 
 
 async def test_looping_proof_is_killed_and_the_worker_replaced(tmp_path: Path) -> None:
-    extra = [[{"cmd": "#print axioms demo"}, axioms_answer("demo", [])]]
+    extra = recheck_extra(DEMO, []) + recheck_extra("theorem spin : True", [])
     pool = replay_pool(tmp_path, "file_env", extra=extra, hang_on="spin_forever")
     checker = LeanReplChecker(pool, policy=ProofPolicy(timeout_s=1.0))
     try:

@@ -90,3 +90,70 @@ def test_coq_options_ahead_are_rejected_but_the_sort_set_is_not() -> None:
     assert ok.startswith("Lemma helper")
     bad = screen(COQ, "Set Implicit Arguments.\nTheorem t : forall n : nat, n + 0 = n.\nProof. auto. Qed.")
     assert "forbidden `Set Implicit`" in bad
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ('notation3 "ℕ" => Int\ntheorem t (n : Nat) : n + 0 = n := rfl', "forbidden `notation3`"),
+        (
+            "unif_hint (n : Nat) where n =?= 0 ⊢ n + 0 =?= n\ntheorem t (n : Nat) : n + 0 = n := rfl",
+            "unif_hint",
+        ),
+        (
+            'binder_predicate x " >>> " y:term => `($x > $y)\ntheorem t (n : Nat) : n + 0 = n := rfl',
+            "forbidden",
+        ),
+        ('local notation a " + " b => a * b\ntheorem t (n : Nat) : n + 0 = n := rfl', "forbidden `notation`"),
+        ('infixl:65 " + " => Nat.mul\ntheorem t (n : Nat) : n + 0 = n := rfl', "forbidden `infixl`"),
+        ("macro_rules | `($a + $b) => `($a * $b)\ntheorem t (n : Nat) : n + 0 = n := rfl", "forbidden"),
+        (
+            "@[default_instance] instance : Add Nat := ⟨Nat.mul⟩\ntheorem t (n : Nat) : n + 0 = n := rfl",
+            "forbidden",
+        ),
+        ("theorem t (n : Nat) : n + 0 = n := rfl\nvariable (h : False)\ninclude h", "forbidden `variable`"),
+        ("theorem t (n : Nat) : n + 0 = n := rfl\nnamespace Evil", "forbidden `namespace`"),
+        ("by\n  set_option maxHeartbeats 0 in\n  simp", "forbidden `maxHeartbeats`"),
+        ("by\n  set_option maxRecDepth 100000 in\n  simp", "forbidden `maxRecDepth`"),
+        ("by\n  set_option synthInstance.maxHeartbeats 0 in\n  simp", "forbidden `synthInstance`"),
+        ("by\n  set_option hygiene false in\n  simp", "forbidden `hygiene`"),
+        ("by decide (config := {native := true})", "forbidden `native := true`"),
+        ("by decide (config := { native:=true })", "forbidden `native := true`"),
+        ("by exact Lean.ofReduceNat _ _ rfl", "forbidden `ofReduceNat`"),
+        (
+            "/-- error: x -/\n#guard_msgs in\ntheorem t (n : Nat) : n + 0 = n := rfl",
+            "forbidden `#guard_msgs`",
+        ),
+        (
+            "simproc s (_ + 0) := fun _ => return .continue\ntheorem t (n : Nat) : n + 0 = n := by simp",
+            "simproc",
+        ),
+    ],
+)
+def test_lean_syntax_extensions_and_limits_are_rejected(text: str, reason: str) -> None:
+    assert reason in screen(LEAN, text)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "Hypothesis cheat : False.",
+        "Hypotheses cheat : False.",
+        "Variable cheat : False.",
+        "Variables (cheat : False) (n : nat).",
+        "Context (cheat : False).",
+        "Primitive int := #int63_type.",
+        "Register nat as num.nat.type.",
+    ],
+)
+def test_coq_assumption_commands_are_rejected_anywhere(command: str) -> None:
+    before = f"{command}\nTheorem t : forall n : nat, n + 0 = n.\nProof. auto. Qed."
+    after = f"Theorem t : forall n : nat, n + 0 = n.\nProof. auto. Qed.\n{command}"
+    assert "forbidden" in screen(COQ, before) and "forbidden" in screen(COQ, after)
+
+
+@pytest.mark.parametrize(
+    "name", ["Lean.ofReduceBool", "_root_.Lean.ofReduceNat", "Lean.trustCompiler", "_root_.sorryAx"]
+)
+def test_kernel_bypass_names_are_rejected_however_qualified(name: str) -> None:
+    assert "forbidden" in screen(LEAN, f"by exact {name} _ _ rfl")

@@ -17,7 +17,7 @@ __all__ = ["THEOREMS", "CoqTheorem", "ProofReviseEnv", "build_tasks", "load_envi
 
 SYSTEM_PROMPT = (
     "You are an expert in the Coq proof assistant. You write complete, machine-checkable proofs. "
-    "Never use Admitted, admit, Abort or new axioms: they are rejected."
+    "Never use Admitted, admit, Abort, new axioms or Hypothesis/Variable/Context: they are rejected."
 )
 PROMPT = (
     "Prove the following theorem in Coq (standard library only).\n\n```coq\n{source}\n```\n\n"

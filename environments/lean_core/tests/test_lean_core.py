@@ -29,6 +29,7 @@ from graders.proof import (
     ProofVerdict,
     ReplPool,
     ReplPoolConfig,
+    lean_check,
     parse_statement,
     prepare,
 )
@@ -49,6 +50,21 @@ def replay_checker(tmp_path: Path, *names: str, extra: list[Any] | None = None) 
         argv += ["--extra", str(tmp_path / "synthesised.json")]
     config = ReplPoolConfig(command=tuple(argv), max_workers=1, memory_mb=None, max_heartbeats=None)
     return LeanReplChecker(ReplPool(config), policy=ProofPolicy(timeout_s=5))
+
+
+@pytest.fixture(autouse=True)
+def fixed_nonce(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The checker's re-check names are random per check; fixed so the stand-in can match them."""
+    monkeypatch.setattr(lean_check, "new_nonce", lambda: "0")
+
+
+def recheck_extra(statement: str) -> list[Any]:
+    """SYNTHESISED answers (not in the recordings) to the checker's re-check commands, in the
+    REPL's format: the prelude defines the expected statement; the check's `#print axioms`."""
+    plan = lean_check.plan_recheck(parse_statement(statement, "lean"), max_heartbeats=200_000)
+    text = f"'{plan.check}' does not depend on any axioms"
+    check = {"messages": [{"severity": "info", "pos": {"line": 2, "column": 0}, "data": text}], "env": 11}
+    return [[{"cmd": plan.prelude}, {"env": 10}], [{"cmd": plan.check_command}, check]]
 
 
 def tasks_file(tmp_path: Path, *rows: dict[str, Any]) -> str:
@@ -100,22 +116,7 @@ async def test_single_mode_over_the_recorded_protocol(tmp_path: Path) -> None:
         "statement": "theorem demo (a b: Nat): a + b = b + a",
         "proof": "by rw [Nat.add_comm]",
     }
-    # SYNTHESISED `#print axioms` answer (not in the recordings), in Lean 4's real format.
-    extra = [
-        [
-            {"cmd": "#print axioms demo"},
-            {
-                "messages": [
-                    {
-                        "severity": "info",
-                        "pos": {"line": 1, "column": 0},
-                        "data": "'demo' does not depend on any axioms",
-                    }
-                ],
-                "env": 2,
-            },
-        ]
-    ]
+    extra = recheck_extra(demo["statement"])
     checker = replay_checker(tmp_path, "file_env", extra=extra)
     env = load_environment(checker=checker, tasks_file=tasks_file(tmp_path, demo))
     task = next(t for t in env.tasks() if t.id == "demo")
@@ -130,7 +131,7 @@ async def test_single_mode_over_the_recorded_protocol(tmp_path: Path) -> None:
 
 
 async def test_revise_mode_feeds_back_lean_errors(tmp_path: Path) -> None:
-    checker = replay_checker(tmp_path, "self_proof_check")
+    checker = replay_checker(tmp_path, "self_proof_check", extra=recheck_extra("theorem ex : False"))
     row = {"id": "ex", "statement": "theorem ex : False"}
     env = load_environment(mode="revise", checker=checker, tasks_file=tasks_file(tmp_path, row), max_turns=2)
     assert isinstance(env, LeanReviseEnv)

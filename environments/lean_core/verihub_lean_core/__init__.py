@@ -36,7 +36,8 @@ PROMPT = (
     "Prove the following theorem in Lean 4.\n\n```lean\n{source}\n```\n\n"
     "Reply with the complete proof in a ```lean code block: restate the theorem exactly as given, "
     "followed by `:=` and your proof. You may put helper lemmas before the theorem, but no `open`, "
-    "`namespace`, `set_option`, notation or instances before it."
+    "`set_option` or instances before it, and no notation, macros, `namespace`, `section`, "
+    "`variable` or heartbeat limits anywhere."
 )
 TACTIC_PROMPT = (
     "Prove the following theorem in Lean 4, one tactic per message.\n\n```lean\n{source}\n```\n\n"
