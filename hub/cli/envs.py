@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import typer
 from rich.console import Console
@@ -10,8 +11,8 @@ from rich.table import Table
 
 from hub.catalogue import load_catalogue
 from hub.cli import app
-from hub.errors import UnknownEnvironmentError
-from hub.registry import installed, list_environments
+from hub.errors import UnknownEnvironmentError, VerihubError
+from hub.registry import installed, list_environments, package_hash
 
 __all__ = ["info_cmd", "list_cmd"]
 
@@ -38,30 +39,53 @@ def list_cmd(
 
 
 @app.command("info")
-def info_cmd(env_id: str = typer.Argument(..., help="Environment id, e.g. arith.")) -> None:
-    """Show what is known about one environment (without importing it)."""
+def info_cmd(
+    env_id: str = typer.Argument(..., help="Environment id, e.g. arith."),
+    catalogue: list[str] = typer.Option(None, "--catalogue", help="Also read this catalogue (file or URL)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+) -> None:
+    """Show what is known about one environment (without importing it): installed and catalogue
+    metadata, and whether the installed package's content hash matches the catalogue's."""
+    cat = load_catalogue(extra=catalogue or ())
+    for problem in cat.problems:
+        sys.stderr.write(f"warning: {problem}\n")
     inst = installed().get(env_id)
-    entry = load_catalogue().get(env_id)
+    entry = cat.get(env_id)
     if inst is None and entry is None:
         import difflib
 
-        known = sorted(set(installed()) | {e.id for e in load_catalogue().environments})
+        known = sorted(set(installed()) | {e.id for e in cat.environments})
         raise UnknownEnvironmentError(env_id, close=difflib.get_close_matches(env_id, known, n=3, cutoff=0.6))
+    rows: dict[str, str] = {}
+    if inst is not None:
+        rows["installed"] = f"yes, version {inst.version}"
+        rows["distribution"] = inst.distribution or ""
+        rows["entry point"] = inst.entry_point or ""
+        rows["summary"] = inst.summary
+        try:
+            rows["installed hash"] = package_hash(env_id)
+        except VerihubError as exc:
+            rows["installed hash"] = f"unknown ({exc})"
+    else:
+        rows["installed"] = f"no: `verihub install {env_id}`"
+    if entry is not None:
+        rows["catalogue version"] = entry.version
+        rows["catalogue"] = entry.catalogue
+        rows["author"] = entry.author
+        rows["licence"] = entry.license
+        rows["tags"] = ", ".join(entry.tags)
+        rows["source"] = entry.source
+        rows["catalogue hash"] = entry.content_hash or "none (installs are not verified)"
+        rows.setdefault("summary", entry.summary)
+        if inst is not None and entry.content_hash and entry.version == inst.version:
+            same = rows["installed hash"] == entry.content_hash
+            rows["hash check"] = "matches the catalogue" if same else "DIFFERS from the catalogue"
+    if as_json:
+        print(json.dumps({"id": env_id, **{k.replace(" ", "_"): v for k, v in rows.items()}}, indent=2))
+        return
     table = Table(show_header=False, title=f"environment {env_id}")
     table.add_column("field", style="bold")
     table.add_column("value", overflow="fold")
-    if inst is not None:
-        table.add_row("installed", f"yes, version {inst.version}")
-        table.add_row("distribution", inst.distribution or "")
-        table.add_row("entry point", inst.entry_point or "")
-        table.add_row("summary", inst.summary)
-    else:
-        table.add_row("installed", f"no: `verihub install {env_id}`")
-    if entry is not None:
-        table.add_row("catalogue version", entry.version)
-        table.add_row("licence", entry.license)
-        table.add_row("tags", ", ".join(entry.tags))
-        table.add_row("source", entry.source)
-        if entry.summary and inst is None:
-            table.add_row("summary", entry.summary)
+    for key, value in rows.items():
+        table.add_row(key, value)
     console.print(table)

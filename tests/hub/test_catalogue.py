@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -94,7 +95,7 @@ def test_refresh_rewrites_stale_path_entries(tmp_path: Path, capsys: pytest.Capt
     assert [c.split(":")[0] for c in changes] == ["arith", "arith"]  # version and hash; pypi untouched
     arith = read_catalogue(str(path)).get("arith")
     assert arith is not None and arith.version == "0.1.0"
-    assert arith.content_hash == load_catalogue(use_config=False).get("arith").content_hash  # type: ignore[union-attr]
+    assert arith.content_hash == source_info(tmp_path / "envs" / "arith")[2]
     assert _main(["--check", str(path)]) == 0 and refresh_catalogue(path) == []
     (tmp_path / "envs" / "arith" / "verihub_arith" / "extra.py").write_text("X = 1\n")
     assert refresh_catalogue(path, write=False) == [
@@ -188,3 +189,65 @@ def test_cli_search(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         hub.cli.main(["search", "no-such-words-anywhere"])
     assert "no environment matches" in capsys.readouterr().out
+
+
+@pytest.fixture
+def http_root(tmp_path: Path) -> Iterator[tuple[Path, str]]:
+    """A folder served over HTTP on 127.0.0.1, and its base URL."""
+    import functools
+    import http.server
+    import threading
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    handler.log_message = lambda *args: None  # type: ignore[attr-defined]
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield tmp_path, f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_catalogue_from_a_url(http_root: tuple[Path, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    root, base = http_root
+    write_catalogue(root / "remote.json", entry("remote_env"), entry("arith", "0.1.0"))
+    cat = read_catalogue(f"{base}/remote.json")
+    remote = cat.get("remote_env")
+    assert remote is not None and remote.catalogue == f"{base}/remote.json" and remote.content_hash == HASH
+    with pytest.raises(UsageError, match="cannot fetch catalogue .*404"):
+        read_catalogue(f"{base}/missing.json")
+    (root / "broken.json").write_text("{not json")
+    with pytest.raises(UsageError, match="not valid JSON"):
+        read_catalogue(f"{base}/broken.json")
+    config = root / "config.toml"  # the same URL listed in the user config, merged after the shipped one
+    config.write_text(f'[hub]\ncatalogues = ["{base}/remote.json"]\n')
+    monkeypatch.setenv("VERIHUB_CONFIG", str(config))
+    merged = load_catalogue()
+    assert merged.get("remote_env") is not None
+    assert merged.get("arith").catalogue == "verihub (shipped)"  # type: ignore[union-attr]
+    assert any("arith@0.1.0" in p and base in p for p in merged.problems)
+
+
+def test_cli_info_shows_author_hashes_and_reads_extra_catalogues(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hub.registry import package_hash
+
+    extra = write_catalogue(tmp_path / "c.json", entry("zebra_env"))
+    with pytest.raises(SystemExit) as exc:
+        hub.cli.main(["info", "zebra_env", "--json", "--catalogue", str(extra)])
+    assert exc.value.code == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["author"] == "someone" and shown["catalogue_hash"] == HASH
+    assert shown["installed"].startswith("no") and shown["catalogue"] == str(extra)
+    with pytest.raises(SystemExit) as exc:
+        hub.cli.main(["info", "textops", "--json"])
+    assert exc.value.code == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["installed_hash"] == package_hash("textops") and shown["author"]
+    assert shown["hash_check"] in ("matches the catalogue", "DIFFERS from the catalogue")
+    with pytest.raises(SystemExit) as exc:
+        hub.cli.main(["info", "zebra_env"])  # not in the shipped catalogue alone
+    assert exc.value.code == 1
