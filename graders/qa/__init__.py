@@ -9,11 +9,14 @@ Usable without ``hub``::
 
 ``passed`` comes from the equivalence layer (:mod:`graders.qa.equivalence`), which accepts what
 a careful rater would (number words, dates in other formats, a gold answer stated inside a short
-answer, full vs short names) and rejects hedges, negations and lists of candidates. Precision
-comes first: a false pass is worse than a false fail.
+answer with only allow-listed words around it, full vs short names, demonyms) and rejects hedges,
+negations, lists of candidates and any other word beside the gold. Precision comes first: a false
+pass is worse than a false fail.
 
 Modules: :mod:`~graders.qa.normalize` (SQuAD and canonical forms), :mod:`~graders.qa.numbers`,
-:mod:`~graders.qa.dates`, :mod:`~graders.qa.equivalence`, :mod:`~graders.qa.check`,
+:mod:`~graders.qa.dates`, :mod:`~graders.qa.hedges`, :mod:`~graders.qa.lexicon` (closed word
+classes), :mod:`~graders.qa.places` (countries, demonyms, regions), :mod:`~graders.qa.rules`
+(one prediction against one alias), :mod:`~graders.qa.equivalence`, :mod:`~graders.qa.check`,
 :mod:`~graders.qa.grader`.
 """
 

@@ -1,7 +1,8 @@
 """Reading dates from canonical tokens, for answer equivalence across formats.
 
-``october 9 2001``, ``9th of october 2001``, ``oct 2001``, ``2001 10 09`` (ISO) and ``2001`` are
-all dates; a date may lack its day or month. Anything else is not a date (``None``).
+``october 9 2001``, ``9th of october 2001``, ``oct 2001``, ``2001 10 09`` (ISO), ``10 09 2001``
+(month first when it can be, as in the US; else day first) and ``2001`` are all dates; a date may
+lack its day or month. Anything else is not a date (``None``).
 """
 
 from __future__ import annotations
@@ -120,4 +121,10 @@ def parse_date(tokens: Sequence[str]) -> PartialDate | None:
         iso_year = _year(a) if len(a) == 4 else None
         if iso_year is not None and b.isdigit() and 1 <= int(b) <= 12 and _day(c) is not None:
             return PartialDate(iso_year, int(b), _day(c))
+        if year is not None and len(c) == 4 and a.isdigit() and len(a) <= 2 and _day(b) is not None:
+            # "10/09/2001": month first (US) when it can be, else day first ("22/11/1963").
+            if 1 <= int(a) <= 12:
+                return PartialDate(year, int(a), _day(b))
+            if _day(a) is not None and 1 <= int(b) <= 12:
+                return PartialDate(year, int(b), _day(a))
     return None

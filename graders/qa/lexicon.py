@@ -10,6 +10,7 @@ from __future__ import annotations
 
 __all__ = [
     "COMPARATORS",
+    "DROPPABLE_HEADS",
     "FUNCTION_WORDS",
     "HEAD_NOUNS",
     "HEDGE_PHRASES",
@@ -76,20 +77,26 @@ UNIT_WORDS = _words(
 PLACE_PREFIXES = _words("city town village state province county region kingdom republic island borough")
 """Heads of "the X of <name>" ("the state of New York", "the city of Paris")."""
 
-HEAD_NOUNS = _words(
-    # places and natural features
-    "city town village county state province region district territory island islands river lake "
-    "sea ocean mountain mountains mount range valley bay gulf strait peninsula desert forest canyon "
-    "falls plateau plain plains "
+_ADMINISTRATIVE_HEADS = _words("city town village county state province region district territory borough")
+_SEQUENCE_HEADS = _words("edition season series episode chapter volume")
+DROPPABLE_HEADS = _words(
+    # natural features
+    "island islands river lake sea ocean mountain mountains mount range valley bay gulf strait "
+    "peninsula desert forest canyon falls plateau plain plains "
     # groups, institutions, peoples, languages
     "party company corporation dynasty empire kingdom tribe people language languages dialect "
     "origin descent family clan "
     # anatomy, biology
     "nerve nerves bone bones muscle muscles gland glands artery vein cell cells tissue organ lobe "
     "virus bacterium bacteria species genus tree trees plant plants "
-    # works and sequences
-    "edition season series episode chapter volume film movie novel album song book "
-    # periods
-    "century era period age"
+    # works
+    "film movie novel album song book"
 )
-"""Classifier nouns: "vagus nerve" for "Vagus", "eleventh edition" for "eleventh"."""
+"""Classifier nouns that a name can drop and still name the same thing ("the Caribbean" for the
+Caribbean Sea). Not administrative heads ("Mexico" is not Mexico City), periods ("Middle" is not
+the Middle Ages) or sequence nouns ("sixth" is not the sixth edition)."""
+
+HEAD_NOUNS = DROPPABLE_HEADS | _SEQUENCE_HEADS
+"""Classifier nouns that may follow the gold: "vagus nerve" for "Vagus", "eleventh edition" for
+"eleventh". Not administrative heads or periods, which name another thing ("Mexico City" is not
+Mexico, "Ohio State" not Ohio, "Bronze Age" not bronze)."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from graders.qa.dates import MONTH_WORDS, parse_date
 from graders.qa.lexicon import (
     COMPARATORS,
+    DROPPABLE_HEADS,
     FUNCTION_WORDS,
     HEAD_NOUNS,
     PLACE_PREFIXES,
@@ -47,6 +48,7 @@ class RuleOptions:
     inside_gold: bool
     allowed_extras_only: bool
     names: bool
+    month_for_day: bool
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,21 @@ def _same_name(pred: Sequence[str], gold: Sequence[str]) -> bool:
     )
 
 
+def _stem(token: str) -> str:
+    """A light stem for inflections only: ``executes``/``executed``/``execute`` -> ``execut``.
+    A word whose stem would be shorter than five letters is kept whole: ``states`` and ``stated``
+    share too short a stem to be the same word."""
+    stem = token
+    if token.isalpha():
+        for suffix in ("ing", "ed", "es", "s"):
+            if stem.endswith(suffix):
+                stem = stem[: -len(suffix)]
+                break
+        if stem.endswith("e"):
+            stem = stem[:-1]
+    return stem if len(stem) >= 5 else token
+
+
 def _singular(token: str) -> str:
     return token[:-1] if len(token) > 3 and token.endswith("s") and not token.endswith("ss") else token
 
@@ -170,10 +187,18 @@ def single_match(pred: tuple[str, ...], gold: Gold, options: RuleOptions) -> str
         if pred_date is not None and gold_date is not None:
             if not pred_date.agrees_with(gold_date):
                 return None
-            return "date" if options.coarser_dates or pred_date.covers(gold_date) else None
+            day_dropped = options.month_for_day and pred_date.month is not None and pred_date.day is None
+            return "date" if options.coarser_dates or day_dropped or pred_date.covers(gold_date) else None
         if pred_date is not None and gold.numeric:
-            return None
-    if len(pred) == len(tokens) and pred[:-1] == tokens[:-1] and _singular(pred[-1]) == _singular(tokens[-1]):
+            full = pred_date.day is not None and pred_date.year is not None
+            return "inside gold" if full and contains(tokens, pred) >= 0 else None
+    # "amino acids" for "amino acid"; not for names, where a final "s" is spelling ("Paris", "Wales").
+    if (
+        not gold.proper
+        and len(pred) == len(tokens)
+        and pred[:-1] == tokens[:-1]
+        and _singular(pred[-1]) == _singular(tokens[-1])
+    ):
         return "plural"
     if len(pred) <= len(tokens) + options.max_extra_tokens:
         at = contains(pred, tokens)
@@ -196,6 +221,15 @@ def single_match(pred: tuple[str, ...], gold: Gold, options: RuleOptions) -> str
             and (not bare_number or _unit_only(gold_content, pred_content))
         ):
             return "inside gold"
+    # "executed" for "executes": the same words up to inflection (not for names: "Paris" is not "Pari").
+    if not gold.proper and len(pred) == len(tokens) and [*map(_stem, pred)] == [*map(_stem, tokens)]:
+        return "inflection"
+    # "Caribbean" for "Caribbean Sea": a name without its classifier, where the name alone still
+    # names it (not "Mexico" for "Mexico City", "Middle" for "Middle Ages", "6th" for "6th season").
+    if gold.proper and len(tokens) >= 2 and tokens[-1] in DROPPABLE_HEADS:
+        rest = tokens[:-1]
+        if content(pred) == rest and not any(is_number(t) or is_ordinal(t) for t in rest):
+            return "without head"
     if _country_match(pred, gold):
         return "country"
     untitled = _drop_titles(tokens)

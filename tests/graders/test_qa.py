@@ -77,7 +77,12 @@ def test_dates() -> None:
         ("Scottish", ["Scotland"], "country"),
         ("Great Britain", ["the British"], "country"),
         ("Terre Haute, Indiana", ["Indiana"], "located"),
-        ("Olympia, Greece", ["Olympia"], "located"),
+        ("Chicago, USA", ["the United States"], "located"),
+        ("July 1969", ["20 July 1969"], "date"),
+        ("10/09/2001", ["October 9, 2001"], "date"),
+        ("11 November 1918", ["Armistice of 11 November 1918"], "inside gold"),
+        ("Caribbean", ["Caribbean Sea"], "without head"),
+        ("executed", ["executes"], "inflection"),
         ("Edward H. White", ["Commander Edward White"], "name"),
         ("Roger Bruce Chaffee", ["Lt. Roger B. Chaffee"], "name"),
         ("Robert Walpole", ["Sir Robert Walpole"], "inside gold"),
@@ -218,6 +223,19 @@ def test_country_and_place_rules_stay_narrow() -> None:
     assert not check("Ohio, Indiana", answers=["Indiana"]).passed  # two regions: two candidates
     assert not check("Paris, London", answers=["Paris"]).passed
     assert not check("Paris City Hall", answers=["Paris"]).passed
+    assert not check("Paris, Texas", answers=["Paris"]).passed  # not the gold's Paris
+
+
+def test_heads_and_inflections_stay_narrow() -> None:
+    assert not check("Mexico", answers=["Mexico City"]).passed  # administrative heads name another place
+    assert not check("Mexico City", answers=["Mexico"]).passed
+    assert not check("Ohio State", answers=["Ohio"]).passed
+    assert not check("Middle", answers=["Middle Ages"]).passed
+    assert not check("6th", answers=["Sixth Edition"]).passed
+    assert not check("states", answers=["stated"]).passed  # too short a stem
+    assert not check("Pari", answers=["Paris"]).passed
+    assert not check("2001", answers=["July 20, 2001"]).passed  # a year for a full date: opt-in
+    assert not check("June 2001", answers=["July 20, 2001"]).passed
 
 
 def test_gold_with_its_own_hedge_or_list_still_passes() -> None:
