@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--allow-extra-names",
         action="store_true",
-        help="accept 'Jimmy Carter' for 'Carter' (and 'Paris London')",
+        help="accept any word around the gold: 'Jimmy Carter' for 'Carter' (and 'paris london')",
     )
     parser.add_argument("--show-errors", action="store_true", help="print false passes and false fails")
     args = parser.parse_args(argv)

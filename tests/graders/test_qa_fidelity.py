@@ -40,12 +40,14 @@ def test_gold_aliases_all_pass(nq_rows: list[dict[str, Any]]) -> None:
 
 
 def test_rejects_definitely_incorrect(nq_rows: list[dict[str, Any]]) -> None:
-    assert _rate(nq_rows, "def_incorrect_predictions", want=False) >= 0.99
+    # Measured 1984/1995 = 99.45% (see docs/graders-text.md); precision comes first, so the
+    # floor sits three false passes below the measurement, well above the 99% target.
+    assert _rate(nq_rows, "def_incorrect_predictions", want=False) >= 0.993
 
 
 def test_accepts_definitely_correct(nq_rows: list[dict[str, Any]]) -> None:
-    # Measured 38.4% (see docs/graders-text.md); the floor guards against regressions.
-    assert _rate(nq_rows, "def_correct_predictions", want=True) >= 0.36
+    # Measured 145/388 = 37.4% (see docs/graders-text.md); the floor guards against regressions.
+    assert _rate(nq_rows, "def_correct_predictions", want=True) >= 0.37
 
 
 def test_exact_match_alone_accepts_none_of_definitely_correct(nq_rows: list[dict[str, Any]]) -> None:
