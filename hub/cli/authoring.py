@@ -163,7 +163,12 @@ def submit_cmd(
 @app.command("verify-submission")
 def verify_cmd(
     bundle: Path = typer.Argument(..., help="A bundle folder written by `verihub submit`."),
-    skip_check: bool = typer.Option(False, "--skip-check", help="Do not rerun the check."),
+    skip_check: bool = typer.Option(
+        False,
+        "--skip-check",
+        help="Skip everything that runs the bundled code: the check and the sandboxed regrade of "
+        "the recorded rollouts (hashes, summary and package identity are still verified).",
+    ),
 ) -> None:
     """Re-verify a submission bundle: hashes, summary vs rollouts, package identity, check."""
     from hub.submit import verify_submission
