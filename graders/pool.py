@@ -9,19 +9,20 @@ long-lived child processes:
 - **hard timeout, enforced by the parent**: the parent waits on the worker's pipe for at most
   ``timeout`` seconds; past that the worker is killed (``SIGKILL``) and replaced, and the call
   raises :class:`PoolTimeout`. Nothing relies on alarm signals or on the work cooperating.
-- **memory cap**: each worker lowers its own ``RLIMIT_AS`` with :func:`resource.setrlimit`
-  at start-up, so a runaway allocation fails with ``MemoryError`` inside the worker (reported as
-  :class:`WorkerError`) or kills only that worker (reported as :class:`WorkerDied`).
-- **persistent**: workers live across calls, so per-process caches (a parsed reference answer,
-  imported modules) are reused; ``initializer`` warms them up once per worker.
+- **warm replacements**: workers are forked from a template process that has already run
+  ``initializer`` (imports, warm-up), so a killed worker's replacement is ready in milliseconds
+  and a run of hostile inputs costs each call its timeout, not a cold start as well.
+- **memory cap**: ``RLIMIT_AS`` (inherited by every worker), so a runaway allocation fails
+  with ``MemoryError`` in the worker (:class:`WorkerError`) or kills only it (:class:`WorkerDied`).
+- **persistent**: workers live across calls, so per-process caches are reused.
 - **sync and async**: :meth:`WorkerPool.submit` blocks; :meth:`WorkerPool.asubmit` awaits
   without blocking the event loop (the wait happens on a pool-owned thread).
 
-Workers are plain ``python -m graders.pool`` subprocesses speaking length-prefixed pickle
-frames over their stdin/stdout (stray prints go to stderr). Unlike ``multiprocessing``'s spawn
-they never re-import the caller's ``__main__``, so a pool works from any script, notebook or
-test runner. The function and its arguments must be picklable by reference: a function
-importable by module path (not one defined in ``__main__``). Example::
+The template is a ``python -m graders.pool`` subprocess (nothing re-imports the caller's
+``__main__``, unlike ``multiprocessing``'s spawn); it receives two pipes per worker over a Unix
+socket and forks a worker onto them, which speaks length-prefixed pickle frames (stray prints go
+to stderr). POSIX only; ``initializer`` must not start threads. Functions and arguments must be
+picklable by reference (importable by module path, not defined in ``__main__``)::
 
     with WorkerPool(size=2, memory_mb=1024) as pool:
         value = pool.submit(slow_function, "input", timeout=2.0)
@@ -43,6 +44,8 @@ import functools
 import os
 import pickle
 import select
+import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -100,8 +103,9 @@ class PoolConfig:
 
     ``size``: number of worker processes. ``memory_mb``: address-space cap per worker
     (``None`` for no cap). ``default_timeout``: seconds per call when ``submit`` gets none.
-    ``initializer``: a picklable function run once in each new worker (imports, warm-up).
-    ``startup_timeout``: seconds a new worker may take to start (not counted in calls' timeouts).
+    ``initializer``: a picklable function run once, in the template that workers are forked from
+    (imports, warm-up). ``startup_timeout``: seconds the template and a new worker may take to
+    start (not counted in calls' timeouts).
     """
 
     size: int = 1
@@ -144,16 +148,29 @@ def _read_frame(fh: IO[bytes]) -> Any:
     return pickle.loads(_read_exact(fh, size))  # noqa: S301 - frames come from our own worker
 
 
-def serve() -> None:
-    """The loop of one worker process (``python -m graders.pool``): never call it yourself.
+def _recv_exact(sock: socket.socket, size: int) -> bytes:
+    chunks: list[bytes] = []
+    while size:
+        chunk = sock.recv(size)
+        if not chunk:
+            raise EOFError("the pool closed the socket")
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
 
-    Reads its settings, then ``(fn, args, kwargs)`` frames from stdin and answers each with a
-    tagged result frame on the original stdout; ``print`` inside jobs goes to stderr.
+
+def serve() -> None:
+    """The template process (``python -m graders.pool``): never call it yourself.
+
+    Reads the settings frame from the Unix socket on its stdin, caps its memory, runs the
+    initializer, then forks one worker per pair of pipe descriptors received (workers inherit
+    the cap and the warm state; exited workers are reaped by the kernel). Exits when the pool
+    closes the socket.
     """
-    channel_out = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)  # stray prints from libraries must not corrupt the protocol
-    channel_in = sys.stdin.buffer
-    memory_mb, initializer = _read_frame(channel_in)
+    os.dup2(2, 1)  # stray prints from libraries must not corrupt anything
+    sock = socket.socket(fileno=os.dup(0))
+    (size,) = _HEADER.unpack(_recv_exact(sock, _HEADER.size))
+    memory_mb, initializer = pickle.loads(_recv_exact(sock, size))  # noqa: S301 - from our parent
     if memory_mb is not None:
         import resource
 
@@ -163,7 +180,31 @@ def serve() -> None:
     if initializer is not None:
         with contextlib.suppress(Exception):  # a failed warm-up is reported by the calls
             initializer()
-    _write_frame(channel_out, ("ready", None))
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # no zombies: the kernel reaps workers
+    while True:
+        try:
+            data, fds, _, _ = socket.recv_fds(sock, 1, 2)
+        except OSError:
+            return
+        if not data:
+            return
+        if len(fds) == 2 and os.fork() == 0:
+            code = 0
+            try:
+                sock.close()
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                _work(os.fdopen(fds[0], "rb"), os.fdopen(fds[1], "wb"))
+            except BaseException:  # noqa: BLE001 - a worker never returns into the template
+                code = 1
+            finally:
+                os._exit(code)
+        for fd in fds:
+            os.close(fd)
+
+
+def _work(channel_in: IO[bytes], channel_out: IO[bytes]) -> None:
+    """One worker: announce its pid, then answer ``(fn, args, kwargs)`` frames until told to stop."""
+    _write_frame(channel_out, ("ready", os.getpid()))
     while True:
         try:
             job = _read_frame(channel_in)
@@ -196,37 +237,82 @@ def timed_call(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> tuple[floa
     return time.perf_counter() - start, result
 
 
-class _Worker:
-    """One child process and the parent's ends of its pipes."""
+class _Template:
+    """The parent's handle on the template process that forks workers."""
 
     def __init__(self, config: PoolConfig) -> None:
         env = dict(os.environ)
-        # the child imports what the parent can import (editable installs, test paths)
+        # the template imports what the parent can import (editable installs, test paths)
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "graders.pool"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=env,
-            close_fds=True,
-        )
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.stdin: IO[bytes] = self.process.stdin
-        self.stdout: IO[bytes] = self.process.stdout
-        self.ready = False
-        self._ready_lock = threading.Lock()
-        _write_frame(self.stdin, (config.memory_mb, config.initializer))
-
-    @property
-    def pid(self) -> int:
-        return self.process.pid
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "graders.pool"], stdin=theirs.fileno(), env=env, close_fds=True
+            )
+        finally:
+            theirs.close()
+        self.sock = ours
+        data = pickle.dumps((config.memory_mb, config.initializer), protocol=pickle.HIGHEST_PROTOCOL)
+        self.sock.sendall(_HEADER.pack(len(data)) + data)
 
     def alive(self) -> bool:
         return self.process.poll() is None
 
+    def fork(self) -> tuple[IO[bytes], IO[bytes]]:
+        """Ask for a worker on two new pipes; returns the parent's ends (to it, from it)."""
+        job_r, job_w = os.pipe()
+        result_r, result_w = os.pipe()
+        try:
+            socket.send_fds(self.sock, [b"w"], [job_r, result_w])
+        except OSError:
+            os.close(job_w)
+            os.close(result_r)
+            raise
+        finally:
+            os.close(job_r)
+            os.close(result_w)
+        return os.fdopen(job_w, "wb"), os.fdopen(result_r, "rb")
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.close()  # the template exits when its socket closes
+        try:
+            self.process.wait(timeout=2.0)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=2.0)
+
+
+class _Worker:
+    """One forked worker: the parent's ends of its pipes, and its pid once it has started."""
+
+    def __init__(self, template: _Template) -> None:
+        self.template = template
+        self.stdin, self.stdout = template.fork()
+        self.pid: int | None = None
+        self.ready = False
+        self._ready_lock = threading.Lock()
+
+    def alive(self) -> bool:
+        if self.pid is None:
+            return self.template.alive()
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
     def wait_readable(self, seconds: float) -> bool:
         ready, _, _ = select.select([self.stdout], [], [], max(0.0, seconds))
         return bool(ready)
+
+    def _take_ready(self, frame: tuple[str, Any]) -> None:
+        tag, pid = frame
+        if tag != "ready" or not isinstance(pid, int):
+            raise WorkerDied(f"the worker sent {tag!r} instead of its start-up signal")
+        self.pid, self.ready = pid, True
 
     def poll_ready(self) -> bool:
         """Whether the start-up signal has arrived (reads it if so); never blocks."""
@@ -235,9 +321,9 @@ class _Worker:
         if not self._ready_lock.acquire(blocking=False):
             return False
         try:
-            if not self.ready and self.wait_readable(0.0) and _read_frame(self.stdout) == ("ready", None):
-                self.ready = True
-        except (EOFError, OSError, pickle.UnpicklingError, ValueError):
+            if not self.ready and self.wait_readable(0.0):
+                self._take_ready(_read_frame(self.stdout))
+        except (EOFError, OSError, pickle.UnpicklingError, ValueError, PoolError):
             return False  # a dead worker: the call that takes it reports WorkerDied
         finally:
             self._ready_lock.release()
@@ -249,18 +335,19 @@ class _Worker:
             if self.ready:
                 return
             try:
-                tag, _ = _receive(self, time.monotonic() + startup, startup)
+                frame = _receive(self, time.monotonic() + startup, startup)
             except PoolTimeout as exc:
                 raise WorkerDied(f"the worker did not start within {startup:g}s") from exc
-            if tag != "ready":
-                raise WorkerDied(f"the worker sent {tag!r} instead of its start-up signal")
-            self.ready = True
+            self._take_ready(frame)
 
     def kill(self) -> None:
-        with contextlib.suppress(Exception):
-            self.process.kill()
-        with contextlib.suppress(Exception):
-            self.process.wait(timeout=2.0)
+        """SIGKILL the worker and wait (up to 2 s) until it is gone; close the pipes."""
+        if self.pid is not None:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
+            deadline = time.monotonic() + 2.0
+            while self.alive() and time.monotonic() < deadline:
+                time.sleep(0.002)
         for fh in (self.stdin, self.stdout):
             with contextlib.suppress(Exception):
                 fh.close()
@@ -268,10 +355,9 @@ class _Worker:
     def stop(self) -> None:
         with contextlib.suppress(Exception):
             _write_frame(self.stdin, None)
-        try:
-            self.process.wait(timeout=1.0)
-        except subprocess.TimeoutExpired:
-            pass
+        deadline = time.monotonic() + 1.0
+        while self.pid is not None and self.alive() and time.monotonic() < deadline:
+            time.sleep(0.005)
         self.kill()
 
 
@@ -284,11 +370,11 @@ def _receive(worker: _Worker, deadline: float, limit: float) -> tuple[str, Any]:
         if worker.wait_readable(min(remaining, 0.5)):
             break
         if not worker.alive():
-            raise WorkerDied(f"the worker exited with code {worker.process.returncode}")
+            raise WorkerDied("the worker exited")
     try:
         frame: tuple[str, Any] = _read_frame(worker.stdout)
     except (EOFError, OSError, pickle.UnpicklingError) as exc:
-        raise WorkerDied(f"the worker exited with code {worker.process.poll()}") from exc
+        raise WorkerDied("the worker exited (or closed its pipe)") from exc
     return frame
 
 
@@ -306,6 +392,7 @@ class WorkerPool:
         self.config = config if config is not None else PoolConfig(**options)
         self._idle: list[_Worker] = []
         self._all: list[_Worker] = []
+        self._template: _Template | None = None
         self._lock = threading.Lock()
         self._available = threading.Condition(self._lock)
         self._started = False
@@ -324,7 +411,7 @@ class WorkerPool:
             if self._started:
                 return
             for _ in range(self.config.size):
-                worker = _Worker(self.config)
+                worker = self._new_worker()
                 self._all.append(worker)
                 self._idle.append(worker)
             self._started = True
@@ -348,9 +435,12 @@ class WorkerPool:
                 return
             self._closed = True
             workers, self._all, self._idle = self._all, [], []
+            template, self._template = self._template, None
             self._available.notify_all()  # wake threads waiting for a worker
         for worker in workers:
             worker.stop()
+        if template is not None:
+            template.close()
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
 
@@ -359,9 +449,9 @@ class WorkerPool:
         return self._closed
 
     def pids(self) -> list[int]:
-        """Process ids of the current workers (for tests and monitoring)."""
+        """Process ids of the current workers that have started (for tests and monitoring)."""
         with self._lock:
-            return [w.pid for w in self._all]
+            return [w.pid for w in self._all if w.pid is not None]
 
     def __enter__(self) -> WorkerPool:
         self.start()
@@ -459,6 +549,16 @@ class WorkerPool:
             self._idle.append(worker)
             self._available.notify()
 
+    def _new_worker(self) -> _Worker:
+        """A worker forked from the template (started first if needed). Lock held."""
+        if self._template is None or not self._template.alive():
+            self._template = _Template(self.config)
+        try:
+            return _Worker(self._template)
+        except OSError:  # the template died since the check: one more try on a new one
+            self._template = _Template(self.config)
+            return _Worker(self._template)
+
     def _replace(self, worker: _Worker) -> None:
         worker.kill()
         with self._available:
@@ -467,7 +567,10 @@ class WorkerPool:
             if self._closed:
                 return
             self.replaced += 1
-            fresh = _Worker(self.config)
+            if not worker.ready and self._template is not None:
+                self._template.close()  # a worker that never started: start a new template
+                self._template = None
+            fresh = self._new_worker()
             self._all.append(fresh)
             self._idle.append(fresh)
             self._available.notify()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import operator
 import os
 import threading
@@ -113,3 +114,36 @@ def test_config_is_validated() -> None:
         WorkerPool(PoolConfig(), size=2)
     with pytest.raises(ValueError):
         WorkerPool(size=1).submit(abs, 1, timeout=0)
+
+
+def test_replacement_workers_are_forked_warm() -> None:
+    """A killed worker's replacement is forked from the template that already ran the (here
+    deliberately slow) initializer: the next call does not wait for a cold start."""
+    slow_start = functools.partial(time.sleep, 2.0)
+    with WorkerPool(PoolConfig(size=1, memory_mb=512, initializer=slow_start)) as slow:
+        slow.wait_ready()
+        for _ in range(3):
+            with pytest.raises(PoolTimeout):
+                slow.submit(time.sleep, 30, timeout=0.3)
+            start = time.monotonic()
+            assert slow.submit(abs, -1, timeout=30) == 1
+            assert time.monotonic() - start < 1.0  # a cold start would take over 2 s
+
+
+def test_repeated_hostile_math_each_returns_within_timeout_plus_one_second() -> None:
+    """Three power towers in a row on one warmed math worker: each call is back within its
+    timeout + 1 s (the replacement is forked warm), as ``timeout``, and the pool still works."""
+    from graders.math import check
+    from graders.math.parse import warm_up
+
+    with WorkerPool(PoolConfig(size=1, memory_mb=1024, initializer=warm_up)) as math_pool:
+        math_pool.wait_ready()
+        timeout = 1.0
+        for _ in range(3):
+            start = time.monotonic()
+            verdict = check("\\boxed{9^{9^{9}}}", reference="5", pool=math_pool, timeout=timeout)
+            elapsed = time.monotonic() - start
+            assert verdict.status == "timeout", verdict
+            assert elapsed < timeout + 1.0, elapsed
+        assert check("\\boxed{5}", reference="5", pool=math_pool, timeout=30).passed
+        assert math_pool.replaced == 3
