@@ -29,6 +29,7 @@ from hub.check.sandbox import (
     SandboxResult,
     make_writable,
     mount_namespace_available,
+    network_namespace_available,
     read_only_copy,
     run_sandboxed,
 )
@@ -343,7 +344,7 @@ def check(target: str, *, options: CheckOptions | None = None) -> CheckReport:
         )
         isolation = (
             "own network namespace (unshare -rn)"
-            if opts.isolate_network and _netns()
+            if opts.isolate_network and network_namespace_available()
             else "sockets blocked by an audit hook (no network namespace available)"
         )
         files = (
@@ -391,12 +392,6 @@ def check(target: str, *, options: CheckOptions | None = None) -> CheckReport:
     finally:
         make_writable(work)
         shutil.rmtree(work, ignore_errors=True)
-
-
-def _netns() -> bool:
-    from hub.check.sandbox import network_namespace_available
-
-    return network_namespace_available()
 
 
 def _finish(report: CheckReport, t0: float) -> CheckReport:
