@@ -6,11 +6,15 @@ Reading guide: a :class:`ProofChecker` turns a theorem statement and a model's p
 server), wrap it in :class:`ProofGrader` to use it as a verihub grader. Every backend screens
 the proof first (:mod:`graders.proof.screen`: statement unchanged, no ``sorry``/``Admitted``,
 no redefinitions ahead of the statement) and checks the axioms the kernel reports against the
-task's :class:`ProofPolicy`. This package never imports ``hub``; nothing runs at import time.
+task's :class:`ProofPolicy`. Claims that are an identity or a solution of an equation can be
+decided by computation instead (:func:`check_identity`, :func:`check_solution`, through
+graders.math's pooled substitution checks). This package never imports ``hub``; nothing runs at
+import time.
 """
 
 from graders.proof.backend import CheckerConfig, make_checker
 from graders.proof.checker import ProofChecker
+from graders.proof.computation import check_identity, check_solution
 from graders.proof.coq import CoqChecker
 from graders.proof.errors import BackendNotFoundError, LeanNotFoundError, ProofCheckerError, WorkerError
 from graders.proof.grader import ProofGrader, verdict_to_grade
@@ -48,6 +52,8 @@ __all__ = [
     "TacticSession",
     "assemble_tactics",
     "WorkerError",
+    "check_identity",
+    "check_solution",
     "extract_code",
     "make_checker",
     "parse_statement",
