@@ -148,7 +148,8 @@ def judge_rechecked(
         bad = _errors(prelude)
         if bad:
             return ProofVerdict.error(
-                f"the task's statement does not elaborate on its own: {bad[0].splitlines()[0]}",
+                "the task's statement (or its imports) does not elaborate on its own: "
+                f"{bad[0].splitlines()[0]}",
                 backend=backend,
             )
     first = judge_lean(
@@ -209,7 +210,8 @@ class FileLayout:
         """
         parts: tuple[dict[str, Any], ...] = ({"messages": []}, {"messages": []}, {"messages": []})
         for m in answer.get("messages") or ():
-            line = ((m.get("pos") or {}).get("line") or 0) + shift
+            reported = (m.get("pos") or {}).get("line")
+            line = reported + shift if isinstance(reported, int) and reported > 0 else 0
             part = 2 if line >= self.check_line else 1 if line >= self.source_line or line == 0 else 0
             if part == 2:
                 m = {**m, "pos": {**m["pos"], "line": line - self.check_line + 1}}

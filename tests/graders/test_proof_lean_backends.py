@@ -189,3 +189,19 @@ async def test_real_lean_file_checker() -> None:
         policy=ProofPolicy(allow_native_decide=True, timeout_s=60),
     )
     assert native.status == "proved" and "Lean.ofReduceBool" in native.axioms
+
+
+@pytest.mark.skipif(NO_LEAN, reason="`lean` not on PATH: install Lean 4 with elan to run real Lean checks")
+async def test_real_lean_recheck_catches_notation_the_screen_let_through(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from graders.proof import Prepared, lean, parse_statement
+
+    stmt = parse_statement("theorem t : 2 + 2 = 5", "lean")
+    notation = 'local notation:65 a:65 " + " b:66 => (a * b + 1 : Nat)'
+    source = f"{notation}\n{stmt.text} := by decide"
+    hostile = Prepared(statement=stmt, preamble=notation, body="by decide", source=source)
+    assert "forbidden `notation`" in (await LeanFileChecker().check(stmt.text, source)).reason
+    monkeypatch.setattr(lean, "prepare_lean", lambda *args: hostile)  # bypass the screen on purpose
+    v = await LeanFileChecker(policy=ProofPolicy(timeout_s=60)).check(stmt.text, "by decide")
+    assert v.status == "failed" and "not the task's statement" in v.reason, v.reason
