@@ -10,8 +10,9 @@ number (a checker's base environment is numbered differently from the recording 
 Repeated commands get their recorded answers in order. Options:
 
 - ``--extra FILE``: extra ``[command, answer]`` pairs, SYNTHESISED by a test in the REPL's
-  format for commands the recordings do not cover (``#print axioms`` answers); a test must
-  label them as synthesised;
+  format for commands the recordings do not cover (the checker's re-check commands: the
+  prelude that elaborates the statement, the check theorem and its ``#print axioms``); a test
+  must label them as synthesised;
 - ``--hang-on TEXT``: never answer a command containing TEXT (stands in for a proof that loops
   forever, to test the wall-clock kill);
 - an unmatched command gets ``{"message": "replay stand-in: no recorded answer ..."}``.

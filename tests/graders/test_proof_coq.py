@@ -269,3 +269,17 @@ async def test_implicit_binders_and_keyword_variants() -> None:
     )
     v = await coq().check(stmt, restated, imports=("Require Import List.",))
     assert v.status == "proved", v.reason
+
+
+async def test_definitional_uip_is_caught_past_the_screen() -> None:
+    stmt = "Theorem t : forall (A : Type) (x : A) (p : x = x), p = eq_refl."
+    before = (
+        "Set Definitional UIP.\nInductive seq {A} (a : A) : A -> SProp := srefl : seq a a.\n"
+        "Definition to_seq {A} {a b : A} (p : a = b) : seq a b := match p with eq_refl => srefl a end.\n"
+        "Definition of_seq {A} {a b : A} (p : seq a b) : a = b := match p with srefl _ => eq_refl end."
+    )
+    tactic = "intros A x p. transitivity (of_seq (to_seq p)). - destruct p. reflexivity. - reflexivity."
+    source = plain(stmt, tactic, before)
+    assert "forbidden `Set Definitional`" in (await coq().check(stmt, source)).reason
+    v = await unscreened(stmt, source)  # Coq prints "Submission.seq relies on definitional UIP."
+    assert v.status == "failed" and v.axioms and v.axioms[0].startswith("unsafe: "), (v.reason, v.axioms)
