@@ -8,8 +8,8 @@ Lean's counterpart of Coq's ``Check.v``. Every Lean check is laid out like this 
     set_option maxHeartbeats N                            -- the check's policy (per check)
     def __verihub_expected_<nonce> : Prop := ∀ <binders>, <type>
     <the screened submission: helpers, the task's statement text, the proof>
-    theorem _root_.__verihub_check_<nonce> : _root_.__verihub_expected_<nonce> := @_root_.<name>
-    #print axioms _root_.__verihub_check_<nonce>
+    theorem __verihub_check_<nonce> : __verihub_expected_<nonce> := @<name>
+    #print axioms __verihub_check_<nonce>
 
 Why it is sound: the expected proposition is elaborated in the base environment, before any of
 the model's code, so notation, instances, unification hints, macros or redefinitions that the
@@ -17,7 +17,9 @@ submission adds (the screen forbids them; this is the second line) cannot change
 and Lean never re-reads the statement's text afterwards. The kernel must accept the check
 theorem at exactly that proposition, and ``#print axioms`` of the check theorem covers every
 axiom of whatever term proved it, so even a term the submission's syntax produced in place of
-``@name`` would have to be a real, allowed proof of the task's statement. The nonce is random
+``@name`` would have to be a real, allowed proof of the task's statement (the screen forbids
+``variable``/``include``/``section``, so the check theorem cannot pick up hypotheses of a scope
+the submission left open). The nonce is random
 per check: the model's code cannot name, shadow or print the check's declarations, and the
 axioms answer is matched by that name and by its exact position.
 
@@ -114,10 +116,7 @@ def plan_recheck(statement: Statement, *, max_heartbeats: int | None) -> LeanRec
         f"set_option maxHeartbeats {heartbeats}\n"
         f"def {expected}{univ} : Prop := {' '.join(lean_forall(statement.signature).splitlines())}"
     )
-    command = (
-        f"theorem _root_.{check}{univ} : _root_.{expected}{univ} := @_root_.{statement.name}\n"
-        f"#print axioms _root_.{check}"
-    )
+    command = f"theorem {check}{univ} : {expected}{univ} := @{statement.name}\n#print axioms {check}"
     return LeanRecheck(
         name=statement.name, expected=expected, check=check, prelude=prelude, check_command=command
     )

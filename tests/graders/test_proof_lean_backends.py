@@ -82,7 +82,7 @@ def _kimina_app(
             }
         else:
             line = next(i for i, t in enumerate(lines, 1) if t.startswith("#print axioms"))
-            checked = name or lines[line - 1].split("_root_.", 1)[1]
+            checked = name or lines[line - 1].split("#print axioms ", 1)[1]
             response = {
                 "messages": [
                     {
@@ -128,7 +128,7 @@ async def test_kimina_client_protocol() -> None:
     assert hack.status == "failed" and len(seen) == 2  # the sorry never left the machine
     code = seen[0]["snippets"][0]["code"]
     assert code.startswith("import Mathlib\nset_option maxHeartbeats 200000\ndef __verihub_expected_")
-    assert ":= @_root_.demo\n#print axioms _root_.__verihub_check_" in code
+    assert ":= @demo\n#print axioms __verihub_check_" in code
     assert seen[0]["timeout"] == 5
 
 

@@ -68,13 +68,13 @@ def test_the_statement_is_elaborated_before_the_submission_and_checked_after(fix
         "set_option maxHeartbeats 1234\n"
         "def __verihub_expected_0 : Prop := ∀ (a b: Nat), a + b = b + a\n"
         f"{source}\n"
-        "theorem _root_.__verihub_check_0 : _root_.__verihub_expected_0 := @_root_.demo\n"
-        "#print axioms _root_.__verihub_check_0\n"
+        "theorem __verihub_check_0 : __verihub_expected_0 := @demo\n"
+        "#print axioms __verihub_check_0\n"
     )
     lines = layout.text.splitlines()
     assert lines[layout.prelude_line - 1].startswith("set_option maxHeartbeats")
     assert lines[layout.source_line - 1] == "theorem helper : True := trivial"
-    assert lines[layout.check_line - 1].startswith("theorem _root_.__verihub_check_0")
+    assert lines[layout.check_line - 1].startswith("theorem __verihub_check_0")
     assert p.axioms_line == 2 and p.check == "__verihub_check_0"
     assert "maxHeartbeats 200000" in plan(heartbeats=None).prelude  # None: Lean's own default
 
@@ -107,9 +107,7 @@ def test_binders_become_a_forall_and_universes_are_declared(
     assert lean_forall(signature) == forall
     p = plan(f"theorem t {signature}")
     assert f"{p.expected}{universes} : Prop := {forall}" in p.prelude
-    assert p.check_command.startswith(
-        f"theorem _root_.{p.check}{universes} : _root_.{p.expected}{universes} :="
-    )
+    assert p.check_command.startswith(f"theorem {p.check}{universes} : {p.expected}{universes} :=")
 
 
 def test_a_statement_without_a_type_is_a_task_error() -> None:
