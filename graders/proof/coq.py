@@ -9,7 +9,8 @@ How one check runs:
    submission, then asks the kernel to accept ``@Submission.NAME`` at exactly that type, and
    prints ``Print Assumptions`` of the result. A redefined ``nat``, a changed notation or a
    weaker theorem cannot pass step 3, and ``Admitted``, ``Axiom`` or an unguarded fixpoint shows
-   up in the assumptions. The model's code never runs in ``Check.v``, so it cannot fake output.
+   up in the assumptions. The model's code never runs in ``Check.v``, so it cannot fake output,
+   and :func:`parse_coq_assumptions` reads that output failing closed (unreadable is an error).
 """
 
 from __future__ import annotations
