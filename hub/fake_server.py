@@ -1,7 +1,15 @@
 """A loopback OpenAI-compatible chat server for tests and benchmarks, with fault injection.
 
-It listens on 127.0.0.1 only. Replies come from a ``responder(request_json) -> str`` (default:
-``"Answer: 42"``). Faults are injected per request from a repeating ``schedule`` of fault
+It listens on 127.0.0.1 only. Replies come from a ``responder(request_json)`` (default:
+``"Answer: 42"``) that returns the reply's text, or a whole assistant message as a mapping to
+script tool calls (:func:`tool_call_reply` builds one)::
+
+    def responder(request):
+        if request["messages"][-1]["role"] == "tool":        # the tool answered: give the answer
+            return "Answer: " + request["messages"][-1]["content"]
+        return tool_call_reply("add", {"a": 2, "b": 3})      # else call the tool
+
+Faults are injected per request from a repeating ``schedule`` of fault
 names, so tests are deterministic:
 
 ``ok``         a normal completion
@@ -20,15 +28,29 @@ import argparse
 import asyncio
 import itertools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from aiohttp import web
 
-__all__ = ["FAULTS", "FakeChatServer", "main"]
+__all__ = ["FAULTS", "FakeChatServer", "Reply", "Responder", "main", "tool_call_reply"]
 
 FAULTS = ("ok", "429", "500", "slow", "malformed", "drop")
-Responder = Callable[[dict[str, Any]], str]
+Reply = str | Mapping[str, Any]
+"""The reply's text, or a whole assistant message (``content``, ``tool_calls``)."""
+Responder = Callable[[dict[str, Any]], Reply]
+
+
+def tool_call_reply(
+    name: str, arguments: Mapping[str, Any] | str, *, call_id: str = "call_0"
+) -> dict[str, Any]:
+    """An assistant message that calls tool ``name`` (``arguments``: a mapping or raw JSON text)."""
+    args = arguments if isinstance(arguments, str) else json.dumps(dict(arguments))
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": call_id, "type": "function", "function": {"name": name, "arguments": args}}],
+    }
 
 
 def _default_responder(request: dict[str, Any]) -> str:
@@ -113,29 +135,35 @@ class FakeChatServer:
         if fault == "slow":
             await asyncio.sleep(self.slow_s)
         payload = json.loads(body)
-        content = self.responder(payload)
+        reply = self.responder(payload)
         self.answered += 1
-        data = self._body_cache.get(content)
+        if not isinstance(reply, str):
+            return web.Response(body=_completion(payload, dict(reply)), content_type="application/json")
+        data = self._body_cache.get(reply)
         if data is None:
-            data = json.dumps(
-                {
-                    "id": "chatcmpl-fake",
-                    "object": "chat.completion",
-                    "created": 0,
-                    "model": payload.get("model", "fake"),
-                    "choices": [
-                        {
-                            "index": 0,
-                            "finish_reason": "stop",
-                            "message": {"role": "assistant", "content": content},
-                        }
-                    ],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13},
-                }
-            ).encode()
+            data = _completion(payload, {"role": "assistant", "content": reply})
             if len(self._body_cache) < 1024:
-                self._body_cache[content] = data
+                self._body_cache[reply] = data
         return web.Response(body=data, content_type="application/json")
+
+
+def _completion(request: dict[str, Any], message: dict[str, Any]) -> bytes:
+    return json.dumps(
+        {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": 0,
+            "model": request.get("model", "fake"),
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
+                    "message": message,
+                }
+            ],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13},
+        }
+    ).encode()
 
 
 def main(argv: list[str] | None = None) -> None:

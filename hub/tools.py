@@ -12,6 +12,12 @@ The JSON schema of each tool comes from its signature (via pydantic) and its doc
 model's arguments are hostile input: they are size-limited, parsed as JSON and validated against
 the signature before the function runs; a bad call or a tool exception is returned to the model
 as an error message, never raised into the runner. An answer without tool calls ends the episode.
+
+Each call has a time limit (``tool_timeout_s``). An ``async def`` tool is cancelled at the limit;
+a plain ``def`` tool runs on a thread of its own, so it never blocks the event loop, and at the
+limit the model gets the timeout error while the thread is abandoned (Python cannot kill a
+thread: it finishes or sleeps on in the background). A tool that may hang for good should be
+async, or run its work in a subprocess or :class:`graders.pool.WorkerPool` that can be killed.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -70,7 +77,11 @@ class Tool:
         }
 
     async def call(self, arguments: str, *, timeout_s: float) -> str:
-        """Run the tool on the model's JSON arguments; errors come back as text for the model."""
+        """Run the tool on the model's JSON arguments; errors come back as text for the model.
+
+        A synchronous tool runs on its own thread; past ``timeout_s`` the model gets a timeout
+        error at once and the thread is abandoned (see the module docstring).
+        """
         if len(arguments) > MAX_ARGUMENT_CHARS:
             return f"error: arguments longer than {MAX_ARGUMENT_CHARS} characters"
         try:
@@ -88,12 +99,44 @@ class Tool:
             if inspect.iscoroutinefunction(self.fn):
                 result = await asyncio.wait_for(self.fn(**kwargs), timeout=timeout_s)
             else:
-                result = self.fn(**kwargs)
+                result = await asyncio.wait_for(_in_thread(self.fn, kwargs), timeout=timeout_s)
         except asyncio.TimeoutError:
             return f"error: tool {self.name} timed out after {timeout_s:g}s"
         except Exception as exc:  # the model sees the failure and can try again
             return f"error: {type(exc).__name__}: {exc}"
         return result if isinstance(result, str) else json.dumps(result, default=str)
+
+
+async def _in_thread(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    """``fn(**kwargs)`` on a new daemon thread, awaited without blocking the event loop.
+
+    A daemon thread rather than ``asyncio.to_thread``: a call that never returns is abandoned
+    when its timeout passes, and an abandoned thread of the default executor would keep the
+    loop's shutdown (and the process's exit) waiting for it.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(outcome: Any, failed: bool) -> None:
+        if future.done():  # timed out and abandoned
+            return
+        if failed:
+            future.set_exception(outcome)
+        else:
+            future.set_result(outcome)
+
+    def target() -> None:
+        try:
+            outcome, failed = fn(**kwargs), False
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting coroutine
+            outcome, failed = exc, True
+        try:
+            loop.call_soon_threadsafe(settle, outcome, failed)
+        except RuntimeError:  # the loop has closed: nobody is waiting any more
+            pass
+
+    threading.Thread(target=target, name=f"verihub-tool-{getattr(fn, '__name__', 'fn')}", daemon=True).start()
+    return await future
 
 
 def tool_schema(fn: Callable[..., Any]) -> dict[str, Any]:

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from graders.exact import ExactGrader
 from hub import Message, Task, ToolCall, ToolEnv, tool_schema
+from hub.client import ClientOptions, OpenAIClient
 from hub.errors import EnvironmentDefinitionError
+from hub.fake_server import FakeChatServer, tool_call_reply
+from hub.rundir import RunDir
+from hub.runner import Runner
+from tests.conftest import make_config
 
 
 def add(a: int, b: int = 0) -> int:
@@ -83,3 +92,68 @@ async def test_calls_and_hostile_arguments() -> None:
     final = await env.step(state, Message(role="assistant", content="Answer: 5"))
     assert final.terminated
     assert env.tool_schemas() is not None and len(env.tool_schemas() or []) == 3
+
+
+def sleepy(seconds: float) -> str:
+    """Block the calling thread."""
+    time.sleep(seconds)
+    return "woke up"
+
+
+async def test_sync_tool_past_its_timeout_answers_promptly() -> None:
+    """A blocking tool runs off the event loop: the model gets the timeout error on time."""
+    task = Task(id="t", prompt="p", answer="5")
+    env = ToolEnv(tools=[sleepy], tasks=[task], grader=ExactGrader(), tool_timeout_s=0.2)
+    state = await env.reset(task)
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.02)
+            ticks += 1
+
+    background = asyncio.ensure_future(ticker())
+    started = time.perf_counter()
+    call = ToolCall(id="1", name="sleepy", arguments='{"seconds": 3}')
+    step = await env.step(state, Message(role="assistant", tool_calls=(call,)))
+    elapsed = time.perf_counter() - started
+    background.cancel()
+    assert step.messages[0].content == "error: tool sleepy timed out after 0.2s"
+    assert elapsed < 1.5  # not the 3 s the tool sleeps
+    assert ticks >= 3  # the event loop kept running meanwhile
+    quick = ToolCall(id="2", name="sleepy", arguments='{"seconds": 0}')
+    step = await env.step(state, Message(role="assistant", tool_calls=(quick,)))
+    assert step.messages[0].content == "woke up"
+
+
+async def test_tool_env_end_to_end_over_http(tmp_path: Path) -> None:
+    """Tools go out in the request, tool calls come back through the real client and runner."""
+    requests: list[dict[str, Any]] = []
+
+    def responder(request: dict[str, Any]) -> str | dict[str, Any]:
+        requests.append(request)
+        last = request["messages"][-1]
+        if last["role"] == "tool":
+            return f"Answer: {last['content']}"
+        return tool_call_reply("add", {"a": 2, "b": 3}, call_id="call_7")
+
+    task = Task(id="t0", prompt="What is 2 + 3? Use the add tool.", answer="5")
+    env = ToolEnv(id="tooly", tools=[add], tasks=[task], grader=ExactGrader(), max_turns=4)
+    config = make_config("tooly", num_tasks=1, rollouts=1, max_turns=4)
+    rd = RunDir(tmp_path)
+    rd.create(config)
+    async with FakeChatServer(responder=responder) as srv:
+        async with OpenAIClient(ClientOptions(base_url=srv.base_url, model="fake")) as client:
+            await Runner(env=env, client=client, config=config, rundir=rd).run([task])
+    assert len(requests) == 2
+    assert requests[0]["tools"] == [tool_schema(add)]
+    (r,) = rd.iter_rollouts()
+    assert [m.role for m in r.messages] == ["user", "assistant", "tool", "assistant"]
+    call = (r.messages[1].tool_calls or ())[0]
+    assert (call.id, call.name, json.loads(call.arguments)) == ("call_7", "add", {"a": 2, "b": 3})
+    assert r.messages[2].content == "5" and r.messages[2].tool_call_id == "call_7"
+    second = requests[1]["messages"]
+    assert second[1]["tool_calls"][0]["function"]["name"] == "add"
+    assert second[2] == {"role": "tool", "content": "5", "tool_call_id": "call_7", "name": "add"}
+    assert r.turns == 2 and r.error is None and r.passed and r.reward == 1.0
