@@ -10,6 +10,8 @@ from __future__ import annotations
 import difflib
 import hashlib
 import importlib.util
+import inspect
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib.metadata import Distribution, EntryPoint, entry_points
 from pathlib import Path
@@ -17,7 +19,7 @@ from typing import Any
 
 from hub.catalogue import Catalogue, load_catalogue
 from hub.environment import Environment
-from hub.errors import EnvironmentDefinitionError, UnknownEnvironmentError
+from hub.errors import EnvironmentDefinitionError, UnknownEnvironmentError, UsageError, VerihubError
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -92,11 +94,7 @@ def load_environment(env_id: str, **kwargs: Any) -> Environment:
     eps = _entry_points()
     ep = eps.get(env_id)
     if ep is None:
-        cat = load_catalogue()
-        known = sorted(set(eps) | {e.id for e in cat.environments})
-        close = difflib.get_close_matches(env_id, known, n=3, cutoff=0.6)
-        hint = f"verihub install {env_id}" if cat.get(env_id) is not None else None
-        raise UnknownEnvironmentError(env_id, close=close, installable=hint)
+        raise _unknown(env_id, installed_ids=eps)
     try:
         factory = ep.load()
     except Exception as exc:
@@ -106,10 +104,10 @@ def load_environment(env_id: str, **kwargs: Any) -> Environment:
         ) from exc
     try:
         env = factory(**kwargs)
-    except TypeError as exc:
-        raise EnvironmentDefinitionError(
-            f"load_environment of {env_id!r} rejected the arguments: {exc}"
-        ) from exc
+    except VerihubError:
+        raise  # already says what to do
+    except Exception as exc:
+        raise _factory_error(env_id, factory, kwargs, exc) from exc
     if not isinstance(env, Environment):
         raise EnvironmentDefinitionError(
             f"load_environment of {env_id!r} returned {type(env).__name__}, not a verihub Environment"
@@ -118,6 +116,53 @@ def load_environment(env_id: str, **kwargs: Any) -> Environment:
     if ep.dist is not None:
         env.version = ep.dist.version
     return env
+
+
+def _unknown(env_id: str, *, installed_ids: Iterable[str]) -> UnknownEnvironmentError:
+    """The error for an id no installed entry point has: the install command when the catalogue
+    knows the id, otherwise close matches among every known id."""
+    cat = load_catalogue()
+    if cat.get(env_id) is not None:
+        return UnknownEnvironmentError(env_id, installable=f"verihub install {env_id}")
+    known = sorted(set(installed_ids) | {e.id for e in cat.environments})
+    return UnknownEnvironmentError(env_id, close=difflib.get_close_matches(env_id, known, n=3, cutoff=0.6))
+
+
+def _factory_error(env_id: str, factory: Any, kwargs: dict[str, Any], exc: Exception) -> VerihubError:
+    """A one-line error for a ``load_environment`` that raised: name the arguments given and
+    those it accepts."""
+    detail = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+    accepts = _parameters(factory)
+    if not kwargs:
+        return EnvironmentDefinitionError(
+            f"environment {env_id!r} failed to load ({detail}); it accepts ({accepts}): pass what it "
+            "needs with --env-arg NAME=VALUE, or report the failure to its author"
+        )
+    given = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+    return UsageError(
+        f"environment {env_id!r} rejected its arguments {given} ({detail}); it accepts "
+        f"({accepts}): fix the --env-arg values"
+    )
+
+
+def _parameters(factory: Any) -> str:
+    """``load_environment``'s parameters as written (``difficulty: int = 0``), for messages."""
+    try:
+        params = list(inspect.signature(factory).parameters.values())
+    except (TypeError, ValueError):
+        return "arguments its documentation lists"
+    shown = []
+    for p in params:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        text = p.name
+        if p.annotation is not p.empty:
+            ann = p.annotation
+            text += f": {ann if isinstance(ann, str) else getattr(ann, '__name__', ann)}"
+        if p.default is not p.empty:
+            text += f" = {p.default!r}"
+        shown.append(text)
+    return ", ".join(shown) if shown else "no arguments"
 
 
 def package_hash(env_id: str) -> str:

@@ -80,12 +80,31 @@ class RunDir:
             )
         if self.path.exists() and not self.path.is_dir():
             raise RunDirError(f"{self.path} exists and is not a directory; choose another --out")
+        ancestor = self.path.parent
+        while not ancestor.exists() and ancestor != ancestor.parent:
+            ancestor = ancestor.parent
+        if ancestor.exists() and not ancestor.is_dir():
+            raise RunDirError(
+                f"cannot create the run directory {self.path}: {ancestor} is a file; choose another --out"
+            )
 
     def create(self, config: RunConfig) -> None:
         """Start a new run here; refuses to overwrite an existing run."""
         self.ensure_new()
-        self.path.mkdir(parents=True, exist_ok=True)
-        _atomic_write(self.config_path, config.model_dump_json(indent=2))
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            _atomic_write(self.config_path, config.model_dump_json(indent=2))
+        except OSError as exc:
+            raise RunDirError(
+                f"cannot create the run directory {self.path} ({_os_reason(exc)}); choose another --out"
+            ) from exc
+
+    def replace_config(self, config: RunConfig) -> None:
+        """Rewrite ``config.json`` of an existing run (for settings a resume may change)."""
+        try:
+            _atomic_write(self.config_path, config.model_dump_json(indent=2))
+        except OSError as exc:
+            raise RunDirError(f"cannot update {self.config_path} ({_os_reason(exc)})") from exc
 
     def load_config(self) -> RunConfig:
         if not self.path.is_dir():
@@ -187,11 +206,20 @@ class RunDir:
         return seen
 
     def open_writer(self) -> RolloutWriter:
-        return RolloutWriter(self.rollouts_path)
+        try:
+            return RolloutWriter(self.rollouts_path)
+        except OSError as exc:
+            raise RunDirError(f"cannot write {self.rollouts_path} ({_os_reason(exc)})") from exc
 
     # -- summary -------------------------------------------------------------------------------
     def write_summary(self, summary: Summary) -> None:
-        _atomic_write(self.summary_path, summary.model_dump_json(indent=2))
+        try:
+            _atomic_write(self.summary_path, summary.model_dump_json(indent=2))
+        except OSError as exc:
+            raise RunDirError(
+                f"cannot write {self.summary_path} ({_os_reason(exc)}); the rollouts are saved: "
+                f"free space, then `verihub eval --resume {self.path}` writes the summary"
+            ) from exc
 
     def load_summary(self) -> Summary:
         if not self.summary_path.exists():
@@ -232,3 +260,7 @@ def _atomic_write(path: Path, text: str) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+
+
+def _os_reason(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__

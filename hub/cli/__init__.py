@@ -46,6 +46,9 @@ def main(argv: list[str] | None = None) -> None:
         _error(" ".join(str(exc).split()), 1)
     except KeyboardInterrupt:
         _error("interrupted", 130)
+    except OSError as exc:  # a file or folder the user named cannot be used
+        where = f": {exc.filename}" if exc.filename else ""
+        _error(f"{exc.strerror or exc}{where}", 1)
     except Exception as exc:
         # click's (or typer's vendored click's) usage errors: duck-typed to work with both.
         if type(exc).__name__ == "NoArgsIsHelpError":
