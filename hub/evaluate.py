@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -199,11 +200,20 @@ async def evaluate(
         await env.aclose()
 
 
-async def resume(out: str | os.PathLike[str], *, options: EvalOptions | None = None) -> Summary:
-    """Finish the run in ``out``: only the missing (task, rollout_index) pairs run."""
+async def resume(
+    out: str | os.PathLike[str], *, options: EvalOptions | None = None, base_url: str | None = None
+) -> Summary:
+    """Finish the run in ``out``: only the missing (task, rollout_index) pairs run.
+
+    Everything that defines the run comes from its ``config.json``. ``base_url`` serves the
+    same model from another address (a moved server, a corrected URL); once the endpoint
+    answers it is recorded in ``config.json`` for later resumes.
+    """
     opts = options or EvalOptions()
     rundir = RunDir(out)
     config = rundir.load_config()
+    if base_url is not None and is_local_model(config.model):
+        raise UsageError(f"the run in {out} uses {config.model}, which needs no --base-url; drop it")
     env = load_environment(config.env_id, **config.env_args)
     current_hash = package_hash(config.env_id)
     if current_hash != config.env_hash or env.version != config.env_version:
@@ -214,7 +224,10 @@ async def resume(out: str | os.PathLike[str], *, options: EvalOptions | None = N
     tasks = TaskSelection(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
     try:
         env = grading_env(env, config, opts)  # the grading backend is not part of the config
-        async with open_client(config.model, config.base_url, opts) as client:
+        async with open_client(config.model, base_url or config.base_url, opts) as client:
+            if base_url is not None and base_url != config.base_url:
+                config = config.model_copy(update={"base_url": base_url})
+                rundir.replace_config(config)
             return await _run(env, client, config, rundir, tasks, opts)
     finally:
         await env.aclose()
@@ -294,8 +307,9 @@ async def regrade(out: str | os.PathLike[str], *, grade_timeout_s: float = 60.0)
                 if old.error is None or old.error.kind == "grader":
                     blank = {"error": None, "grade": None, "reward": None, "passed": False}
                     base = old.model_copy(update=blank)
+                    started = time.perf_counter()
                     grade = await grade_rollout(env, task, base, timeout_s=grade_timeout_s)
-                    new = with_grade(base, grade, old.timing.grade_s)
+                    new = with_grade(base, grade, time.perf_counter() - started)
                     if (new.reward, new.passed, new.error) != (old.reward, old.passed, old.error):
                         changed += 1
                 fh.write(new.model_dump_json().encode() + b"\n")

@@ -11,10 +11,11 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import itertools
 import time
 import zlib
-from collections.abc import Callable, Coroutine, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,15 +80,85 @@ def select_tasks(env: Environment, *, split: str, seed: int, num_tasks: int | No
 
 
 async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeout_s: float) -> Grade:
-    """Grade with a hard timeout; a crash or timeout becomes an error grade, never a zero."""
+    """Grade with a time limit; a crash, a timeout or a non-Grade result becomes an error grade.
+
+    The limit is enforced on the record even when it cannot interrupt: a grader that blocks the
+    event loop (synchronous CPU work, ``time.sleep``) cannot be cancelled, so the time it held
+    the loop is measured, and past ``timeout_s`` the grade is recorded as a timeout whatever it
+    said. Blocking or possibly hanging work belongs in a worker pool with a parent-side kill
+    (:class:`hub.pooled.PooledGrade`, :mod:`graders.pool`).
+    """
+    meter = _LoopMeter()
     try:
-        return await asyncio.wait_for(env.grade(task, rollout), timeout=timeout_s)
+        pending = env.grade(task, rollout)
+        if not inspect.isawaitable(pending):
+            return Grade.error(
+                f"{type(env).__name__}.grade returned {type(pending).__name__}, not an awaitable; "
+                "declare it `async def grade`"
+            )
+        grade = await asyncio.wait_for(meter.run(pending), timeout=timeout_s)
     except asyncio.TimeoutError:
         return Grade.timeout(f"grader exceeded {timeout_s:g}s")
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # a grader bug must not end the run
         return Grade.error(f"grader raised {type(exc).__name__}: {_one_line(exc)}")
+    if meter.held_s > timeout_s:
+        return Grade.timeout(
+            f"grader blocked the event loop for {meter.held_s:.2f}s (limit {timeout_s:g}s), so it "
+            "could not be interrupted; run blocking work in graders.pool (see hub.pooled.PooledGrade)"
+        )
+    if not isinstance(grade, Grade):
+        return Grade.error(f"grader returned {type(grade).__name__}, not a Grade")
+    return grade
+
+
+class _LoopMeter:
+    """Measures how long a coroutine holds the event loop: the sum of its synchronous steps.
+
+    Time spent suspended (awaiting I/O, a worker pool, a sleep) is not counted; time spent
+    computing between two awaits is, because nothing else can run meanwhile.
+    """
+
+    def __init__(self) -> None:
+        self.held_s = 0.0
+
+    async def run(self, awaitable: Awaitable[Any]) -> Any:
+        return await _Stepped(awaitable, self)
+
+
+class _Stepped:
+    """``await _Stepped(x, meter)`` is ``await x``, timing each step of ``x``."""
+
+    def __init__(self, awaitable: Awaitable[Any], meter: _LoopMeter) -> None:
+        self._awaitable = awaitable
+        self._meter = meter
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        coro: Any = self._awaitable.__await__()  # send/throw/close, like a coroutine
+        meter = self._meter
+        value: Any = None
+        error: BaseException | None = None
+        while True:
+            start = time.perf_counter()
+            try:
+                if error is not None:
+                    yielded = coro.throw(error)
+                else:
+                    yielded = coro.send(value)
+            except StopIteration as stop:
+                meter.held_s += time.perf_counter() - start
+                return stop.value
+            finally:
+                error = None
+            meter.held_s += time.perf_counter() - start
+            try:
+                value = yield yielded
+            except GeneratorExit:
+                coro.close()
+                raise
+            except BaseException as exc:  # cancellation and the like go on into the grader
+                value, error = None, exc
 
 
 def with_advantages(group: list[Rollout]) -> list[Rollout]:
@@ -107,10 +178,12 @@ def with_advantages(group: list[Rollout]) -> list[Rollout]:
 
 
 def with_grade(rollout: Rollout, grade: Grade, grade_s: float) -> Rollout:
-    """The rollout with its grade attached (errors recorded as grader errors)."""
-    timing = rollout.timing.model_copy(
-        update={"grade_s": grade_s, "total_s": rollout.timing.total_s + grade_s}
-    )
+    """The rollout with its grade attached (errors recorded as grader errors).
+
+    ``grade_s`` replaces any earlier grading time (a regrade), in ``grade_s`` and in ``total_s``.
+    """
+    old = rollout.timing
+    timing = old.model_copy(update={"grade_s": grade_s, "total_s": old.total_s - old.grade_s + grade_s})
     if grade.is_error:
         return rollout.model_copy(
             update={

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,43 @@ class HangingGrader:
     async def __call__(self, response: str, *, reference: Any) -> Grade:
         await asyncio.sleep(3600)
         raise AssertionError("unreachable")
+
+
+class BlockingGrader:
+    """Blocks the event loop (a synchronous sleep): asyncio cannot interrupt it."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    async def __call__(self, response: str, *, reference: Any) -> Grade:
+        time.sleep(self.seconds)
+        return Grade.correct()
+
+
+class FloatGrader:
+    """Returns a bare float instead of a Grade (a common bug)."""
+
+    async def __call__(self, response: str, *, reference: Any) -> Grade:
+        return 1.0  # type: ignore[return-value]
+
+
+# Synchronous checks for hub.pooled.PooledGrade: module-level, so pool workers can import them.
+def sync_check_exact(task: Task, completion: str) -> Grade:
+    ok = completion.strip().endswith(str(task.answer))
+    return Grade.correct() if ok else Grade.incorrect()
+
+
+def sync_check_hangs(task: Task, completion: str) -> Grade:
+    time.sleep(3600)
+    return Grade.correct()
+
+
+def sync_check_raises(task: Task, completion: str) -> Grade:
+    raise ValueError("bad reference")
+
+
+def sync_check_returns_float(task: Task, completion: str) -> Grade:
+    return 1.0  # type: ignore[return-value]
 
 
 @pytest.fixture

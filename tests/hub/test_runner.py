@@ -16,7 +16,18 @@ from hub.errors import RunDirError
 from hub.fake_server import FakeChatServer
 from hub.rundir import RunConfig, RunDir
 from hub.runner import Runner
-from tests.conftest import HangingGrader, RaisingGrader, correct_responder, make_tasks
+from tests.conftest import (
+    BlockingGrader,
+    FloatGrader,
+    HangingGrader,
+    RaisingGrader,
+    correct_responder,
+    make_tasks,
+    sync_check_exact,
+    sync_check_hangs,
+    sync_check_raises,
+    sync_check_returns_float,
+)
 
 
 def keys(rd: RunDir) -> Counter[tuple[str, int]]:
@@ -272,3 +283,91 @@ async def test_group_mode_writes_whole_groups(
     assert fake_server.requests - before == 24 - 4
     counts = Counter((r.task_id, r.rollout_index) for r in rd.iter_rollouts())
     assert len(counts) == 24 and set(counts.values()) == {1}
+
+
+async def test_blocking_grader_is_recorded_as_timeout(
+    fake_server: FakeChatServer, config_factory: Callable[..., RunConfig], tmp_path: Path
+) -> None:
+    """asyncio cannot interrupt a grader that blocks the loop: the limit holds on the record."""
+    env = SingleTurnEnv(id="toy", tasks=make_tasks(2), grader=BlockingGrader(0.4))
+    await run(env, fake_server, config_factory(num_tasks=2, rollouts=1), tmp_path, grade_timeout_s=0.1)
+    rd = RunDir(tmp_path)
+    rollouts = list(rd.iter_rollouts())
+    assert len(rollouts) == 2 and rd.summary_path.exists()
+    for r in rollouts:
+        assert r.grade is not None and r.grade.status == "timeout" and r.reward is None
+        assert r.error is not None and r.error.kind == "grader"
+        assert "blocked the event loop for 0.4" in r.grade.reason and "graders.pool" in r.grade.reason
+    assert json.loads(rd.summary_path.read_text())["errors_by_kind"] == {"grader": 2}
+
+
+async def test_brief_blocking_within_the_limit_is_not_a_timeout(
+    fake_server: FakeChatServer, config_factory: Callable[..., RunConfig], tmp_path: Path
+) -> None:
+    env = SingleTurnEnv(id="toy", tasks=make_tasks(1), grader=BlockingGrader(0.01))
+    await run(env, fake_server, config_factory(num_tasks=1, rollouts=1), tmp_path, grade_timeout_s=5.0)
+    (r,) = RunDir(tmp_path).iter_rollouts()
+    assert r.grade is not None and r.grade.status == "correct" and r.error is None
+
+
+async def test_grader_returning_a_non_grade_is_a_grader_error(
+    fake_server: FakeChatServer, config_factory: Callable[..., RunConfig], tmp_path: Path
+) -> None:
+    env = SingleTurnEnv(id="toy", tasks=make_tasks(3), grader=FloatGrader())
+    summary = await run(env, fake_server, config_factory(num_tasks=3, rollouts=1), tmp_path)
+    rollouts = list(RunDir(tmp_path).iter_rollouts())
+    assert len(rollouts) == 3
+    for r in rollouts:
+        assert r.grade is not None and r.grade.status == "error"
+        assert r.grade.reason == "grader returned float, not a Grade"
+        assert r.error is not None and r.error.kind == "grader" and r.reward is None
+    assert summary.n_errors == 3  # type: ignore[attr-defined]
+
+
+async def test_pooled_grade_runs_sync_checks_under_a_hard_timeout() -> None:
+    from graders.pool import WorkerPool
+    from hub.pooled import PooledGrade
+    from hub.types import Timing
+
+    task = make_tasks(1)[0]
+    rollout = Rollout(
+        task_id=task.id, rollout_index=0, messages=[], completion="Answer: 1", timing=Timing(started_at=0)
+    )
+    with WorkerPool(size=1, memory_mb=None) as pool:
+        ok = await PooledGrade(sync_check_exact, pool=pool)(task, rollout)
+        assert ok.status == "correct"
+        hung = await PooledGrade(sync_check_hangs, timeout_s=0.5, pool=pool)(task, rollout)
+        assert hung.status == "timeout" and "worker was killed" in hung.reason
+        raised = await PooledGrade(sync_check_raises, pool=pool)(task, rollout)
+        assert raised.status == "error" and "ValueError: bad reference" in raised.reason
+        bad = await PooledGrade(sync_check_returns_float, pool=pool)(task, rollout)
+        assert bad.status == "error" and "returned float, not a Grade" in bad.reason
+        assert pool.replaced == 1
+
+
+async def test_regrading_twice_keeps_total_time(tmp_path: Path) -> None:
+    from hub.evaluate import evaluate, regrade
+    from hub.types import Sampling
+
+    out = tmp_path / "run"
+    async with FakeChatServer(responder=lambda req: "Answer: 10") as srv:
+        await evaluate(
+            "arith",
+            model="fake",
+            base_url=srv.base_url,
+            out=out,
+            num_tasks=4,
+            sampling=Sampling(max_tokens=8),
+        )
+
+    def ungraded_time() -> list[float]:
+        return [r.timing.total_s - r.timing.grade_s for r in RunDir(out).iter_rollouts()]
+
+    before = ungraded_time()
+    await regrade(out)
+    await regrade(out)
+    assert ungraded_time() == pytest.approx(before, abs=1e-9)
+    for r in RunDir(out).iter_rollouts():
+        assert r.timing.total_s == pytest.approx(
+            r.timing.model_s + r.timing.env_s + r.timing.grade_s, abs=0.05
+        )
