@@ -128,19 +128,39 @@ class OpenAIClient:
             self._session = None
 
     async def probe(self) -> None:
-        """Fail fast when the endpoint cannot be reached at all (any HTTP answer is fine)."""
+        """Fail fast, before anything is written, when the endpoint cannot serve the run.
+
+        ``GET /models`` must get an HTTP answer (any status). When it is 404 the URL may be
+        missing its ``/v1``, so a one-token chat request checks the chat path itself: a 404
+        there is a :class:`ModelConfigError` that suggests the likely fix.
+        """
         session = self._require_session()
-        url = self.options.base_url.rstrip("/") + "/models"
+        base = self.options.base_url.rstrip("/")
+        timeout = aiohttp.ClientTimeout(total=min(10.0, self.options.timeout_s))
         try:
-            async with session.get(
-                url, timeout=aiohttp.ClientTimeout(total=min(10.0, self.options.timeout_s))
-            ):
+            async with session.get(base + "/models", timeout=timeout) as resp:
+                status = resp.status
+            if status != 404:
                 return
+            ping = {
+                "model": self.options.model,
+                "messages": [{"role": "user", "content": "ping"}],
+                "max_tokens": 1,
+            }
+            async with session.post(self._url, data=json.dumps(ping).encode(), timeout=timeout) as resp:
+                if resp.status != 404:
+                    return
+                detail = (await resp.read())[:200].decode("utf-8", "replace").strip().replace("\n", " ")
         except (aiohttp.ClientConnectionError, asyncio.TimeoutError, OSError) as exc:
             raise ModelUnreachableError(
                 f"cannot reach the model endpoint {self.options.base_url} ({_describe(exc)}); "
                 "is the server running, and is --base-url right?"
             ) from exc
+        if urlparse(base).path.endswith("/v1"):
+            hint = f"check --base-url and that the server serves --model {self.options.model!r}"
+        else:
+            hint = f"OpenAI-compatible servers usually answer under /v1: try --base-url {base}/v1"
+        raise ModelConfigError(f"HTTP 404 from {self._url}: {detail or 'not found'}; {hint}")
 
     async def chat(
         self,

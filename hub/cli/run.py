@@ -44,8 +44,42 @@ def _default_out(env_id: str, model: str) -> Path:
     return Path("runs") / f"{env_id}-{slug}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
+RUN_DEFINING = (
+    "env_id",
+    "model",
+    "num_tasks",
+    "rollouts",
+    "max_turns",
+    "seed",
+    "split",
+    "out",
+    "temperature",
+    "top_p",
+    "max_tokens",
+    "stop",
+    "env_arg",
+    "group_advantages",
+)
+"""``eval`` parameters that define a run (its saved config): a resume may not change them. The
+others (endpoint, key, concurrency, rate limits, timeouts, retries, grading) are operational."""
+
+
+def _given(ctx: typer.Context, names: tuple[str, ...]) -> list[str]:
+    """The flags among ``names`` that were set on the command line (not left at the default)."""
+    out: list[str] = []
+    for param in ctx.command.params:
+        if param.name not in names:
+            continue
+        source = ctx.get_parameter_source(param.name)
+        if source is not None and source.name != "DEFAULT":
+            longs = [o for o in param.opts if o.startswith("--")]
+            out.append(longs[0] if longs else param.name.upper())
+    return out
+
+
 @app.command("eval")
 def eval_cmd(
+    ctx: typer.Context,
     env_id: str = typer.Argument(None, help="Environment id (see `verihub list`). Omit with --resume."),
     model: str = typer.Option(None, "--model", "-m", help="Model name at --base-url, or local:smollm2."),
     base_url: str = typer.Option(
@@ -88,12 +122,20 @@ def eval_cmd(
 
     Writes DIR/config.json, DIR/rollouts.jsonl (one line per finished rollout) and
     DIR/summary.json, then prints the summary. An interrupted run continues with
-    `verihub eval --resume DIR`. `--grade-on ray` grades on Ray workers (the CPU-heavy part);
-    the rest of the run stays in this process.
+    `verihub eval --resume DIR`, which reuses the saved config: only operational flags
+    (--base-url, --api-key-env, --concurrency, --rpm, --tpm, --timeout, --max-retries,
+    --grade-timeout, --grade-on, --ray-address, --no-progress) may be given with it.
+    `--grade-on ray` grades on Ray workers (the CPU-heavy part); the rest of the run stays
+    in this process.
     """
     if resume_dir is not None:
-        if env_id is not None or model is not None:
-            raise UsageError("--resume takes the environment and model from the run; drop ENV_ID and --model")
+        fixed = _given(ctx, RUN_DEFINING)
+        if fixed:
+            raise UsageError(
+                f"{', '.join(fixed)} cannot change on --resume: a resume reuses the run's saved config "
+                f"({resume_dir / 'config.json'}); drop {'it' if len(fixed) == 1 else 'them'}, or start "
+                "a new run with another --out"
+            )
         target = resume_dir
     else:
         if env_id is None:
@@ -124,7 +166,7 @@ def eval_cmd(
         )
         try:
             if resume_dir is not None:
-                summary = aio.run(resume(target, options=options))
+                summary = aio.run(resume(target, options=options, base_url=base_url))
             else:
                 summary = aio.run(
                     evaluate(

@@ -123,3 +123,44 @@ async def test_in_flight_cap() -> None:
             await asyncio.gather(*(client.chat(MSGS, sampling=Sampling()) for _ in range(4)))
             # 4 requests of 0.2 s, 2 at a time: at least 0.4 s
             assert time.perf_counter() - t0 >= 0.38
+
+
+async def test_token_rate_limit_holds_requests_once_the_budget_is_spent() -> None:
+    """1,000 tokens/minute and ~620 estimated tokens per request: the first goes at once, the
+    next ones wait on the limiter (for about 14 s: far longer than the test looks)."""
+    import asyncio
+
+    async with FakeChatServer() as srv, OpenAIClient(opts(srv.base_url, tokens_per_minute=1000)) as client:
+        calls = [
+            asyncio.ensure_future(client.chat(MSGS, sampling=Sampling(max_tokens=600))) for _ in range(3)
+        ]
+        done, pending = await asyncio.wait(calls, timeout=1.0)
+        try:
+            assert len(done) == 1 and len(pending) == 2
+            assert srv.requests == 1  # the others never reached the server
+            assert client._tpm is not None and not client._tpm.has_capacity(600)
+        finally:
+            for c in pending:
+                c.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+
+
+async def test_token_rate_limit_lets_an_oversized_request_through() -> None:
+    """A request estimated above the whole per-minute budget still runs (it takes the budget)."""
+    async with FakeChatServer() as srv, OpenAIClient(opts(srv.base_url, tokens_per_minute=100)) as client:
+        t0 = time.perf_counter()
+        c = await client.chat(MSGS, sampling=Sampling(max_tokens=5000))
+        assert c.message.content == "Answer: 42" and time.perf_counter() - t0 < 5.0
+
+
+async def test_probe_catches_a_base_url_without_v1() -> None:
+    from hub.errors import ModelConfigError
+
+    async with FakeChatServer() as srv:
+        root = srv.base_url.removesuffix("/v1")
+        async with OpenAIClient(opts(root)) as client:
+            with pytest.raises(ModelConfigError, match=f"HTTP 404 .*try --base-url {root}/v1$"):
+                await client.probe()
+        async with OpenAIClient(opts(srv.base_url)) as client:
+            await client.probe()
+        assert srv.requests == 0  # a right URL is probed through /models alone: no completion asked
