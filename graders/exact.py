@@ -1,14 +1,19 @@
 """Exact-answer grading for tasks with one canonical answer (procedural tasks, short strings).
 
-The response must commit to exactly one answer, in one of these forms (checked in order):
+A response commits to an answer through any of these forms, and *every* form present counts:
 
-1. ``\\boxed{X}``;
-2. a line ``Answer: X`` (also "The answer is X", "Final answer: X");
-3. for integers only: a final line ``<expression> = X`` (one ``=`` only);
-4. the whole response is the answer (a trailing period is allowed).
+1. ``\\boxed{X}`` (or ``\\fbox{X}``; see :func:`graders.extract.find_boxed`);
+2. a GSM8K-style line ``#### X``;
+3. a line ``Answer: X`` (also "Final answer: X", "The (final) answer is X", "A: X");
+4. for integers only: a final line ``<expression> = X`` (one ``=`` only);
+5. opt-in (``statements=True``): a final line that ends ``... is "X".`` (the value quoted);
+6. only when none of the above is present: the whole one-line response (a trailing period
+   is allowed).
 
-Several different committed answers fail ("every option at once"); so do empty answers and
-answers that are not literal values (``3+4`` is not ``7``). Nothing is ever evaluated.
+All committed answers must agree: ``Answer: 8`` followed by ``\\boxed{7}`` commits to two
+answers and fails, whichever is right ("every option at once", spread over forms). Empty
+answers, unclosed or too many boxes, and answers that are not literal values (``3+4`` is not
+``7``) fail too. Nothing is ever evaluated.
 """
 
 from __future__ import annotations
@@ -17,18 +22,42 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from graders.extract import ExtractConfig, extract_answers
 from graders.grade import Grade
 
-__all__ = ["ExactGrader", "extract_committed", "normalize_integer"]
+__all__ = ["Commitment", "Commitments", "ExactGrader", "extract_committed", "normalize_integer"]
+
+AnswerKind = Literal["integer", "text"]
 
 MAX_RESPONSE_CHARS = 20_000
-_BOXED = re.compile(r"\\boxed\{([^{}]{0,200})\}")
+_BOXED_ONLY = ExtractConfig(forms=("boxed",), max_answer_chars=200)
+_HASH_LINE = re.compile(r"^[ \t]*####[ \t]*(\S[^\n]{0,200}?)[ \t]*$", re.MULTILINE)
 _ANSWER_LINE = re.compile(
-    r"^[ \t*#>-]*(?:final answer|the answer is|answer)\s*(?:is)?\s*[:=]?\s*(.{1,200}?)[ \t*]*$",
+    r"^[ \t*#>-]*(?:(?:the\s+)?(?:final\s+)?answer\b|a(?=[ \t*]*:))"
+    r"\s*(?:is\b)?\s*[:=]?\s*([^:=\s].{0,199}?)[ \t*]*$",
     re.IGNORECASE | re.MULTILINE,
 )
 _INT = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)")
 _FINAL_EQ = re.compile(r"^[^=\n]{1,200}=\s*([+-]?\d[\d,]*)\s*\.?\s*$")
+_STATEMENT = re.compile(r"\bis\s*:?\s*([\"'])((?:(?!\1)[^\n]){1,200})\1\s*[.!]?\s*$", re.IGNORECASE)
+_LATEX_TEXT = re.compile(r"\\(?:text|textbf|mathrm|mathbf|texttt)\{([^{}]*)\}")
+
+
+@dataclass(frozen=True)
+class Commitment:
+    """One answer a response commits to, and the form it was found in (``boxed``, ...)."""
+
+    form: str
+    answer: str
+
+
+@dataclass(frozen=True)
+class Commitments:
+    """Every answer a response commits to, in form order; ``flag`` names a structural problem
+    (``too_many_boxes``, ``unclosed_box``, ...) that fails the response whatever its answers."""
+
+    found: tuple[Commitment, ...]
+    flag: str | None = None
 
 
 def normalize_integer(text: str) -> str | None:
@@ -45,27 +74,38 @@ def normalize_integer(text: str) -> str | None:
 
 def _clean_text(text: str) -> str:
     t = text.strip().strip("*").strip()
-    if len(t) >= 2 and t[0] == t[-1] and t[0] in "\"'`":
-        t = t[1:-1]
-    return t.rstrip(".").strip() if not t.endswith("..") else t
+    latex = _LATEX_TEXT.fullmatch(t)
+    if latex:
+        t = latex.group(1).strip()
+    for _ in range(2):  # 'X'. and "X." both give X; an ellipsis is kept
+        if t.endswith(".") and not t.endswith(".."):
+            t = t[:-1].strip()
+        if len(t) >= 2 and t[0] == t[-1] and t[0] in "\"'`":
+            t = t[1:-1].strip()
+    return t
 
 
-def extract_committed(response: str, *, kind: Literal["integer", "text"]) -> tuple[list[str], str]:
-    """All answers the response commits to, by the first form that is present, and the form."""
-    boxed = _BOXED.findall(response)
-    if boxed:
-        return [b.strip() for b in boxed], "boxed"
-    lines = [m.group(1) for m in _ANSWER_LINE.finditer(response)]
-    if lines:
-        return [_clean_text(x) for x in lines], "answer line"
-    whole = response.strip()
-    if kind == "integer" and whole:
-        m = _FINAL_EQ.match(whole.splitlines()[-1].strip())
-        if m:
-            return [m.group(1)], "final equation"
-    if whole and "\n" not in whole:
-        return [_clean_text(whole)], "whole response"
-    return [], "none"
+def extract_committed(response: str, *, kind: AnswerKind, statements: bool = False) -> Commitments:
+    """Every answer ``response`` commits to, in every form present (see the module docstring)."""
+    boxed = extract_answers(response, _BOXED_ONLY)
+    if boxed.flag is not None:
+        return Commitments(found=(), flag=boxed.flag)
+    found = [Commitment("boxed", b) for b in boxed.answers]
+    found += [Commitment("#### line", m.group(1)) for m in _HASH_LINE.finditer(response)]
+    found += [Commitment("answer line", _clean_text(m.group(1))) for m in _ANSWER_LINE.finditer(response)]
+    lines = [line.strip() for line in response.splitlines() if line.strip()]
+    last = lines[-1] if lines else ""
+    if kind == "integer":
+        equation = _FINAL_EQ.match(last)
+        if equation:
+            found.append(Commitment("final equation", equation.group(1)))
+    if statements:
+        statement = _STATEMENT.search(last)
+        if statement:
+            found.append(Commitment("final statement", statement.group(2)))
+    if not found and len(lines) == 1:
+        found.append(Commitment("whole response", _clean_text(last)))
+    return Commitments(found=tuple(found))
 
 
 @dataclass(frozen=True)
@@ -73,30 +113,44 @@ class ExactGrader:
     """Grader for a single canonical answer (an integer or a short string).
 
     ``reference`` is the answer (str or int). ``case_sensitive`` applies to text answers.
+    ``statements`` also accepts a final line ``... is "X".`` as a commitment to ``X`` (for
+    small models that answer in a sentence); it must agree with every other form present.
     """
 
-    kind: Literal["integer", "text"] = "integer"
+    kind: AnswerKind = "integer"
     case_sensitive: bool = True
+    statements: bool = False
 
     def verdict(self, response: str, reference: Any) -> Grade:
+        """Grade ``response`` against ``reference`` (synchronously)."""
         if len(response) > MAX_RESPONSE_CHARS:
             return Grade.incorrect(reason=f"response longer than {MAX_RESPONSE_CHARS} characters")
-        candidates, form = extract_committed(response, kind=self.kind)
-        if not candidates:
+        committed = extract_committed(response, kind=self.kind, statements=self.statements)
+        if committed.flag is not None:
+            return Grade.incorrect(reason=f"malformed answer: {committed.flag.replace('_', ' ')}")
+        if not committed.found:
             return Grade.incorrect(reason="no committed answer found")
-        normalized = {self._norm(c) for c in candidates}
-        if None in normalized:
-            bad = next(c for c in candidates if self._norm(c) is None)
-            return Grade.incorrect(extracted=bad, reason=f"not a literal {self.kind} value ({form})")
-        if len(normalized) > 1:
-            return Grade.incorrect(extracted=candidates[-1], reason="committed to several different answers")
-        (answer,) = normalized
+        for c in committed.found:
+            if self._norm(c.answer) is None:
+                return Grade.incorrect(
+                    extracted=c.answer, reason=f"not a literal {self.kind} value ({c.form})"
+                )
+        distinct: dict[str | None, Commitment] = {}
+        for c in committed.found:
+            distinct.setdefault(self._norm(c.answer), c)
+        if len(distinct) > 1:
+            listed = ", ".join(f"{c.answer!r} ({c.form})" for c in distinct.values())
+            return Grade.incorrect(
+                extracted=committed.found[-1].answer, reason=f"committed to different answers: {listed}"
+            )
+        (answer,) = distinct
+        forms = " + ".join(dict.fromkeys(c.form for c in committed.found))
         expected = self._norm(str(reference))
         if expected is None:
             return Grade.error(f"reference {reference!r} is not a valid {self.kind}")
         if answer == expected:
-            return Grade.correct(extracted=answer, reason=f"matches ({form})")
-        return Grade.incorrect(extracted=answer, reason=f"expected {expected} ({form})")
+            return Grade.correct(extracted=answer, reason=f"matches ({forms})")
+        return Grade.incorrect(extracted=answer, reason=f"expected {expected} ({forms})")
 
     def _norm(self, text: str) -> str | None:
         if self.kind == "integer":
