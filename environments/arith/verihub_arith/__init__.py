@@ -1,43 +1,160 @@
-"""Procedural integer arithmetic for verihub (see README.md)."""
+"""Procedural integer arithmetic for verihub (see README.md).
+
+Each level is a finite family of expression templates over operand ranges (tens of thousands of
+problems at level 1, billions at level 5). A seed visits a level's problems in a shuffled order
+without repeats (see :mod:`verihub_arith._space`), and a problem's split is a hash of its
+content, so ``train`` and ``test`` never share a problem and neither repeats one until its half
+of the level is used up.
+"""
 
 from __future__ import annotations
 
-import random
-from collections.abc import Iterator
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from graders.exact import ExactGrader
 from hub import SingleTurnEnv, Task
+from verihub_arith._space import SPLITS, shuffled, split_of, stream_key
 
-__all__ = ["generate", "load_environment"]
+__all__ = ["LEVELS", "Family", "generate", "level_size", "load_environment"]
 
 PROMPT = "Compute {expr}. Reply with the final answer as: Answer: <integer>"
-_SPLIT_SALT = {"train": 1_000_003, "test": 2_000_029}
+
+Problem = tuple[str, int, str]
+"""(expression, value, canonical content: commutative operands sorted, for the split)."""
 
 
-def _expression(rng: random.Random, level: int) -> tuple[str, int]:
-    if level == 1:
-        a, b = rng.randint(1, 9), rng.randint(1, 9)
-        return f"{a} + {b}", a + b
-    if level == 2:
-        a, b = rng.randint(10, 99), rng.randint(10, 99)
-        return (f"{a} + {b}", a + b) if rng.random() < 0.5 else (f"{max(a, b)} - {min(a, b)}", abs(a - b))
-    if level == 3:
-        a, b = rng.randint(2, 12), rng.randint(2, 12)
-        return f"{a} * {b}", a * b
-    if level == 4:
-        a, b, c = rng.randint(2, 30), rng.randint(2, 30), rng.randint(2, 9)
-        return f"({a} + {b}) * {c}", (a + b) * c
-    a, b, c = rng.randint(100, 999), rng.randint(11, 99), rng.randint(100, 9999)
-    return f"{a} * {b} - {c}", a * b - c
+@dataclass(frozen=True)
+class Family:
+    """Expression template ``build(*operands)`` over inclusive operand ``ranges``.
+
+    ``build`` returns None for operands the template excludes (a negative difference, ...).
+    Distinct operands give distinct expressions, so a level never repeats a prompt.
+    """
+
+    ranges: tuple[tuple[int, int], ...]
+    build: Callable[..., Problem | None]
+
+    @property
+    def size(self) -> int:
+        return math.prod(hi - lo + 1 for lo, hi in self.ranges)
+
+    def decode(self, index: int) -> Problem | None:
+        operands = []
+        for lo, hi in reversed(self.ranges):
+            index, r = divmod(index, hi - lo + 1)
+            operands.append(lo + r)
+        return self.build(*reversed(operands))
+
+
+def _sum(a: int, b: int) -> Problem:
+    return f"{a} + {b}", a + b, f"{min(a, b)} + {max(a, b)}"
+
+
+def _difference(a: int, b: int) -> Problem | None:
+    return (f"{a} - {b}", a - b, f"{a} - {b}") if a >= b else None
+
+
+def _product(a: int, b: int) -> Problem:
+    return f"{a} * {b}", a * b, f"{min(a, b)} * {max(a, b)}"
+
+
+def _quotient(q: int, b: int) -> Problem:
+    return f"{q * b} / {b}", q, f"{q * b} / {b}"
+
+
+def _sum_times(a: int, b: int, c: int) -> Problem:
+    return f"({a} + {b}) * {c}", (a + b) * c, f"({min(a, b)} + {max(a, b)}) * {c}"
+
+
+def _difference_times(a: int, b: int, c: int) -> Problem | None:
+    return (f"({a} - {b}) * {c}", (a - b) * c, f"({a} - {b}) * {c}") if a > b else None
+
+
+def _product_plus(a: int, b: int, c: int) -> Problem:
+    return f"{a} * {b} + {c}", a * b + c, f"{min(a, b)} * {max(a, b)} + {c}"
+
+
+def _product_minus(a: int, b: int, c: int) -> Problem:
+    return f"{a} * {b} - {c}", a * b - c, f"{min(a, b)} * {max(a, b)} - {c}"
+
+
+def _minus_product(a: int, b: int, c: int) -> Problem:
+    return f"{c} - {a} * {b}", c - a * b, f"{c} - {min(a, b)} * {max(a, b)}"
+
+
+LEVELS: dict[int, tuple[Family, ...]] = {
+    # 1: one operand is a single digit (3 + 5, 417 + 1, 88 - 6, 250 * 0, 73 * 4).
+    1: (
+        Family(((0, 999), (0, 9)), _sum),
+        Family(((0, 999), (0, 9)), _difference),
+        Family(((0, 999), (0, 9)), _product),
+    ),
+    # 2: sums and differences of two- and three-digit numbers.
+    2: (Family(((10, 999), (10, 999)), _sum), Family(((10, 999), (10, 999)), _difference)),
+    # 3: products of two-digit numbers, and exact quotients.
+    3: (Family(((10, 99), (10, 99)), _product), Family(((10, 99), (2, 99)), _quotient)),
+    # 4: three operands, with parentheses.
+    4: (
+        Family(((2, 99), (2, 99), (2, 9)), _sum_times),
+        Family(((2, 99), (2, 99), (2, 9)), _difference_times),
+        Family(((2, 99), (2, 9), (2, 99)), _product_plus),
+    ),
+    # 5: larger products, often with negative results.
+    5: (
+        Family(((100, 999), (11, 99), (100, 9999)), _product_minus),
+        Family(((100, 999), (11, 99), (100, 9999)), _minus_product),
+    ),
+}
+"""The expression families of each difficulty level. The level's problems never overlap another
+level's (the operand ranges differ), so a mixed stream does not repeat a prompt either."""
+
+
+def level_size(level: int) -> int:
+    """How many index values level ``level`` has (a few are excluded templates' operands)."""
+    return sum(f.size for f in LEVELS[level])
+
+
+def _problems(split: str, seed: int, level: int) -> Iterator[Problem]:
+    """The problems of ``level`` in ``split``, shuffled by ``seed``, without end.
+
+    Each pass visits every problem of the level once; a new pass (a new order) starts only
+    after the whole level has been used, which at level 1 is after about 15,000 tasks.
+    """
+    families = LEVELS[level]
+    size = level_size(level)
+    epoch = 0
+    while True:
+        for index in shuffled(size, stream_key("arith", seed, level, epoch)):
+            problem = _decode(families, index)
+            if problem is not None and split_of(problem[2]) == split:
+                yield problem
+        epoch += 1
+
+
+def _decode(families: tuple[Family, ...], index: int) -> Problem | None:
+    for family in families:
+        if index < family.size:
+            return family.decode(index)
+        index -= family.size
+    raise IndexError(index)
 
 
 def generate(split: str, seed: int, *, difficulty: int = 0) -> Iterator[Task]:
-    """Tasks of ``split`` for ``seed``, without end and deterministic."""
+    """Tasks of ``split`` for ``seed``, without end and deterministic.
+
+    ``difficulty`` 0 cycles through the levels (task ``i`` is at level ``i % 5 + 1``). Ids are
+    ``{split}-{seed}-{index}``.
+    """
+    if split not in SPLITS:
+        raise ValueError(f"arith has splits {SPLITS}, not {split!r}")
+    levels = [difficulty] if difficulty else sorted(LEVELS)
+    streams = {level: _problems(split, seed, level) for level in levels}
     index = 0
     while True:
-        rng = random.Random(f"{_SPLIT_SALT[split]}:{seed}:{index}")
-        level = difficulty if difficulty else index % 5 + 1
-        expr, value = _expression(rng, level)
+        level = levels[index % len(levels)]
+        expr, value, _ = next(streams[level])
         yield Task(
             id=f"{split}-{seed}-{index}",
             prompt=PROMPT.format(expr=expr),
