@@ -1,68 +1,174 @@
-"""Procedural string manipulation for verihub (see README.md)."""
+"""Procedural string manipulation for verihub (see README.md).
+
+Words are built from 490 syllables (onset consonant, vowel, optional coda), so a level with
+``k``-syllable words has ``490**k`` of them. A seed visits a level's (operation, word, letter)
+problems in a shuffled order without repeats (see :mod:`verihub_textops._space`), and a
+problem's split is a hash of its content, so ``train`` and ``test`` never share a problem.
+"""
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Literal
 
 from graders.exact import ExactGrader
 from graders.grade import Grade
 from hub import Rollout, SingleTurnEnv, Task
+from verihub_textops._space import SPLITS, shuffled, split_of, stream_key
 
-__all__ = ["generate", "load_environment"]
+__all__ = ["LEVELS", "SYLLABLES", "Operation", "TextOpsEnv", "generate", "load_environment"]
 
-_SYLLABLES = ("ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "be", "do", "fa", "gu", "pe", "zo")
-_SPLIT_SALT = {"train": 7_000_001, "test": 9_000_011}
+SYLLABLES: tuple[str, ...] = tuple(
+    onset + vowel + coda for onset in "bdfgklmnprstvz" for vowel in "aeiou" for coda in ("", *"lmnrst")
+)
+"""Every syllable has one onset consonant, one vowel and at most one coda consonant, so a word
+splits into syllables in exactly one way: distinct syllable sequences are distinct words."""
+
 _SUFFIX = " Reply with the final answer as: Answer: <answer>"
 
-# (name, level, prompt template, answer function, answer kind)
-_Op = tuple[str, int, str, Callable[[str, str], str], str]
-_OPS: tuple[_Op, ...] = (
-    ("upper", 1, "Write the word '{w}' in capital letters.", lambda w, c: w.upper(), "text"),
-    ("first", 1, "What is the first letter of the word '{w}'?", lambda w, c: w[0], "text"),
-    ("length", 2, "How many letters are in the word '{w}'?", lambda w, c: str(len(w)), "integer"),
-    (
-        "count",
-        2,
-        "How many times does the letter '{c}' appear in '{w}'?",
-        lambda w, c: str(w.count(c)),
-        "integer",
-    ),
-    ("reverse", 3, "Write the word '{w}' backwards.", lambda w, c: w[::-1], "text"),
-    ("sort", 3, "Write the letters of '{w}' in alphabetical order.", lambda w, c: "".join(sorted(w)), "text"),
+
+@dataclass(frozen=True)
+class Operation:
+    """One kind of question about a word.
+
+    ``template`` has ``{w}`` (the word) and ``{c}`` (a letter of it, for ``uses_letter``);
+    ``answer(word, letter)`` is the reference. ``case_sensitive`` applies to text answers
+    (a letter is right in either case; a capitalised word is not).
+    """
+
+    name: str
+    template: str
+    answer: Callable[[str, str], str]
+    kind: Literal["integer", "text"] = "text"
+    case_sensitive: bool = True
+    uses_letter: bool = False
+
+
+UPPER = Operation("upper", "Write the word '{w}' in capital letters.", lambda w, c: w.upper())
+FIRST = Operation(
+    "first", "What is the first letter of the word '{w}'?", lambda w, c: w[0], case_sensitive=False
+)
+LAST = Operation(
+    "last", "What is the last letter of the word '{w}'?", lambda w, c: w[-1], case_sensitive=False
+)
+LENGTH = Operation("length", "How many letters are in the word '{w}'?", lambda w, c: str(len(w)), "integer")
+COUNT = Operation(
+    "count",
+    "How many times does the letter '{c}' appear in '{w}'?",
+    lambda w, c: str(w.count(c)),
+    "integer",
+    uses_letter=True,
+)
+REVERSE = Operation("reverse", "Write the word '{w}' backwards.", lambda w, c: w[::-1])
+SORT = Operation("sort", "Write the letters of '{w}' in alphabetical order.", lambda w, c: "".join(sorted(w)))
+
+LEVELS: Mapping[int, tuple[int, tuple[Operation, ...]]] = MappingProxyType(
+    {1: (2, (UPPER, FIRST, LAST)), 2: (3, (LENGTH, COUNT)), 3: (4, (REVERSE, SORT))}
+)
+"""Level -> (syllables per word, operations)."""
+
+_GRADERS: Mapping[tuple[str, bool], ExactGrader] = MappingProxyType(
+    {
+        (kind, case): ExactGrader(kind=kind, case_sensitive=case, statements=True)
+        for kind in ("integer", "text")
+        for case in (True, False)
+    }
 )
 
 
+@dataclass(frozen=True)
+class _Problem:
+    operation: Operation
+    word: str
+    letter: str
+
+    @property
+    def content(self) -> str:
+        return f"{self.operation.name}:{self.word}:{self.letter}"
+
+
+def _slots(op: Operation, n_syllables: int) -> int:
+    """Letter choices of ``op``: a word has at most three letters per syllable (slots past its
+    distinct letters are skipped)."""
+    return 3 * n_syllables if op.uses_letter else 1
+
+
+def _decode(level: int, index: int) -> _Problem | None:
+    n_syllables, operations = LEVELS[level]
+    words = len(SYLLABLES) ** n_syllables
+    for op in operations:
+        size = words * _slots(op, n_syllables)
+        if index < size:
+            break
+        index -= size
+    else:
+        raise IndexError(index)
+    slot, index = divmod(index, words)
+    parts = []
+    for _ in range(n_syllables):
+        index, r = divmod(index, len(SYLLABLES))
+        parts.append(SYLLABLES[r])
+    word = "".join(parts)
+    letters = sorted(set(word))
+    if op.uses_letter and slot >= len(letters):
+        return None
+    return _Problem(op, word, letters[slot] if op.uses_letter else "")
+
+
+def _problems(split: str, seed: int, level: int) -> Iterator[_Problem]:
+    """The problems of ``level`` in ``split``, shuffled by ``seed``, without end (a new pass in
+    a new order starts only once the whole level, hundreds of thousands of problems, is used)."""
+    n_syllables, operations = LEVELS[level]
+    size = sum(len(SYLLABLES) ** n_syllables * _slots(op, n_syllables) for op in operations)
+    epoch = 0
+    while True:
+        for index in shuffled(size, stream_key("textops", seed, level, epoch)):
+            problem = _decode(level, index)
+            if problem is not None and split_of(problem.content) == split:
+                yield problem
+        epoch += 1
+
+
 def generate(split: str, seed: int, *, difficulty: int = 0) -> Iterator[Task]:
-    """Tasks of ``split`` for ``seed``, without end and deterministic."""
+    """Tasks of ``split`` for ``seed``, without end and deterministic.
+
+    ``difficulty`` 0 cycles through the levels (task ``i`` is at level ``i % 3 + 1``). Ids are
+    ``{split}-{seed}-{index}``.
+    """
+    if split not in SPLITS:
+        raise ValueError(f"textops has splits {SPLITS}, not {split!r}")
+    levels = [difficulty] if difficulty else sorted(LEVELS)
+    streams = {level: _problems(split, seed, level) for level in levels}
     index = 0
     while True:
-        rng = random.Random(f"{_SPLIT_SALT[split]}:{seed}:{index}")
-        level = difficulty if difficulty else index % 3 + 1
-        name, _, template, fn, kind = rng.choice([op for op in _OPS if op[1] == level])
-        word = "".join(rng.choice(_SYLLABLES) for _ in range(level + 1))
-        letter = rng.choice(word)
+        level = levels[index % len(levels)]
+        p = next(streams[level])
+        op = p.operation
         yield Task(
             id=f"{split}-{seed}-{index}",
-            prompt=template.format(w=word, c=letter) + _SUFFIX,
-            answer=fn(word, letter),
-            metadata={"difficulty": level, "operation": name, "kind": kind, "split": split},
+            prompt=op.template.format(w=p.word, c=p.letter) + _SUFFIX,
+            answer=op.answer(p.word, p.letter),
+            metadata={
+                "difficulty": level,
+                "operation": op.name,
+                "kind": op.kind,
+                "case_sensitive": op.case_sensitive,
+                "split": split,
+            },
         )
         index += 1
 
 
 class TextOpsEnv(SingleTurnEnv):
-    """Grades integers as integers and text case-sensitively, by the task's kind."""
-
-    _by_kind: dict[str, ExactGrader] = {
-        "integer": ExactGrader(kind="integer"),
-        "text": ExactGrader(kind="text", case_sensitive=True),
-    }
+    """Grades each task with the exact grader its metadata asks for: integers as integers,
+    text case-sensitively unless the task says otherwise (a letter is right in either case)."""
 
     async def grade(self, task: Task, rollout: Rollout) -> Grade:
-        kind: Any = task.metadata.get("kind", "text")
-        return self._by_kind[kind].verdict(rollout.completion, task.answer)
+        kind = "integer" if task.metadata.get("kind") == "integer" else "text"
+        case_sensitive = bool(task.metadata.get("case_sensitive", True))
+        return _GRADERS[kind, case_sensitive].verdict(rollout.completion, task.answer)
 
 
 def load_environment(*, difficulty: int = 0) -> TextOpsEnv:
@@ -72,5 +178,5 @@ def load_environment(*, difficulty: int = 0) -> TextOpsEnv:
     return TextOpsEnv(
         id="textops",
         tasks=lambda split, seed: generate(split, seed, difficulty=difficulty),
-        grader=ExactGrader(kind="text"),
+        grader=_GRADERS["text", True],
     )
