@@ -14,6 +14,7 @@ from hub.errors import (
     UsageError,
     VerihubError,
 )
+from hub.pooled import PooledGrade
 from hub.tools import Tool, ToolEnv, tool_schema
 from hub.types import Message, Rollout, RolloutError, State, Step, Task, Timing, ToolCall, Usage
 
@@ -30,6 +31,7 @@ __all__ = [
     "Message",
     "ModelError",
     "MultiTurnEnv",
+    "PooledGrade",
     "Rollout",
     "RolloutError",
     "RunDirError",

@@ -101,7 +101,13 @@ class Environment(ABC):
 
     @abstractmethod
     async def grade(self, task: Task, rollout: Rollout) -> Grade:
-        """Score a finished rollout. Raise only when grading itself fails."""
+        """Score a finished rollout. Raise only when grading itself fails.
+
+        Grading runs on the run's event loop: synchronous work that can take long (sympy, a big
+        regex, a subprocess) belongs in a worker pool with a hard timeout, e.g.
+        :class:`hub.pooled.PooledGrade` around a plain ``fn(task, completion) -> Grade``. A grader
+        that blocks the loop past the run's grade timeout is recorded as a timeout.
+        """
 
     async def aclose(self) -> None:
         """Release what the environment holds (judge clients, proof-checker processes).
