@@ -34,10 +34,13 @@ from graders.math.substitute import is_identity, is_root
 
 __all__ = ["Comparison", "ReferenceUnreadable", "compare"]
 
+# several values at once (\pm, "or"), or an approximation (\approx): not one committed answer
 _HEDGE = re.compile(
-    r"\\pm|\\mp|\u00b1|\\lor(?![a-z])|\\vee(?![a-z])|(?:^|[\s{}$])or(?:$|[\s{}$])|\\text\s*\{\s*or\s*\}"
+    r"\\pm|\\mp|\u00b1|\\lor(?![a-z])|\\vee(?![a-z])|(?:^|[\s{}$(])or(?:$|[\s{}$)])|\\text\s*\{\s*or\s*\}"
+    r"|\\(?:approx|thickapprox|simeq|doteq|sim)(?![a-z])|\u2248"
 )
 _WHITESPACE = re.compile(r"\s+")
+_BAD_NUMERAL = re.compile(r"^\d+\s*_\s*\{?\s*\d+\s*\}?$")  # read_based refused it: invalid digits
 _SET_LIKE = (sympy.Set, sympy.Tuple, sympy.MatrixBase, sympy.core.relational.Relational, sympy.And, sympy.Or)
 
 
@@ -54,17 +57,14 @@ class Comparison:
 
 
 def _numbers_equal(a: LiteralNumber, b: LiteralNumber, rel_tol: float) -> bool:
-    candidates: list[tuple[Fraction, Fraction]] = [(a.value, b.value)]
-    if a.percent != b.percent:
-        pct, other = (a, b) if a.percent else (b, a)
-        candidates.append((pct.value / 100, other.value))
-    for x, y in candidates:
-        if x == y:
-            return True
-        if a.inexact or b.inexact:
-            scale = max(abs(x), abs(y))
-            if abs(x - y) <= Fraction(rel_tol) * scale:
-                return True
+    """Literal numbers are the rationals they write: ``0.5`` is ``\\frac12``, ``17.99999`` is
+    not 18. A percent sign is a unit (``25\\%`` is 25: datasets write a percentage answer as
+    the bare number), so one answer never stands for two values a factor of 100 apart.
+    ``rel_tol`` > 0 (opt-in) accepts a nearby value when either side is a decimal."""
+    if a.value == b.value:
+        return True
+    if rel_tol > 0 and (a.inexact or b.inexact):
+        return abs(a.value - b.value) <= Fraction(rel_tol) * max(abs(a.value), abs(b.value))
     return False
 
 
@@ -109,6 +109,8 @@ def compare(reference: Answer, answer: Answer, options: MathOptions) -> Comparis
         return Comparison("equal" if same else "different", "word answer")
     if reference.based is not None or answer.based is not None:
         return _compare_based(reference, answer)
+    if _BAD_NUMERAL.match(answer.text):
+        return Comparison("unparseable", "digits that do not exist in the base of the subscript")
     if _HEDGE.search(answer.text) and not _HEDGE.search(reference.text):
         return Comparison("different", "the answer hedges between several values (\u00b1 / or)")
     if options.mode == "equivalent":
@@ -122,7 +124,27 @@ def compare(reference: Answer, answer: Answer, options: MathOptions) -> Comparis
         )
         if decided is not None:
             return Comparison("equal" if decided else "different", "tuple/interval/set of numbers")
+        if answer.number is not None and answer.number.inexact and options.rel_tol == 0:
+            exact = _decimal_equals_exact(reference, answer.number)
+            if exact is not None:
+                return Comparison("equal" if exact else "different", "a decimal against an exact value")
     return _compare_objects(reference, answer, options)
+
+
+def _decimal_equals_exact(reference: Answer, number: LiteralNumber) -> bool | None:
+    """A decimal answer is the rational it writes: ``0.8660254`` is not ``\\frac{\\sqrt3}{2}``
+    (and ``3.14`` is not ``\\pi``). None when the reference is not a closed-form number."""
+    ref = _first_sympy(_reference_objects(reference))
+    if not isinstance(ref, sympy.Expr) or ref.free_symbols or isinstance(ref, sympy.Tuple):
+        return None
+    value = sympy.Rational(number.value.numerator, number.value.denominator)
+    if ref.is_Rational:
+        return bool(ref == value)
+    try:
+        difference = complex(sympy.N(ref - value, 60))
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    return abs(difference) < 1e-50 * max(1.0, abs(complex(value)))
 
 
 def _compare_objects(reference: Answer, answer: Answer, options: MathOptions) -> Comparison:

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from graders.math.units import unit_scale
+
 __all__ = [
     "BasedNumber",
     "LiteralNumber",
@@ -30,14 +32,11 @@ _DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|°|\\degree")
 _FRAC_ALIASES = re.compile(r"\\[dt]frac(?![a-zA-Z])")
 _DOLLAR = re.compile(r"\\\$|\$")
 
-# one unit/noun after a number ("5 cm", "18 dollars", "3 \text{ apples}"); connectives are not units
+# words after a number ("5 cm", "18 dollars", "3 \\text{ apples}", "5 million"): see units.py
 _TRAILING_WORDS = re.compile(
     r"^(?P<body>.*?\S)\s*(?:\\(?:text|mbox|mathrm|textrm)\s*\{\s*(?P<w1>[A-Za-z][A-Za-z .^0-9/-]{0,30}?)\s*\}"
+    r"(?P<p1>\s*\^\s*\{?\s*[23]\s*\}?)?"
     r"|(?P<w2>(?:[A-Za-z]{1,20})(?:\s+[A-Za-z]{1,20}){0,2}(?:\^\{?[23]\}?)?))$"
-)
-_CONNECTIVES = frozenset(
-    "or and to plus minus times more less than not nor either neither over under about approximately "
-    "at least most between except but divided by of is are equals equal roughly around nearly i e pi".split()
 )
 _ASSIGN = re.compile(r"^[A-Za-z](?:_\{?\w+\}?)?\s*=\s*(?=[^=]+$)")
 
@@ -57,8 +56,10 @@ _LETTER = re.compile(
     r"^(?:\\(?:text|textbf|mathrm|mathbf)\s*\{\s*)?(?:\((?P<p>[A-Ea-e])\)|(?P<b>[A-E]))\s*\}?$"
 )
 # \textbf{(113) } (AoPS style) or (113): a number in a font command and/or parentheses
+# (a parenthesised comma list is a tuple: ``(1,592)`` is not 1592)
 _WRAPPED_NUMBER = re.compile(
-    r"^(?:\\(?:textbf|text|mathbf|mathrm)\s*\{\s*)?\(?\s*(?P<body>[+-]?\d[\d,.]*)\s*\)?\s*\}?$"
+    r"^(?:\\(?:textbf|text|mathbf|mathrm)\s*\{\s*)?"
+    r"(?:\(\s*(?P<paren>[+-]?\d[\d.]*)\s*\)|(?P<body>[+-]?\d[\d,.]*))\s*\}?$"
 )
 _TEXT = re.compile(r"^\\(?:text|textbf|mathrm|mbox|textrm)\s*\{(?P<body>[^{}]*)\}$")
 
@@ -76,7 +77,7 @@ class BasedNumber:
 
 def read_based(text: str) -> BasedNumber | None:
     """``52_8`` / ``1A_{16}`` -> :class:`BasedNumber`; None otherwise (or digits invalid)."""
-    m = _BASED.match(_strip_units(text.strip()))
+    m = _BASED.match(_strip_units(text.strip())[0])
     if m is None:
         return None
     base = int(m.group("base"))
@@ -119,22 +120,24 @@ def clean_answer(text: str) -> str:
     return t
 
 
-def _strip_units(text: str) -> str:
+def _strip_units(text: str) -> tuple[str, int]:
+    """``text`` without trailing unit words, and the factor of a magnitude word among them
+    (``5 million dollars`` -> ``("5", 10**6)``). Words off the allow-list are kept (factor 1),
+    so the number is not read (see :mod:`graders.math.units`)."""
     m = _TRAILING_WORDS.match(text)
     if m is None:
-        return text
-    words = (m.group("w1") or m.group("w2") or "").lower().replace("^", " ")
-    tokens = [w for w in re.split(r"[\s./-]+", words) if w and not w.isdigit()]
-    # single letters are variables (``3R^2``), not units
-    if not tokens or any(w in _CONNECTIVES or len(w) < 2 for w in tokens):
-        return text
-    return m.group("body").strip()
+        return text, 1
+    in_text = m.group("w1") is not None
+    scale = unit_scale(m.group("w1") or m.group("w2") or "", in_text=in_text)
+    if scale is None:
+        return text, 1
+    return m.group("body").strip(), scale
 
 
 def read_number(text: str) -> LiteralNumber | None:
     """The value of ``text`` when it is a literal number (see module docstring), else None."""
     t = _ASSIGN.sub("", text.strip())
-    t = _strip_units(t)
+    t, scale = _strip_units(t)
     t = _ASSIGN.sub("", t)
     if t.startswith("\\$"):
         t = t[2:].strip()
@@ -142,12 +145,15 @@ def read_number(text: str) -> LiteralNumber | None:
     pm = _PERCENT.match(t)
     if pm is not None:
         percent, t = True, pm.group("body").strip()
-    t = _WRAPPED_NUMBER.sub(r"\g<body>", t.strip()).strip()
+    wrapped = _WRAPPED_NUMBER.match(t.strip())
+    if wrapped is not None:
+        t = wrapped.group("body") or wrapped.group("paren")
+    t = t.strip()
     if t.startswith("{") and t.endswith("}") and t.count("{") == 1:
         t = t[1:-1].strip()
     value = _read_plain(t)
     if value is not None:
-        return LiteralNumber(value[0], inexact=value[1], percent=percent)
+        return LiteralNumber(value[0] * scale, inexact=value[1], percent=percent)
     return None
 
 

@@ -27,14 +27,17 @@ class MathOptions:
     ``multi_answer``: policy when the response commits to several answers (``reject``: they must
     all be equivalent; ``first``/``last``: grade only that one). ``strict``: reject an
     unevaluated answer where a value is asked for (``37\\cdot43`` for ``1591``, a ``\\sum``,
-    ``100+1``). ``rel_tol``: relative tolerance when either side is a decimal approximation.
+    ``100+1``) or an unsimplified one (``\\frac{2}{4}``, ``\\sqrt{8}``). ``rel_tol``: relative
+    tolerance when either side is a decimal; 0 (the default) takes numbers at face value, so
+    ``0.5`` equals ``\\frac12`` but ``0.333`` is not ``\\frac13`` and ``17.99999`` is not 18 (set it
+    for data whose references or expected answers are rounded).
     ``mode``: see :data:`CheckMode`. ``max_response_chars``: longer responses fail without being
     read (``None``: no limit). ``extract``: the extraction options (forms, box limits).
     """
 
     multi_answer: MultiAnswerPolicy = "reject"
     strict: bool = False
-    rel_tol: float = 1e-6
+    rel_tol: float = 0.0
     mode: CheckMode = "equivalent"
     max_response_chars: int | None = 262_144
     extract: ExtractConfig = field(default_factory=ExtractConfig)
