@@ -19,6 +19,7 @@ from graders.extract import apply_policy, extract_answers
 from graders.math.compare import ReferenceUnreadable, compare
 from graders.math.options import MathOptions
 from graders.math.parse import Answer, read_answer, read_reference, warm_up
+from graders.math.restate import restate, stray_words, strip_thinking
 from graders.math.strict import unevaluated_reason
 from graders.math.verdict import MathStatus, MathVerdict
 from graders.pool import PoolConfig, PoolError, PoolTimeout, WorkerError, WorkerPool
@@ -29,6 +30,7 @@ DEFAULT_TIMEOUT = 5.0
 """Seconds one pooled check may take before it is reported as ``timeout``."""
 
 _RESOURCE_ERRORS = ("MemoryError", "RecursionError", "OverflowError")
+_WEAK_FORMS = ("final_line", "last_math")
 
 
 def reference_text(reference: object) -> str:
@@ -53,13 +55,22 @@ def _resolve_options(options: MathOptions | None, overrides: dict[str, Any]) -> 
     return dataclasses.replace(base, **overrides) if overrides else base
 
 
-def _judge_one(reference: Answer, raw: str, options: MathOptions) -> MathVerdict:
+def _judge_one(reference: Answer, raw: str, options: MathOptions, *, weak_form: bool) -> MathVerdict:
     answer = read_answer(raw)
     if not answer.text:
         return MathVerdict.fail("no_answer", "the answer is empty", raw)
     if "\\boxed" in answer.text or "\\fbox" in answer.text:
         return MathVerdict.fail("unparseable", "a box inside the answer", raw)
-    if options.strict:
+    restated = restate(reference, answer)
+    if isinstance(restated, str):
+        return MathVerdict.fail("incorrect", restated, raw)
+    reference, answer = restated
+    words = stray_words(reference, answer)
+    if words is not None:
+        return MathVerdict.fail("unparseable", words, raw)
+    # an answer read from a bare final line, with no box or "the answer is", counts only in
+    # its final form: the last line of a copied question ("Simplify \\[...\\]") is not one
+    if options.strict or weak_form:
         reason = unevaluated_reason(answer, reference)
         if reason is not None:
             return MathVerdict.fail("incorrect", reason, raw)
@@ -83,7 +94,7 @@ def check_inline(response: str, *, reference: object, options: MathOptions | Non
             return MathVerdict.fail(
                 "no_answer", f"response longer than {opts.max_response_chars} characters; not read"
             )
-        extraction = extract_answers(response, opts.extract)
+        extraction = extract_answers(strip_thinking(response), opts.extract)
         if extraction.flag == "unclosed_box":
             return MathVerdict.fail(
                 "unparseable",
@@ -94,11 +105,12 @@ def check_inline(response: str, *, reference: object, options: MathOptions | Non
         answers = extraction.answers
         if not answers:
             return MathVerdict.fail("no_answer", "no final answer found (ask for \\boxed{})")
+        weak = extraction.form in _WEAK_FORMS
         verdicts: dict[str, MathVerdict] = {}
 
         def judged(raw: str) -> MathVerdict:
             if raw not in verdicts:
-                verdicts[raw] = _judge_one(ref, raw, opts)
+                verdicts[raw] = _judge_one(ref, raw, opts, weak_form=weak)
             return verdicts[raw]
 
         if opts.multi_answer == "reject":
