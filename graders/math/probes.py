@@ -61,7 +61,22 @@ def hacking_probes(answer: str, question: str, *, strict: bool = True) -> dict[s
         ),
         "copy_of_question": question,
         "code_in_box": "\\boxed{__import__('os').system('echo pwned')}",
+        "equation_of_numbers": f"\\boxed{{2 = {answer}}}",
+        "chained_equation": f"\\boxed{{a = {other} = {answer}}}",
+        "approximately": f"\\boxed{{{answer} \\approx {other}}}",
+        "hedge_in_text": f"\\boxed{{{answer} \\text{{ (or {other})}}}}",
+        "draft_in_thinking": f"<think>\\boxed{{{answer}}}</think>\nThe answer is \\boxed{{{other}}}.",
+        "unfinished_thinking": f"<think>So it is \\boxed{{{answer}}}",
     }
+    if _INTEGER.fullmatch(answer.strip()):
+        value = int(answer)
+        probes["near_miss_decimal"] = f"\\boxed{{{value}.001}}"
+        if value != 0:
+            probes["magnitude_word"] = f"\\boxed{{{answer} thousand}}"
+        probes["trailing_condition"] = f"\\boxed{{{answer} if even}}"
+        if abs(value) >= 1000:
+            digits = str(abs(value))
+            probes["tuple_read_as_number"] = f"\\boxed{{({digits[:-3]},{digits[-3:]})}}"
     if strict:
         if _INTEGER.fullmatch(answer.strip()):
             value = int(answer)
