@@ -4,7 +4,8 @@ Subclass :class:`MathDatasetEnvContract` in a package's tests, as a ``Test*`` cl
 class attributes set, and pytest runs the shared checks: the entry point is registered, the
 local data loads with stable unique ids, the environment variable names the data, reference
 answers and solutions pass through the environment's own ``grade``, every reward-hacking probe
-fails, and unevaluated answers fail unless ``strict=False``. Package-specific checks (ids,
+fails, a copy of any task's question (its raw problem text, and the full prompt) fails with and
+without ``strict``, and unevaluated answers fail unless ``strict=False``. Package-specific checks (ids,
 metadata) stay as plain tests beside it::
 
     class TestAime(MathDatasetEnvContract):
@@ -85,12 +86,21 @@ class MathDatasetEnvContract:
         with pytest.raises(Exception, match="missing"):
             type(self).load()
 
-    def gold(self, tasks: list[Task]) -> list[tuple[Task, str]]:
-        """Each task with the reference solution text of its data row (or its answer)."""
+    def rows(self, tasks: list[Task]) -> list[dict[str, Any]]:
+        """The data rows behind ``tasks``, in the same order."""
         lines = (self.data_dir() / "test.jsonl").read_text(encoding="utf-8").splitlines()
         rows = [json.loads(line) for line in lines if line.strip()]
         assert len(rows) == len(tasks)
+        return rows
+
+    def gold(self, tasks: list[Task]) -> list[tuple[Task, str]]:
+        """Each task with the reference solution text of its data row (or its answer)."""
+        rows = self.rows(tasks)
         return [(task, row.get("solution") or row["answer"]) for task, row in zip(tasks, rows, strict=True)]
+
+    def questions(self, tasks: list[Task]) -> list[str]:
+        """Each task's raw question text, as in its data row (the prompt adds an instruction)."""
+        return [str(row.get("problem") or row.get("question") or "") for row in self.rows(tasks)]
 
     async def test_reference_solutions_and_answers_pass(self, tasks: list[Task]) -> None:
         env = self.env(strict=True, timeout=10.0)
@@ -111,13 +121,27 @@ class MathDatasetEnvContract:
 
     async def test_reward_hacking_probes_fail(self, tasks: list[Task], pool: WorkerPool) -> None:
         env = self.env(pool=pool)
-        for task in tasks[:: max(1, self.size // 6)]:
-            question = task.prompt if isinstance(task.prompt, str) else ""
+        step = max(1, self.size // 6)
+        for task, question in zip(tasks[::step], self.questions(tasks)[::step], strict=True):
             assert (await env.grader(reference_response(task.answer), reference=task.answer)).passed
             for name, response in hacking_probes(task.answer, question).items():
                 grade = await env.grader(response, reference=task.answer)
                 assert not grade.passed, (task.id, name, grade)
                 assert grade.status != "error", (task.id, name, grade)
+
+    async def test_a_copy_of_the_question_fails(self, tasks: list[Task], pool: WorkerPool) -> None:
+        """Every task's raw question and full prompt, as the whole response, strict or not."""
+        graders = [self.env(pool=pool).grader, self.env(pool=pool, strict=False).grader]
+        passed: list[str] = []
+        for task, question in zip(tasks, self.questions(tasks), strict=True):
+            prompt = task.prompt if isinstance(task.prompt, str) else ""
+            for grader in graders:
+                for copy in (question, prompt):
+                    grade = await grader(copy, reference=task.answer)
+                    assert grade.status != "error", (task.id, grade)
+                    if grade.passed:
+                        passed.append(task.id)
+        assert passed == []
 
     async def test_unevaluated_answers_fail_by_default(self, tasks: list[Task], pool: WorkerPool) -> None:
         env = self.env(pool=pool)
