@@ -1,7 +1,10 @@
 """Speed of graders.math on MATH-500-style answer pairs, side by side with Math-Verify.
 
-For every MATH-500 item two responses are graded: one ending in the reference answer boxed, one
-with the answer's last integer off by one. Measured in one process (one core):
+For every MATH-500 item up to three responses are graded: one ending in the reference answer
+boxed; one ending in an equivalent answer written differently (``\\dfrac``, ``\\left(``, spacing,
+``0.5`` for ``\\frac12``, ``\\sqrt{3}/2`` for ``\\frac{\\sqrt{3}}{2}``, sums reordered: forms that
+string matching does not settle, so the LaTeX grammar and sympy run); and one with the answer's
+last integer off by one. Measured in one process (one core):
 
 - ``graders.math.check_inline`` with each reference parsed once and reused (answers are never
   cached), throughput and p50/p99 latency;
@@ -18,7 +21,7 @@ cache kept (what a long-running worker sees on new answers).
 
 Run::
 
-    python bench/bench_math.py               # all 500 items (1000 pairs)
+    python bench/bench_math.py               # all 500 items (about 1,400 pairs)
     python bench/bench_math.py --items 200 --json bench-math.json
 """
 
@@ -32,6 +35,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -42,22 +46,74 @@ from graders.pool import PoolConfig, WorkerPool, timed_call
 _INTEGER = re.compile(r"\d+")
 
 
+_UNIT = re.compile(r"\s*\\(?:mbox|text)\s*\{[^{}]*\}(?:\^\{?\d\}?)?\s*$")
+
+
 def _off_by_one(answer: str) -> str:
-    matches = list(_INTEGER.finditer(answer))
+    """The last integer plus one (outside a trailing unit such as ``\\mbox{ cm}^2``)."""
+    unit = _UNIT.search(answer)
+    body, tail = (answer[: unit.start()], answer[unit.start() :]) if unit else (answer, "")
+    matches = list(_INTEGER.finditer(body))
     if not matches:
         return answer + "+1"
     m = matches[-1]
-    return answer[: m.start()] + str(int(m.group()) + 1) + answer[m.end() :]
+    return body[: m.start()] + str(int(m.group()) + 1) + body[m.end() :] + tail
+
+
+_SIMPLE_FRACTION = re.compile(r"^(-?)\\frac\{(\d+)\}\{(\d+)\}$")
+_FRACTION = re.compile(r"\\frac\{([^{}]+)\}\{([^{}]+)\}")
+_TOP_SUM = re.compile(r"^([^+(){}\[\]]+?)\s*\+\s*([^+(){}\[\]]+)$")
+
+
+def _terminating_decimal(answer: str) -> str | None:
+    m = _SIMPLE_FRACTION.match(answer.strip())
+    if m is None or int(m.group(3)) == 0:
+        return None
+    value = Fraction(int(m.group(2)), int(m.group(3)))
+    places = 0
+    while (value * 10**places).denominator != 1:
+        places += 1
+        if places > 12:
+            return None  # not a terminating decimal
+    scaled = value.numerator * 10**places // value.denominator
+    whole, frac = divmod(scaled, 10**places)
+    return m.group(1) + (f"{whole}.{frac:0{places}d}" if places else str(whole))
+
+
+def reformatted(answer: str) -> str | None:
+    """An equivalent answer written differently, or None when no rewrite applies."""
+    if "\\text" in answer or "\\begin" in answer or "_" in answer:
+        return None
+    decimal = _terminating_decimal(answer)
+    if decimal is not None:
+        return decimal
+    if re.fullmatch(r"\d{4,}", answer):
+        return f"{int(answer):,}".replace(",", "{,}")
+    out = answer
+    sum_match = _TOP_SUM.match(out)
+    if sum_match is not None and "=" not in out and "," not in out:
+        first, second = sum_match.group(1).strip(), sum_match.group(2).strip()
+        out = f"{second} - {first[1:]}" if first.startswith("-") else f"{second} + {first}"
+    out = _FRACTION.sub(lambda m: f"({m.group(1)})/({m.group(2)})", out, count=1) if "\\sqrt" in out else out
+    out = out.replace("\\frac", "\\dfrac")
+    if out.startswith(("(", "[")):
+        out = out.replace(",", ", ")
+    if "\\left" not in out:
+        out = out.replace("(", "\\left( ").replace(")", " \\right)")
+    return out if out != answer else None
 
 
 def load_pairs(data_dir: Path, items: int) -> list[tuple[str, str, bool]]:
-    """``(reference, response, should_pass)`` pairs from MATH-500."""
+    """``(reference, response, should_pass)`` pairs from MATH-500 (see the module docstring)."""
     pairs: list[tuple[str, str, bool]] = []
     with (data_dir / "math500" / "test.jsonl").open(encoding="utf-8") as fh:
         rows = [json.loads(line) for line in fh if line.strip()][:items]
     for row in rows:
         gold = row["answer"]
         pairs.append((gold, f"Putting it together, the answer is $\\boxed{{{gold}}}$.", True))
+        other = reformatted(gold)
+        if other is not None:
+            pairs.append((gold, f"Simplifying, we get $\\boxed{{{other}}}$.", True))
         pairs.append((gold, f"So the final answer is $\\boxed{{{_off_by_one(gold)}}}$.", False))
     return pairs
 
