@@ -7,7 +7,8 @@ changed (off by one, sign flipped, a digit dropped, an interval bracket flipped)
 
 Run::
 
-    python bench/fidelity_math.py                    # all datasets, in this process
+    python bench/fidelity_math.py --strict           # as the environments grade (strict, default forms)
+    python bench/fidelity_math.py                    # library defaults
     python bench/fidelity_math.py --datasets math500 --show 20
     python bench/fidelity_math.py --json out.json
 
@@ -205,7 +206,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=None, help="shared data folder")
     parser.add_argument("--datasets", nargs="*", default=list(DATASETS), choices=DATASETS)
-    parser.add_argument("--strict", action="store_true", help="grade with strict=True")
+    parser.add_argument(
+        "--strict", action="store_true", help="grade with strict=True (the environments' setting)"
+    )
     parser.add_argument("--last-math", action="store_true", help="also extract the opt-in 'last_math' form")
     parser.add_argument("--show", type=int, default=5, help="failures to print per table cell")
     parser.add_argument("--json", type=Path, default=None, help="write the counts as JSON")
@@ -226,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     report = run(args.data, tuple(args.datasets), options)
     print(f"gold validation (strict={args.strict}, last_math={args.last_math}):")
     for name, tally in report["gold"].items():
-        print(f"  {name:8s} {tally.passed}/{tally.total}")
+        note = "  (no solutions in the data: a synthetic \\boxed{answer} response)" if name == "amc23" else ""
+        print(f"  {name:8s} {tally.passed}/{tally.total}{note}")
         for line in tally.failures[: args.show]:
             print(f"      FAIL {line[:300]}")
     print("perturbations rejected:")

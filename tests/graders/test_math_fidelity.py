@@ -31,19 +31,29 @@ def _fidelity() -> ModuleType:
 @pytest.fixture(scope="module")
 def report() -> dict[str, object]:
     fidelity = _fidelity()
-    # strict, as the environments grade; last_math because one AIME AoPS solution ends
-    # "... $180 + 24 = 204$. -author" with no box (with the default forms: 29/30)
-    options = MathOptions(strict=True, extract=ExtractConfig(forms=ALL_FORMS))
+    options = MathOptions(strict=True)  # exactly as the environments grade
     return fidelity.run(shared_data_dir(ROOT), fidelity.DATASETS, options)  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize(
-    ("dataset", "size"), [("gsm8k", 1319), ("math500", 500), ("aime24", 30), ("amc23", 40)]
+    ("dataset", "size", "passing"),
+    # AIME: one AoPS solution (2024-I-1) ends "... $180 + 24 = 204$. -author" with no box or
+    # answer phrase; the environments do not read bare equations (a copied question has them)
+    [("gsm8k", 1319, 1319), ("math500", 500, 500), ("aime24", 30, 29), ("amc23", 40, 40)],
 )
-def test_every_gold_reference_passes(report: dict[str, object], dataset: str, size: int) -> None:
+def test_gold_references_pass(report: dict[str, object], dataset: str, size: int, passing: int) -> None:
     tally = report["gold"][dataset]  # type: ignore[index]
     assert tally.total == size
-    assert tally.passed == size, tally.failures[:10]
+    assert tally.passed == passing, tally.failures[:10]
+    if passing < size:
+        assert all("no_answer" in failure for failure in tally.failures), tally.failures
+
+
+def test_the_aime_solution_without_a_box_passes_with_the_opt_in_form() -> None:
+    fidelity = _fidelity()
+    options = MathOptions(strict=True, extract=ExtractConfig(forms=ALL_FORMS))
+    report = fidelity.run(shared_data_dir(ROOT), ("aime24",), options)
+    assert report["gold"]["aime24"].passed == 30
 
 
 @pytest.mark.parametrize("dataset", ["gsm8k", "math500", "aime24", "amc23"])
