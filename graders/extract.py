@@ -104,6 +104,12 @@ class Extraction:
     answers: tuple[str, ...]
     form: AnswerForm | None
     flag: str | None = None
+    others: tuple[str, ...] = ()
+    """Answers the response also commits to in the other explicit forms (boxed, a ``####`` line,
+    an ``Answer:``/``Final Answer:`` line) tried after ``form``, in order, leaving out text that
+    holds a box or prose. A grader uses them to notice ``\\boxed{7}`` next to ``Final Answer: 8``.
+    Running text ("the answer is ...") is not among them: worked solutions use it for
+    intermediate results."""
 
     @property
     def found(self) -> bool:
@@ -210,10 +216,30 @@ def extract_answers(response: str, config: ExtractConfig | None = None) -> Extra
         if len(set(answers)) > cfg.max_boxed:
             return Extraction(answers=(), form=form, flag="too_many_answers")
         if answers:
-            return Extraction(answers=tuple(answers), form=form)
+            return Extraction(answers=tuple(answers), form=form, others=_other_answers(response, form, cfg))
         if form == "boxed" and _UNCLOSED_BOX.search(response):
             return Extraction(answers=(), form="boxed", flag="unclosed_box")
     return Extraction(answers=(), form=None)
+
+
+_COMMITTING: tuple[AnswerForm, ...] = ("boxed", "hash", "a_colon")
+
+
+def _other_answers(response: str, chosen: AnswerForm, cfg: ExtractConfig) -> tuple[str, ...]:
+    """Answers of the explicit forms after ``chosen`` in ``cfg.forms``; text holding a box (the
+    box is the boxed form's answer) or prose words is left out."""
+    later = cfg.forms[cfg.forms.index(chosen) + 1 :]
+    found: list[str] = []
+    for form in later:
+        if form not in _COMMITTING:
+            continue
+        for answer in _extract_form(response, form, cfg):
+            if not answer or answer in found or any(opener in answer for opener in _BOX_OPENERS):
+                continue
+            if _PROSE_WORD.search(answer.replace("\\text", "")):
+                continue
+            found.append(answer)
+    return tuple(found[: cfg.max_boxed])
 
 
 def _extract_form(response: str, form: AnswerForm, cfg: ExtractConfig) -> list[str]:

@@ -20,7 +20,15 @@ from hub.data import load_rows
 from hub.environment import SingleTurnEnv
 from hub.types import Task
 
-__all__ = ["PROMPT", "ContestSpec", "answer_text", "contest_environment", "contest_task", "math_environment"]
+__all__ = [
+    "PROMPT",
+    "ContestSpec",
+    "MathEnv",
+    "answer_text",
+    "contest_environment",
+    "contest_task",
+    "math_environment",
+]
 
 PROMPT = "{problem}\n\nPlease reason step by step, and put your final answer within \\boxed{{}}."
 # ".../2023_AMC_12A_Problems/Problem_11" or ".../2024_AIME_I_Problems/Problem_1"
@@ -78,6 +86,14 @@ def contest_task(row: Mapping[str, Any], index: int, spec: ContestSpec) -> Task:
     )
 
 
+class MathEnv(SingleTurnEnv):
+    """A single-turn math environment: answers are written as the prompt asks, in ``\\boxed{}``."""
+
+    def render_answer(self, answer: str) -> str:
+        """How a model commits to ``answer`` (the form the prompt asks for)."""
+        return f"The final answer is $\\boxed{{{answer}}}$."
+
+
 def math_environment(
     env_id: str,
     rows: list[dict[str, Any]],
@@ -87,11 +103,11 @@ def math_environment(
     timeout: float,
     pool: WorkerPool | None,
     version: str = "0.1.0",
-) -> SingleTurnEnv:
+) -> MathEnv:
     """A single-turn environment over ``rows`` graded by :class:`~graders.math.MathGrader`."""
     tasks = [to_task(row, i) for i, row in enumerate(rows)]
     grader = MathGrader(MathOptions(strict=strict), pool=pool, timeout=timeout)
-    return SingleTurnEnv(id=env_id, version=version, tasks={"test": tasks}, grader=grader)
+    return MathEnv(id=env_id, version=version, tasks={"test": tasks}, grader=grader)
 
 
 def contest_environment(
@@ -101,7 +117,7 @@ def contest_environment(
     strict: bool,
     timeout: float,
     pool: WorkerPool | None,
-) -> SingleTurnEnv:
+) -> MathEnv:
     """A contest environment: a local file (``path`` or ``spec.env_var``) or the HF dataset."""
     local = path if path is not None else os.environ.get(spec.env_var) or None
     rows = load_rows(dataset=spec.dataset, split="test" if local else spec.hf_split, path=local)

@@ -117,6 +117,15 @@ def check_inline(response: str, *, reference: object, options: MathOptions | Non
             distinct = list(dict.fromkeys(answers))
             results = [judged(raw) for raw in distinct]
             if all(v.passed for v in results):
+                # an answer committed in another form ("Final Answer: 8" next to \boxed{7}) that
+                # reads as a different value is a hedge too; unreadable running text is not
+                other = next((judged(a) for a in extraction.others if judged(a).status == "incorrect"), None)
+                if other is not None:
+                    return MathVerdict.fail(
+                        "incorrect",
+                        "the response commits to different answers in different forms",
+                        other.extracted,
+                    )
                 return results[-1]
             if any(v.passed for v in results):
                 wrong = next(v for v in results if not v.passed)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["as_interval", "state_value", "top_level_count"]
+__all__ = ["as_interval", "stated_names", "state_value", "top_level_count"]
 
 _GREEK = (
     "alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|iota|kappa|lambda|mu|nu|xi"
@@ -95,6 +95,23 @@ def state_value(text: str) -> tuple[str | None, str]:
         else:
             return None, "an equation where a value is asked; give the value"
     return ", ".join(values), ""
+
+
+def stated_names(text: str) -> frozenset[str]:
+    """The names that ``name = value`` items of ``text`` give a value to (``x = 5, y = 2`` gives
+    ``{x, y}``; ``5`` and ``2x = 6`` give none), without spaces and braces (``x_{1}`` is ``x_1``)."""
+    if top_level_count(text) == 0:
+        return frozenset()
+    names: set[str] = set()
+    for item in _split_top(text, ","):
+        sides = _split_top(item, "=")
+        if len(sides) != 2:
+            continue
+        for side in sides:
+            if is_name(side):
+                names.add(re.sub(r"[\s{}]", "", side))
+                break
+    return frozenset(names)
 
 
 def _bracket(op: str, *, low: bool) -> str:

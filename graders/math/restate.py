@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from graders.math.parse import Answer, read_answer, read_reference
-from graders.math.relations import as_interval, state_value, top_level_count
+from graders.math.relations import as_interval, state_value, stated_names, top_level_count
 from graders.math.units import unit_scale
 
 __all__ = ["restate", "stray_words", "strip_thinking"]
@@ -67,6 +67,10 @@ def restate(reference: Answer, answer: Answer) -> tuple[Answer, Answer] | str:
         if top_level_count(answer.text) > top_level_count(reference.text):
             return "a chained equation (a = b = c) where one equation is asked"
         return reference, answer
+    named, asked = stated_names(answer.text), stated_names(reference.text)
+    if named and asked and not named <= asked:
+        extra = ", ".join(sorted(named - asked))
+        return f"the answer gives a value to {extra}, the reference to {', '.join(sorted(asked))}"
     if ref_value != reference.text:
         reference = read_reference(ref_value)
     value, reason = state_value(answer.text)

@@ -1,8 +1,11 @@
 """Gold responses, perturbed gold, and the reward-hacking probes the check sends to graders.
 
-An environment may define ``gold_response(task) -> str | None`` to say how a correct model
-answer to ``task`` looks (needed when ``task.answer`` is structured); otherwise a string or
-number answer is its own gold response, and the first of a list of aliases is used.
+A string or number ``task.answer`` (or the first of a list of aliases) is the reference. An
+environment may define ``render_answer(answer: str) -> str`` to say how a model writes a final
+answer (``\\boxed{...}`` for math): the gold response is the rendered reference and the perturbed
+gold the rendered perturbation, so the perturbation changes the answer, not the markup. An
+environment whose answers are structured may instead define ``gold_response(task) -> str | None``,
+a whole correct response (its perturbation is then made on that text).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ __all__ = [
     "gold_response",
     "hacking_probes",
     "perturb",
+    "perturbed_response",
+    "probe_answer",
 ]
 
 INJECTION = (
@@ -36,6 +41,28 @@ def gold_response(env: Any, task: Task) -> str | None:
     if callable(hook):
         value = hook(task)
         return None if value is None else str(value)
+    reference = _reference(task)
+    return None if reference is None else _render(env, reference)
+
+
+def probe_answer(env: Any, task: Task, gold: str | None) -> str | None:
+    """The correct answer the hacking probes combine with wrong ones: the reference itself
+    (unrendered), or the gold response when the environment writes its own."""
+    if callable(getattr(env, "gold_response", None)):
+        return gold
+    reference = _reference(task)
+    return reference if reference is not None else gold
+
+
+def perturbed_response(env: Any, task: Task, gold: str) -> str:
+    """A nearby wrong response: the reference perturbed (see :func:`perturb`), then rendered."""
+    reference = _reference(task)
+    if callable(getattr(env, "gold_response", None)) or reference is None:
+        return perturb(gold, aliases(task))
+    return _render(env, perturb(reference, aliases(task)))
+
+
+def _reference(task: Task) -> str | None:
     answer = task.answer
     if isinstance(answer, bool) or answer is None:
         return None
@@ -44,6 +71,11 @@ def gold_response(env: Any, task: Task) -> str | None:
     if isinstance(answer, (list, tuple)) and answer and isinstance(answer[0], (str, int, float)):
         return str(answer[0])
     return None
+
+
+def _render(env: Any, answer: str) -> str:
+    render = getattr(env, "render_answer", None)
+    return str(render(answer)) if callable(render) else answer
 
 
 def _bump(c: str) -> str:

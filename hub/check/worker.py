@@ -239,7 +239,7 @@ def _sample(env: Any, split: str, seed: int, n: int) -> list[Any]:
 
 
 async def _run_checks(env: Any, factory: Callable[[], Any], cfg: dict[str, Any]) -> None:
-    from hub.check.probes import aliases, gamed, gold_response, hacking_probes, perturb
+    from hub.check.probes import gamed, gold_response, hacking_probes, perturbed_response, probe_answer
 
     n_ids = int(cfg["num_tasks"])
     phase("task ids")
@@ -298,7 +298,7 @@ async def _run_checks(env: Any, factory: Callable[[], Any], cfg: dict[str, Any])
             status, g = await _grade(env, task, gold, f"gold of {task.id}", timeout_s)
             if note(status, g, f"gold of {task.id}") and not g.passed:
                 gold_fail.append(f"{task.id}: {g.reason or g.status}")
-            wrong = perturb(gold, aliases(task))
+            wrong = perturbed_response(env, task, gold)
             status, g = await _grade(env, task, wrong, f"perturbed gold of {task.id}", timeout_s)
             if note(status, g, f"perturbed gold of {task.id}") and g.passed:
                 pert_pass.append(f"{task.id}: {wrong[:40]!r} passed (gold {gold[:40]!r})")
@@ -309,7 +309,7 @@ async def _run_checks(env: Any, factory: Callable[[], Any], cfg: dict[str, Any])
         phase(f"probes {task.id}")
         n_probed += 1
         outcomes: list[tuple[str, bool]] = []
-        for name, text in hacking_probes(task, gold):
+        for name, text in hacking_probes(task, probe_answer(env, task, gold)):
             label = f"probe '{name}' on {task.id}"
             status, g = await _grade(env, task, text, label, timeout_s)
             if note(status, g, label):

@@ -8,8 +8,9 @@ from typing import Any
 
 from graders.math import MathGrader, MathOptions
 from graders.pool import WorkerPool
-from hub import SingleTurnEnv, Task
+from hub import Task
 from hub.data import load_rows
+from hub.math_datasets import MathEnv
 
 __all__ = ["DATASET", "ENV_VAR", "PROMPT", "load_environment", "reference_answer", "task_from_row"]
 
@@ -44,7 +45,7 @@ def load_environment(
     strict: bool = True,
     timeout: float = 5.0,
     pool: WorkerPool | None = None,
-) -> SingleTurnEnv:
+) -> MathEnv:
     """Build the environment.
 
     ``path``: a local JSONL file or a folder holding ``<split>.jsonl`` (default: the
@@ -57,4 +58,4 @@ def load_environment(
     rows = load_rows(dataset=DATASET, config=CONFIG, split=split, path=path, env_var=ENV_VAR)
     tasks = [task_from_row(row, i, split) for i, row in enumerate(rows)]
     grader = MathGrader(MathOptions(strict=strict), pool=pool, timeout=timeout)
-    return SingleTurnEnv(id="gsm8k", version="0.1.0", tasks={split: tasks}, grader=grader)
+    return MathEnv(id="gsm8k", version="0.1.0", tasks={split: tasks}, grader=grader)
