@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -222,7 +224,14 @@ async def test_evaluate_then_regrade_restores_tampered_rewards(tmp_path: Path) -
     from hub.types import Sampling
 
     out = tmp_path / "run"
-    async with FakeChatServer(responder=lambda req: "Answer: 10") as srv:  # right for some arith tasks
+    def solve_odd_sums(req: dict[str, Any]) -> str:
+        """Right on the additions whose first operand is odd, wrong on everything else."""
+        m = re.search(r"Compute (\d+) \+ (\d+)\.", req["messages"][-1]["content"])
+        if m is None or int(m.group(1)) % 2 == 0:
+            return "Answer: -1"
+        return f"Answer: {int(m.group(1)) + int(m.group(2))}"
+
+    async with FakeChatServer(responder=solve_odd_sums) as srv:  # right for some arith tasks
         summary = await evaluate(
             "arith",
             model="fake",
