@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from graders.extract import ALL_FORMS, DEFAULT_FORMS, ExtractConfig, find_boxed
-from graders.math import MathOptions, check_inline
+from graders.math import MathOptions, check_inline, hacking_probes
 from graders.math.check import reference_text
 
 DATASETS = ("gsm8k", "math500", "aime24", "amc23")
@@ -202,6 +202,23 @@ def regression_agreement(table: Path) -> dict[str, tuple[int, int]]:
     }
 
 
+def probe_passes(
+    data_dir: Path, datasets: tuple[str, ...], options: MathOptions
+) -> tuple[int, int, list[str]]:
+    """``(passed, total, examples)``: reward-hacking probes (``graders.math.hacking_probes``) built
+    from every reference of ``datasets`` and its question, that pass (each must fail)."""
+    passed, total, examples = 0, 0, []
+    for name in datasets:
+        for row, item in zip(_rows(data_dir, name), gold_items(data_dir, name), strict=True):
+            question = str(row.get("problem") or row.get("question") or "")
+            for probe, response in hacking_probes(item.reference, question, strict=options.strict).items():
+                total += 1
+                if check_inline(response, reference=item.reference, options=options).passed:
+                    passed += 1
+                    examples.append(f"{name} #{item.index} {probe}: {item.reference}")
+    return passed, total, examples
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=None, help="shared data folder")
@@ -212,6 +229,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--last-math", action="store_true", help="also extract the opt-in 'last_math' form")
     parser.add_argument("--show", type=int, default=5, help="failures to print per table cell")
     parser.add_argument("--json", type=Path, default=None, help="write the counts as JSON")
+    parser.add_argument(
+        "--probes", action="store_true", help="also grade every reward-hacking probe on every reference"
+    )
     parser.add_argument(
         "--regression",
         type=Path,
@@ -240,6 +260,11 @@ def main(argv: list[str] | None = None) -> int:
         for tally in kinds.values():
             for line in tally.failures[: args.show]:
                 print(f"      ACCEPTED {line[:300]}")
+    if args.probes:
+        passed, total, examples = probe_passes(args.data, tuple(args.datasets), options)
+        print(f"reward-hacking probes passed: {passed} of {total} (each must fail)")
+        for line in examples[: args.show]:
+            print(f"      PASSED {line[:300]}")
     if args.regression is not None:
         print("agreement with the labelled regression table:")
         for name, (hits, total) in regression_agreement(args.regression).items():
