@@ -1,4 +1,5 @@
-"""Finite content spaces visited without repeats, and a content-hash split.
+"""Building blocks for procedural environments: finite content spaces visited without repeats,
+and a content-hash split.
 
 Each difficulty level is a finite space of problems, numbered ``0 .. size-1``. A seed's tasks
 visit that space in a keyed shuffled order (a bijection on the next power of two, skipping
