@@ -25,13 +25,11 @@ killed before the runner stops waiting for it.
 
 from __future__ import annotations
 
-import atexit
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from graders.grade import Grade
-from graders.pool import PoolConfig, PoolError, PoolTimeout, WorkerError, WorkerPool
+from graders.pool import PoolConfig, PoolError, PoolTimeout, WorkerError, WorkerPool, shared_pool
 from hub.types import Rollout, Task
 
 __all__ = ["PooledGrade", "SyncGradeFn", "default_grading_pool"]
@@ -39,18 +37,10 @@ __all__ = ["PooledGrade", "SyncGradeFn", "default_grading_pool"]
 SyncGradeFn = Callable[[Task, str], Grade]
 """A synchronous check: ``fn(task, completion) -> Grade``, importable by module path."""
 
-_default_pool: WorkerPool | None = None
-_default_lock = threading.Lock()
-
 
 def default_grading_pool() -> WorkerPool:
     """The shared pool of :class:`PooledGrade` (two workers, 2 GiB each; started on first use)."""
-    global _default_pool
-    with _default_lock:
-        if _default_pool is None or _default_pool.closed:
-            _default_pool = WorkerPool(PoolConfig(size=2, memory_mb=2048))
-            atexit.register(_default_pool.close)
-        return _default_pool
+    return shared_pool("hub.pooled", PoolConfig(size=2, memory_mb=2048))
 
 
 @dataclass(frozen=True)

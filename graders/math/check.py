@@ -9,9 +9,7 @@
 
 from __future__ import annotations
 
-import atexit
 import dataclasses
-import threading
 from fractions import Fraction
 from typing import Any
 
@@ -22,7 +20,7 @@ from graders.math.parse import Answer, read_answer, read_reference, warm_up
 from graders.math.restate import restate, stray_words, strip_thinking
 from graders.math.strict import unevaluated_reason
 from graders.math.verdict import MathStatus, MathVerdict
-from graders.pool import PoolConfig, PoolError, PoolTimeout, WorkerError, WorkerPool
+from graders.pool import PoolConfig, PoolError, PoolTimeout, WorkerError, WorkerPool, shared_pool
 
 __all__ = ["DEFAULT_TIMEOUT", "acheck", "check", "check_inline", "default_pool", "reference_text"]
 
@@ -142,18 +140,9 @@ def check_inline(response: str, *, reference: object, options: MathOptions | Non
         return MathVerdict.fail("unparseable", f"the answer exhausted a resource ({type(exc).__name__})")
 
 
-_default_pool: WorkerPool | None = None
-_default_lock = threading.Lock()
-
-
 def default_pool() -> WorkerPool:
     """The shared pool used when none is passed (two workers, 2 GiB each; created on first use)."""
-    global _default_pool
-    with _default_lock:
-        if _default_pool is None or _default_pool.closed:
-            _default_pool = WorkerPool(PoolConfig(size=2, memory_mb=2048, initializer=warm_up))
-            atexit.register(_default_pool.close)
-        return _default_pool
+    return shared_pool("graders.math", PoolConfig(size=2, memory_mb=2048, initializer=warm_up))
 
 
 def _pooled_failure(exc: PoolError, timeout: float) -> MathVerdict:

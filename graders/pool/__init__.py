@@ -38,7 +38,7 @@ Exceptions (all subclasses of :class:`PoolError`)::
 
 from graders.pool.errors import PoolClosed, PoolConfig, PoolError, PoolTimeout, WorkerDied, WorkerError
 from graders.pool.process import serve, timed_call
-from graders.pool.workers import WorkerPool
+from graders.pool.workers import WorkerPool, shared_pool
 
 __all__ = [
     "PoolClosed",
@@ -49,5 +49,6 @@ __all__ = [
     "WorkerError",
     "WorkerPool",
     "serve",
+    "shared_pool",
     "timed_call",
 ]

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import functools
 import os
@@ -15,7 +16,7 @@ from typing import Any, TypeVar
 from graders.pool.errors import PoolClosed, PoolConfig, WorkerDied, WorkerError
 from graders.pool.process import _receive, _Template, _Worker, _write_frame
 
-__all__ = ["WorkerPool"]
+__all__ = ["WorkerPool", "shared_pool"]
 
 T = TypeVar("T")
 
@@ -216,3 +217,19 @@ class WorkerPool:
             self._all.append(fresh)
             self._idle.append(fresh)
             self._available.notify()
+
+
+_shared: dict[str, WorkerPool] = {}
+_shared_lock = threading.Lock()
+
+
+def shared_pool(name: str, config: PoolConfig) -> WorkerPool:
+    """The process-wide pool called ``name``: started with ``config`` on first use (or after it
+    was closed), closed when the process exits. Graders use it when the caller passes none."""
+    with _shared_lock:
+        pool = _shared.get(name)
+        if pool is None or pool.closed:
+            pool = WorkerPool(config)
+            _shared[name] = pool
+            atexit.register(pool.close)
+        return pool

@@ -12,16 +12,14 @@ worker is killed and the check is a ``timeout``.
 
 from __future__ import annotations
 
-import atexit
 import inspect
 import re
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from graders.grade import Check, Grade, GradeStatus
-from graders.pool import PoolConfig, PoolError, PoolTimeout, WorkerPool
+from graders.pool import PoolConfig, PoolError, PoolTimeout, WorkerPool, shared_pool
 from graders.protocol import Grader
 from graders.rubric.errors import RubricError
 from graders.rubric.registry import import_object, make_grader
@@ -36,18 +34,10 @@ __all__ = [
     "warm_up",
 ]
 
-_pool_lock = threading.Lock()
-_default_pool: WorkerPool | None = None
-
 
 def default_regex_pool() -> WorkerPool:
     """The shared pool of regex checks (two workers, 512 MiB each; started on first use)."""
-    global _default_pool
-    with _pool_lock:
-        if _default_pool is None or _default_pool.closed:
-            _default_pool = WorkerPool(PoolConfig(size=2, memory_mb=512, initializer=warm_up))
-            atexit.register(_default_pool.close)
-        return _default_pool
+    return shared_pool("graders.rubric.regex", PoolConfig(size=2, memory_mb=512, initializer=warm_up))
 
 
 def warm_up() -> None:

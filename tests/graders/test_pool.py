@@ -147,3 +147,18 @@ def test_repeated_hostile_math_each_returns_within_timeout_plus_one_second() -> 
             assert elapsed < timeout + 1.0, elapsed
         assert check("\\boxed{5}", reference="5", pool=math_pool, timeout=30).passed
         assert math_pool.replaced == 3
+
+
+def test_shared_pool_is_one_per_name_and_restarts_after_close() -> None:
+    from graders.pool import shared_pool
+
+    config = PoolConfig(size=1, memory_mb=256)
+    first = shared_pool("tests.shared", config)
+    assert shared_pool("tests.shared", config) is first
+    assert shared_pool("tests.other", config) is not first
+    first.close()
+    again = shared_pool("tests.shared", config)
+    assert again is not first and not again.closed
+    assert again.submit(abs, -3) == 3
+    again.close()
+    shared_pool("tests.other", config).close()
