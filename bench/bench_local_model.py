@@ -4,7 +4,9 @@ Both sides serve the same prompts (the first N arith tasks) one at a time, greed
 (temperature 0, so both generate the same tokens), with the same server settings (one thread,
 one slot). "Direct" calls ``xllamacpp.Server.handle_chat_completions`` in-process, with no
 HTTP at all; "verihub" is the full runner path (HTTP client, environment, grading, JSON lines).
-Rounds alternate between the two and medians are reported, since the machine is noisy.
+Each round runs both, the order alternating between rounds; the machine is noisy and drifts, so
+the figure is the median of the per-round ratios (paired within a round), with the medians of
+each side's rates beside it.
 
     python bench/bench_local_model.py --tasks 8 --rounds 3
 """
@@ -85,16 +87,21 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=64)
     args = parser.parse_args()
     rates: dict[str, list[float]] = {"direct": [], "verihub": []}
-    for _ in range(args.rounds):
-        for name, fn in (("direct", direct), ("verihub", through_verihub)):
+    sides = (("direct", direct), ("verihub", through_verihub))
+    for i in range(args.rounds):
+        for name, fn in sides if i % 2 == 0 else sides[::-1]:
             tokens, elapsed = fn(args.tasks, args.max_tokens)
             rates[name].append(tokens / elapsed)
+            rate = tokens / elapsed
             print(
-                f"  {name:8s} {tokens:5d} tokens in {elapsed:6.2f} s = {tokens / elapsed:6.1f} tok/s",
+                f"  round {i + 1} {name:8s} {tokens:5d} tokens in {elapsed:6.2f} s = {rate:6.1f} tok/s",
                 flush=True,
             )
     d, v = statistics.median(rates["direct"]), statistics.median(rates["verihub"])
-    print(f"median tokens/s: direct {d:.1f}, verihub {v:.1f}, ratio verihub/direct {v / d:.3f}")
+    paired = statistics.median(vr / dr for vr, dr in zip(rates["verihub"], rates["direct"], strict=True))
+    print(
+        f"median tokens/s: direct {d:.1f}, verihub {v:.1f}; median per-round ratio verihub/direct {paired:.3f}"
+    )
 
 
 if __name__ == "__main__":
