@@ -100,7 +100,8 @@ def main() -> None:
     d, v = statistics.median(rates["direct"]), statistics.median(rates["verihub"])
     paired = statistics.median(vr / dr for vr, dr in zip(rates["verihub"], rates["direct"], strict=True))
     print(
-        f"median tokens/s: direct {d:.1f}, verihub {v:.1f}; median per-round ratio verihub/direct {paired:.3f}"
+        f"median tokens/s: direct {d:.1f}, verihub {v:.1f}; "
+        f"median per-round ratio verihub/direct {paired:.3f}"
     )
 
 
