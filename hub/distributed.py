@@ -32,11 +32,11 @@ from typing import Any, Literal
 from graders.grade import Grade
 from hub.environment import Environment
 from hub.errors import RunDirError, UsageError
-from hub.evaluate import EvalOptions, grading_env, open_client, prepare_run
+from hub.evaluate import EvalOptions, grading_env, open_client, prepare_run, run_tasks
 from hub.metrics import Summary, SummaryBuilder
 from hub.registry import load_environment
 from hub.rundir import RunConfig, RunDir
-from hub.runner import Runner, grade_rollout, select_tasks, with_grade
+from hub.runner import grade_rollout, select_tasks, with_grade
 from hub.types import Message, Rollout, Sampling, State, Step, Task
 
 __all__ = ["Backend", "RayGradedEnv", "evaluate_sharded", "merge_shards", "regrade_on_ray"]
@@ -190,15 +190,7 @@ async def _run_shard(path: str, task_ids: list[str], config: RunConfig, opts: Ev
     try:
         env = grading_env(env, config, opts)
         async with open_client(config.model, config.base_url, opts) as client:
-            runner = Runner(
-                env=env,
-                client=client,
-                config=config,
-                rundir=rundir,
-                concurrency=opts.concurrency,
-                grade_timeout_s=opts.grade_timeout_s,
-            )
-            await runner.run(tasks)
+            await run_tasks(env, client, config, rundir, tasks, opts)
     finally:
         await env.aclose()
     return path

@@ -50,6 +50,7 @@ __all__ = [
     "prepare_run",
     "regrade",
     "resume",
+    "run_tasks",
 ]
 
 LOCAL_MAX_PARALLEL = 4
@@ -195,7 +196,7 @@ async def evaluate(
         env = grading_env(env, config, opts)
         async with open_client(model, base_url, opts) as client:
             rundir.create(config)
-            return await _run(env, client, config, rundir, tasks, opts)
+            return await run_tasks(env, client, config, rundir, tasks, opts)
     finally:
         await env.aclose()
 
@@ -228,7 +229,7 @@ async def resume(
             if base_url is not None and base_url != config.base_url:
                 config = config.model_copy(update={"base_url": base_url})
                 rundir.replace_config(config)
-            return await _run(env, client, config, rundir, tasks, opts)
+            return await run_tasks(env, client, config, rundir, tasks, opts)
     finally:
         await env.aclose()
 
@@ -251,7 +252,7 @@ def grading_env(env: Environment, config: RunConfig, options: EvalOptions) -> En
     raise UsageError(f"--grade-on must be local or ray, not {options.grade_on!r}")
 
 
-async def _run(
+async def run_tasks(
     env: Environment,
     client: OpenAIClient,
     config: RunConfig,
@@ -259,6 +260,7 @@ async def _run(
     tasks: Iterable[Task],
     opts: EvalOptions,
 ) -> Summary:
+    """Run ``tasks`` into ``rundir`` with the options' concurrency, grade limit and callbacks."""
     runner = Runner(
         env=env,
         client=client,
