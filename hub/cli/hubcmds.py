@@ -60,7 +60,8 @@ def install_cmd(
     res = install(spec, catalogue=cat, pip_args=pip_arg or (), no_deps=no_deps)
     how = "hash verified" if res.verified else "no content hash in the catalogue: not verified"
     console.print(
-        f"installed {res.entry.id} {res.entry.version} from {res.entry.source} ({how}: {res.content_hash})"
+        f"installed {res.entry.id} {res.entry.version} from {res.entry.source} ({how}: {res.content_hash})",
+        soft_wrap=True,  # one line even when piped, so the path and hash can be copied whole
     )
 
 
