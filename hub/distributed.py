@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -329,8 +330,10 @@ async def _regrade(
             return r
         base = r.model_copy(update={"error": None, "grade": None, "reward": None, "passed": False})
         async with sem:
+            started = time.perf_counter()  # the grading itself, not the wait for a slot
             grade = await grade_rollout(env, tasks[r.task_id], base, timeout_s=grade_timeout_s)
-        return with_grade(base, grade, r.timing.grade_s)
+            grade_s = time.perf_counter() - started
+        return with_grade(base, grade, grade_s)
 
     new = await asyncio.gather(*(one(r) for r in old))
     changed = sum(

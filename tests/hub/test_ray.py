@@ -197,9 +197,16 @@ async def test_ray_grading_pool_in_runner_and_regrade(tmp_path: Path, ray_local:
             )
     assert summary.n_rollouts == 4 and summary.n_errors == 0
     before = [(r.reward, r.passed) for r in rundir.iter_rollouts()]
+    stale = [  # a recorded grading time far from what a regrade takes: it must be replaced, not kept
+        r.model_copy(update={"timing": r.timing.model_copy(update={"grade_s": 1000.0, "total_s": 1000.0})})
+        for r in rundir.iter_rollouts()
+    ]
+    rundir.rollouts_path.write_text("".join(r.model_dump_json() + "\n" for r in stale))
     regraded, changed = await regrade_on_ray(tmp_path / "run")
     assert changed == 0 and regraded.n_rollouts == 4
-    assert [(r.reward, r.passed) for r in rundir.iter_rollouts()] == before
+    after = list(rundir.iter_rollouts())
+    assert [(r.reward, r.passed) for r in after] == before
+    assert all(0 <= r.timing.grade_s < 60 and r.timing.total_s < 1000 for r in after)
 
 
 def test_cli_eval_sharded_local_backend(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
