@@ -6,7 +6,8 @@ A run is accepted only when all of these hold:
   task count;
 - every rollout line parses, and every (task, rollout_index) of the configured tasks x rollouts
   appears exactly once (nothing dropped, nothing duplicated, nothing extra);
-- each graded rollout's reward and pass flag agree with its recorded grade;
+- each rollout record is consistent on its own: one without an error has a (non-error) grade
+  and exactly its score and pass flag; an errored one has no reward, pass flag or verdict;
 - ``summary.json``, recomputed from ``rollouts.jsonl`` with :class:`hub.metrics.SummaryBuilder`,
   equals the recorded one within float tolerance, and agrees with the config;
 - optionally (``check_tasks``), the task ids are those the installed environment selects.
@@ -27,6 +28,7 @@ from typing import Any
 from hub.errors import RunDirError, UsageError
 from hub.metrics import Summary, SummaryBuilder
 from hub.rundir import CONFIG_FILE, ROLLOUTS_FILE, SUMMARY_FILE, RunConfig, RunDir
+from hub.types import Rollout
 from leaderboard.tasks import check_task_ids
 
 __all__ = ["RunRejected", "VerifiedRun", "file_sha256", "verify_run"]
@@ -170,6 +172,8 @@ def _scan_rollouts(rundir: RunDir, config: RunConfig, task_ids: list[str], *, ab
     dupes: list[tuple[str, int]] = []
     extra: list[tuple[str, int]] = []
     mismatched: list[tuple[str, int]] = []
+    ungraded: list[tuple[str, int]] = []
+    errored: list[tuple[str, int]] = []
     costs: list[float] = []
     try:
         for r in rundir.iter_rollouts():
@@ -180,13 +184,13 @@ def _scan_rollouts(rundir: RunDir, config: RunConfig, task_ids: list[str], *, ab
             seen.add(key)
             if r.task_id not in known or r.rollout_index >= config.rollouts_per_task:
                 extra.append(key)
-            if r.error is None and r.grade is not None and not r.grade.is_error:
-                if (
-                    r.reward is None
-                    or not math.isclose(r.reward, r.grade.score, abs_tol=abs_tol)
-                    or r.passed != r.grade.passed
-                ):
-                    mismatched.append(key)
+            problem = _record_problem(r, abs_tol=abs_tol)
+            if problem == "contradicts":
+                mismatched.append(key)
+            elif problem == "ungraded":
+                ungraded.append(key)
+            elif problem == "errored":
+                errored.append(key)
             cost = r.extra.get("cost_usd")
             if isinstance(cost, (int, float)) and not isinstance(cost, bool):
                 costs.append(float(cost))
@@ -207,9 +211,40 @@ def _scan_rollouts(rundir: RunDir, config: RunConfig, task_ids: list[str], *, ab
             f"{len(mismatched)} rollouts have a reward or pass flag that contradicts their grade: "
             + _keys(mismatched)
         )
+    if ungraded:
+        scan.reasons.append(
+            f"{len(ungraded)} rollouts have no error but no valid grade either (a reward or pass flag "
+            "with no grade, or a grader error recorded as a verdict): " + _keys(ungraded)
+        )
+    if errored:
+        scan.reasons.append(
+            f"{len(errored)} rollouts are marked as errors yet carry a reward, a pass flag or a verdict: "
+            + _keys(errored)
+        )
     if costs and len(costs) == builder.n_rollouts:
         scan.cost_usd = sum(costs)
     return scan
+
+
+def _record_problem(r: Rollout, *, abs_tol: float) -> str | None:
+    """What is wrong with one rollout record on its own, as the runner writes them
+    (:func:`hub.runner.with_grade`): a rollout without an error carries a non-error grade and
+    exactly its score and pass flag; an errored one carries no reward, no pass flag and at most a
+    grader-error grade. Returns ``"contradicts"``, ``"ungraded"``, ``"errored"`` or None.
+
+    The grade's score is bounded to [0, 1] by :class:`graders.grade.Grade`, so requiring it also
+    keeps rewards out of ``[0, 1]`` (negative, above 1, inf, NaN) off the board.
+    """
+    if r.error is None:
+        if r.grade is None or r.grade.is_error or r.reward is None:
+            return "ungraded"
+        close = math.isclose(r.reward, r.grade.score, rel_tol=0.0, abs_tol=abs_tol)
+        if not close or r.passed != r.grade.passed:
+            return "contradicts"
+        return None
+    if r.reward is not None or r.passed or (r.grade is not None and not r.grade.is_error):
+        return "errored"
+    return None
 
 
 def _hashes(run_path: Path) -> dict[str, str]:
