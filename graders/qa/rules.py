@@ -129,7 +129,10 @@ def _stem(token: str) -> str:
 
 
 def _singular(token: str) -> str:
-    return token[:-1] if len(token) > 3 and token.endswith("s") and not token.endswith("ss") else token
+    """``acids`` -> ``acid``; a word only: ``1960s`` is a decade, not the year ``1960``."""
+    if len(token) > 3 and token.endswith("s") and not token.endswith("ss") and token[:-1].isalpha():
+        return token[:-1]
+    return token
 
 
 def _drop_titles(tokens: tuple[str, ...]) -> tuple[str, ...]:

@@ -1,0 +1,97 @@
+"""graders.qa red team: false passes found by adversarial probing, each pinned here.
+
+Every case below passed before its fix; none is a data item special-cased (the shapes are
+general: a symbol that hedges or negates, a decade for a year, a second name glued to the gold).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from graders.qa import check
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        # question marks other than ASCII "?" hedge the same way
+        "Paris\uff1f",
+        "\u00bfParis?",
+        "Paris \u00bf",
+        "Paris\u061f",
+        "Paris \u2753",
+        "Paris\u203d",
+        # negation and "wrong" marks
+        "\u00acParis",
+        "Paris \u2717",
+        "Paris \u2718",
+        "Paris \u274c",
+        "Paris \u2716",
+        # struck through: markdown, HTML, combining overlays
+        "~~Paris~~",
+        "<s>Paris</s>",
+        "<del>Paris</del>",
+        "P\u0336a\u0336r\u0336i\u0336s\u0336",
+        "Paris\u0338",
+    ],
+)
+def test_symbols_that_hedge_negate_or_strike_fail(response: str) -> None:
+    assert check("Paris", answers=["Paris"]).passed
+    assert not check(response, answers=["Paris"]).passed, response
+
+
+@pytest.mark.parametrize(
+    ("response", "answers"),
+    [
+        ("<2", ["2"]),
+        (">2", ["2"]),
+        ("\u22642", ["2"]),
+        ("\u2265 2", ["2"]),
+        ("\u22482", ["2"]),
+        ("~2", ["2"]),
+        ("\u223c2", ["2"]),
+        ("2+", ["2"]),
+        ("18+ years", ["18 years"]),
+        ("2 \u00b1 1", ["2"]),
+        ("\u2260 2", ["2"]),
+        ("<1969", ["1969"]),
+        ("\u2265 July 20, 1969", ["July 20, 1969"]),
+        ("> 2", ["2"]),
+    ],
+)
+def test_comparison_symbols_move_a_number(response: str, answers: list[str]) -> None:
+    # the words are already refused ("at least 2", "less than 2"); the symbols mean the same
+    assert not check(response, answers=answers).passed, response
+
+
+def test_symbols_in_the_gold_itself_still_pass() -> None:
+    assert check("18+", answers=["18+"]).passed
+    assert check("C++", answers=["C++"]).passed
+    assert check("2 + 2", answers=["2 + 2"]).passed
+    assert check("Paris \u2713", answers=["Paris"]).passed  # a check mark affirms
+
+
+@pytest.mark.parametrize(
+    ("response", "answers"),
+    [
+        ("1960s", ["1960"]),
+        ("the 1960s", ["1960"]),
+        ("1960's", ["1960"]),
+        ("2000s", ["2000"]),
+        ("1969s", ["1969"]),
+        ("1960", ["the 1960s"]),
+        ("1990", ["1990s"]),
+    ],
+)
+def test_a_decade_is_not_a_year(response: str, answers: list[str]) -> None:
+    assert not check(response, answers=answers).passed, response
+
+
+def test_decades_still_match_decades() -> None:
+    assert check("the 1960s", answers=["1960s"]).passed
+    assert check("1960's", answers=["the 1960s"]).passed
+
+
+def test_a_markdown_quote_is_not_a_comparison() -> None:
+    assert check("> Paris", answers=["Paris"]).passed
+    assert check("> Elizabeth II", answers=["Elizabeth II"]).passed
