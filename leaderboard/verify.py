@@ -94,6 +94,10 @@ def verify_run(
     rundir = RunDir(path)
     run_path = rundir.path
     reasons: list[str] = []
+    for name in (CONFIG_FILE, SUMMARY_FILE, ROLLOUTS_FILE):
+        # a FIFO or a device (a link to /dev/zero) would block or never end the reads below
+        if (run_path / name).exists() and not (run_path / name).is_file():
+            raise RunRejected(run_path, [f"{name} is not a regular file"])
     try:
         config = rundir.load_config()
     except RunDirError as exc:

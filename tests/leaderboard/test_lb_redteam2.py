@@ -8,6 +8,8 @@ test can catch it.
 from __future__ import annotations
 
 import json
+import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -120,3 +122,45 @@ def test_genuine_errors_still_pass(tmp_path: Path) -> None:
 
     v = verify_run(_forge(run, grader_error))
     assert v.summary.n_errors == 3 and v.summary.mean_reward == 1.0
+
+
+# -- files that are not files -----------------------------------------------------------------------
+def _verify_within(run: Path, seconds: float) -> BaseException | None:
+    """verify_run(run) in a thread; the exception it raised, failing the test if it hangs."""
+    outcome: list[BaseException | None] = []
+
+    def target() -> None:
+        try:
+            verify_run(run)
+            outcome.append(None)
+        except BaseException as exc:  # noqa: BLE001 - handed back to the test
+            outcome.append(exc)
+
+    worker = threading.Thread(target=target, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert outcome, f"verify_run did not finish within {seconds}s"
+    return outcome[0]
+
+
+def test_rollouts_linked_to_a_device_is_refused_not_read_forever(run: Path) -> None:
+    (run / "rollouts.jsonl").unlink()
+    (run / "rollouts.jsonl").symlink_to("/dev/zero")
+    exc = _verify_within(run, 10)
+    assert isinstance(exc, RunRejected) and "rollouts.jsonl is not a regular file" in str(exc)
+
+
+def test_config_that_is_a_fifo_is_refused_not_waited_on(run: Path) -> None:
+    (run / "config.json").unlink()
+    os.mkfifo(run / "config.json")
+    exc = _verify_within(run, 10)
+    assert isinstance(exc, RunRejected) and "config.json is not a regular file" in str(exc)
+
+
+def test_files_linked_to_regular_files_are_still_read(run: Path, tmp_path: Path) -> None:
+    # data-versioning tools (git-annex, DVC) keep run files as links into a cache
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    for name in ("config.json", "summary.json", "rollouts.jsonl"):
+        (linked / name).symlink_to(run / name)
+    assert verify_run(linked).summary.n_rollouts == 8
