@@ -31,7 +31,12 @@ class Series:
 
 
 def _short(label: str) -> str:
-    return label if len(label) <= _MAX_LABEL else label[: _MAX_LABEL - 1] + "\u2026"
+    """``label`` shortened, as plain text: matplotlib would parse ``$...$`` as mathtext (a model
+    named ``$\\foo$`` made every plot, and so the whole site build, fail) and drops legend entries
+    whose label starts with an underscore."""
+    text = label if len(label) <= _MAX_LABEL else label[: _MAX_LABEL - 1] + "\u2026"
+    text = text.replace("$", r"\$")
+    return " " + text if text.startswith("_") else text
 
 
 def _figure(width: float, height: float) -> Figure:

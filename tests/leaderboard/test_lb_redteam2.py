@@ -18,7 +18,7 @@ import pytest
 
 from hub.metrics import SummaryBuilder
 from hub.rundir import RunDir
-from leaderboard import RunRejected, verify_run
+from leaderboard import Board, RunRejected, build_site, verify_run
 from leaderboard.testing import write_run
 
 Record = dict[str, Any]
@@ -164,3 +164,22 @@ def test_files_linked_to_regular_files_are_still_read(run: Path, tmp_path: Path)
     for name in ("config.json", "summary.json", "rollouts.jsonl"):
         (linked / name).symlink_to(run / name)
     assert verify_run(linked).summary.n_rollouts == 8
+
+
+# -- the site ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("model", [r"evil $\foo{$ model", "$x$ and $", "_hidden"])
+def test_a_model_name_cannot_break_the_plots(tmp_path: Path, model: str) -> None:
+    # before: matplotlib parsed "$...$" in labels as mathtext; a bad expression raised and no page
+    # of the site could be built
+    board = Board(tmp_path / "board")
+    board.add(write_run(tmp_path / "r1", model=model))
+    board.add(write_run(tmp_path / "r2", model="other", seed=1))
+    build_site(board, tmp_path / "site")
+    assert (tmp_path / "site" / "index.html").is_file()
+
+
+def test_plot_labels_are_plain_text() -> None:
+    from leaderboard.plots import _short
+
+    assert _short("a $b$") == r"a \$b\$"
+    assert not _short("_nolegend_").startswith("_")  # legend() would drop it
