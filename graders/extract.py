@@ -7,7 +7,7 @@ Reading guide
 
 1. ``boxed``: the contents of every closed ``\\boxed{...}`` / ``\\fbox{...}`` (braces balanced,
    ``\\{``/``\\}`` escapes respected, a box directly inside another box unwrapped), and the
-   brace-less ``\\boxed 5``;
+   brace-less ``\\boxed 5`` / ``\\boxed5``;
 2. ``hash``: ``#### N`` lines (GSM8K's reference format);
 3. ``answer_is``: "the answer is X", "final answer: X";
 4. ``a_colon``: lines ``A: X`` / ``Answer: X``;
@@ -64,7 +64,8 @@ _A_COLON = re.compile(r"^[ \t*#>-]*(?:A|Answer|Final Answer)[ \t*]*:[ \t*]*([^\n
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
 _INLINE_MATH = re.compile(r"\$\$?([^$]{1,300}?)\$\$?|\\\((.{1,300}?)\\\)")
 _UNCLOSED_BOX = re.compile(r"\\(?:boxed|fbox)[ \t]*\{")
-_SPACE_BOX = re.compile(r"\\(?:boxed|fbox)[ \t]+([^\s${}\\]{1,100})")
+# the brace-less ``\\boxed 5`` and ``\\boxed5`` (a digit or sign right after the command name)
+_SPACE_BOX = re.compile(r"\\(?:boxed|fbox)(?:[ \t]+|(?=[\d+-]))([^\s${}\\]{1,100})")
 
 
 @dataclass(frozen=True)
