@@ -43,7 +43,7 @@ from graders.qa.dates import parse_date
 from graders.qa.hedges import LIST_SPLIT, find_hedge, is_list
 from graders.qa.normalize import canonical_tokens
 from graders.qa.places import country_of, is_region
-from graders.qa.rules import Gold, RuleOptions, content, single_match
+from graders.qa.rules import Gold, RuleOptions, content, name_tokens, single_match
 
 __all__ = ["EquivalenceOptions", "Match", "find_hedge", "is_list", "match_alias"]
 
@@ -102,13 +102,14 @@ def _match_item(prediction: str, aliases: Sequence[str], options: EquivalenceOpt
     if not pred:
         return None
     rules = options.rules()
+    pred_name = name_tokens(prediction)
     for alias in aliases:
-        rule = single_match(pred, Gold.of(alias), rules)
+        rule = single_match(pred, Gold.of(alias), rules, pred_name)
         if rule is not None:
             return Match(alias, rule)
         # A gold that offers alternatives ("morgue or mortuary") accepts each of them.
         for part in _OR_SPLIT.split(alias) if _OR_SPLIT.search(alias) else ():
-            if part.strip() and single_match(pred, Gold.of(part), rules):
+            if part.strip() and single_match(pred, Gold.of(part), rules, pred_name):
                 return Match(alias, "one of the gold's alternatives")
     return None
 

@@ -26,7 +26,7 @@ from graders.qa.normalize import canonical_tokens, repair_text
 from graders.qa.numbers import is_number, is_ordinal
 from graders.qa.places import country_of, demonym_country
 
-__all__ = ["Gold", "RuleOptions", "contains", "content", "single_match"]
+__all__ = ["Gold", "RuleOptions", "contains", "content", "name_tokens", "single_match"]
 
 CONTENT_STOP = FUNCTION_WORDS | {"and", "up"}
 """Words ignored when comparing content ("Fort Benning in Georgia" = "Fort Benning, Georgia")."""
@@ -35,6 +35,15 @@ _NAME_PARTICLES = frozenset(
     {"de", "la", "le", "da", "di", "du", "van", "von", "der", "den", "of", "the", "and", "y"}
 )
 _WORDS = re.compile(r"[^\W\d_]+")
+# An upper-case Roman numeral (not "C", "D", "L" or "M" alone, which are more often initials).
+_ROMAN = re.compile(r"(?=[IVXLCDM]{2,}|[IVX])M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
+_WORD_EDGES = "\"'.,;:()[]{}"
+# A generation suffix names another person when dropped ("Martin Luther King" is the son, not
+# "Martin Luther King Sr."); "Jr." may go.
+_KEPT_SUFFIXES = frozenset({"sr", "senior"})
+_DROPPABLE_SUFFIXES = frozenset({"jr", "junior"})
+_POSSESSIVE = re.compile(r"(?<=\w)['\u2019]s\b")  # "People's Republic" is written as a name
+_HYPHEN = re.compile(r"(?<=\w)\s*[-\u2010\u2011]\s*(?=[^\W\d_])")
 _NOT_UNITS = COMPARATORS | SCALE_WORDS | MONTH_WORDS | {"am", "pm"}
 
 
@@ -60,18 +69,31 @@ class Gold:
     """Every word is capitalised, as in a name ("Cristiano Ronaldo", "George III")."""
     definite: bool
     """Written with a leading "the" ("the British": the people, not the language)."""
+    numerals: frozenset[str] = frozenset()
+    """Canonical tokens written as Roman numerals after the first word ("III" of "George III",
+    "II" of "World War II"): part of the name, like a number ("King George" is not George III)."""
+    name_tokens: tuple[str, ...] = ()
+    """The tokens with hyphenated words kept whole ("John-Kamen" one surname), for the name rule."""
 
     @classmethod
     def of(cls, alias: str) -> Gold:
         text = repair_text(alias).strip()
-        words = [w for w in _WORDS.findall(text) if w.lower() not in _NAME_PARTICLES]
+        words = [w for w in _WORDS.findall(_POSSESSIVE.sub("", text)) if w.lower() not in _NAME_PARTICLES]
         proper = bool(words) and all(w[0].isupper() for w in words)
-        return cls(canonical_tokens(alias), proper, text.lower().startswith("the "))
+        written = [w.strip(_WORD_EDGES) for w in text.split()][1:]
+        numerals = frozenset(w.lower() for w in written if _ROMAN.fullmatch(w))
+        definite = text.lower().startswith("the ")
+        return cls(canonical_tokens(alias), proper, definite, numerals, name_tokens(alias))
 
     @property
     def numeric(self) -> bool:
         """The gold states a cardinal number ("1969", "4 GB", "up to 25 players")."""
         return any(is_number(t) for t in self.tokens)
+
+
+def name_tokens(text: str) -> tuple[str, ...]:
+    """Canonical tokens with hyphenated words joined (``John-Kamen``, ``John - Kamen``)."""
+    return canonical_tokens(_HYPHEN.sub("", text))
 
 
 def contains(haystack: Sequence[str], needle: Sequence[str]) -> int:
@@ -103,12 +125,16 @@ def _same_name(pred: Sequence[str], gold: Sequence[str]) -> bool:
             p == g or (min(len(p), len(g)) == 1 and p[0] == g[0])
             for p, g in zip(pred[1:-1], gold[1:-1], strict=True)
         )
+    # Middle names may be added to a first and last name, never to a name that has its own
+    # middle ("George H. W. Bush" is not "George W. Bush"), and never the first or last name
+    # again ("Larry Bloom Larry Smith" is two names).
     short, long = (pred, gold) if len(pred) <= len(gold) else (gold, pred)
     return (
-        len(short) >= 2
+        len(short) == 2
         and len(long) - len(short) <= 2
         and short[0] == long[0]
         and short[-1] == long[-1]
+        and not set(short) & set(long[1:-1])
         and _is_subsequence(short, long)
     )
 
@@ -163,6 +189,25 @@ def _extras_allowed(before: Sequence[str], after: Sequence[str], gold: Gold) -> 
     return len(after) <= 1 and all(t in HEAD_NOUNS for t in after)
 
 
+def _part_of_name(pred: tuple[str, ...], gold: Gold) -> bool:
+    """May ``pred``, found inside the proper name ``gold``, stand for it?
+
+    Leading words may go (``Liev Schreiber`` for ``Isaac Liev Schreiber``) unless the name is
+    built with ``of``, where they pick the thing (``Republic of China`` is not ``People's
+    Republic of China``), or has a numeral (``Paul II`` is not ``John Paul II``; titles go by
+    the ``without title`` rule). Trailing words may go only as an ``of`` phrase (``Louis XIV`` for
+    ``Louis XIV of France``) or a ``Jr.``: otherwise the head goes and the name names something
+    else (``United States`` for ``United States Army``). Numerals are kept by the caller.
+    """
+    tokens = gold.tokens
+    start = contains(tokens, pred)
+    end = start + len(pred)
+    if start > 0 and ("of" in tokens[1:] or gold.numerals):
+        return False
+    rest = tokens[end:]
+    return not rest or rest[0] == "of" or all(t in _DROPPABLE_SUFFIXES for t in rest)
+
+
 def _unit_only(gold_content: tuple[str, ...], pred_content: tuple[str, ...]) -> bool:
     """A bare number may stand for a number with a unit ("25" for "up to 25 players") when every
     other gold word is a plain word, not a scale, era, comparator or further number ("25 million")."""
@@ -180,8 +225,13 @@ def _country_match(pred: tuple[str, ...], gold: Gold) -> bool:
     return bool(country_of(pred) & country_of(gold.tokens))
 
 
-def single_match(pred: tuple[str, ...], gold: Gold, options: RuleOptions) -> str | None:
-    """The rule by which one hedge-free, list-free prediction matches one gold alias, or None."""
+def single_match(
+    pred: tuple[str, ...], gold: Gold, options: RuleOptions, pred_name: tuple[str, ...] = ()
+) -> str | None:
+    """The rule by which one hedge-free, list-free prediction matches one gold alias, or None.
+
+    ``pred_name`` is :func:`name_tokens` of the prediction (hyphenated words whole), for the
+    name rule; without it the name rule reads ``pred``."""
     tokens = gold.tokens
     if pred == tokens:
         return "canonical"
@@ -213,7 +263,13 @@ def single_match(pred: tuple[str, ...], gold: Gold, options: RuleOptions) -> str
         pred_content, gold_content = content(pred), content(tokens)
         # A bare surname or first name is ambiguous ("Ronaldo"): names need two thirds of the words.
         need = 2 / 3 if gold.proper else 1 / 2
-        numbers_kept = all(t in pred for t in tokens if is_number(t) or is_ordinal(t))
+        numbers_kept = all(
+            t in pred
+            for t in tokens
+            if is_number(t) or is_ordinal(t) or t in gold.numerals or t in _KEPT_SUFFIXES
+        )
+        if gold.proper and not _part_of_name(pred, gold):
+            numbers_kept = False
         bare_number = bool(pred_content) and all(is_number(t) for t in pred_content)
         if bare_number and all(t in UNIT_WORDS for t in gold_content if t not in pred_content):
             return "inside gold"  # "4" for "4 GB": the unit dropped, the number kept
@@ -236,10 +292,15 @@ def single_match(pred: tuple[str, ...], gold: Gold, options: RuleOptions) -> str
     if _country_match(pred, gold):
         return "country"
     untitled = _drop_titles(tokens)
-    if options.names and (_same_name(pred, tokens) or (len(untitled) >= 2 and _same_name(pred, untitled))):
+    # Not for a name with a numeral: "World II" is not "World War II", "John II" not "John Paul II".
+    names = options.names and not gold.numerals
+    if names and (_same_name(pred, tokens) or (len(untitled) >= 2 and _same_name(pred, untitled))):
+        return "name"
+    # "Hannah Dominique E. John-Kamen" for "Hannah John-Kamen": a hyphenated surname is one name.
+    if names and gold.name_tokens not in ((), tokens) and _same_name(pred_name or pred, gold.name_tokens):
         return "name"
     # "Robert Walpole" for "Sir Robert Walpole": only for a name of two words or more once untitled.
     if gold.proper and untitled != tokens and len(untitled) >= 2:
-        if single_match(pred, Gold(untitled, True, False), options) is not None:
+        if single_match(pred, Gold(untitled, True, False, gold.numerals), options) is not None:
             return "without title"
     return None

@@ -95,3 +95,72 @@ def test_decades_still_match_decades() -> None:
 def test_a_markdown_quote_is_not_a_comparison() -> None:
     assert check("> Paris", answers=["Paris"]).passed
     assert check("> Elizabeth II", answers=["Elizabeth II"]).passed
+
+
+@pytest.mark.parametrize(
+    ("response", "answers"),
+    [
+        # a wrong name glued before the gold reads as "middle names" of the gold
+        ("Larry Bloom Larry Smith", ["Larry Smith"]),
+        ("John Smith Jane Smith", ["John Smith"]),
+        # a gold with its own middle initial: another middle name makes another person
+        ("George H. W. Bush", ["George W. Bush"]),
+        ("George W. Bush", ["George H. W. Bush"]),
+    ],
+)
+def test_name_rule_does_not_swallow_other_names(response: str, answers: list[str]) -> None:
+    assert not check(response, answers=answers).passed, response
+
+
+def test_name_rule_still_reads_middle_names() -> None:
+    assert check("Daniel Jacob Radcliffe", answers=["Daniel Radcliffe"]).passed
+    assert check("Dwight David Eisenhower", answers=["Dwight D. Eisenhower"]).passed
+    assert check("Darrel Curtis", answers=['Darrel "Darry" Curtis']).passed
+    # a hyphenated surname is one name, not a middle name of the gold
+    assert check("Hannah Dominique E. John-Kamen", answers=["Hannah John-Kamen"]).passed
+    assert check("hannah dominique e. john - kamen", answers=["Hannah John-Kamen"]).passed
+    assert not check("Hannah John-Kamen Smith-Kamen", answers=["Hannah John-Kamen"]).passed
+
+
+@pytest.mark.parametrize(
+    ("response", "answers"),
+    [
+        # a regnal or sequence numeral is part of the name: dropping it, or the words before it,
+        # names someone or something else
+        ("King George", ["King George III"]),
+        ("Queen Elizabeth", ["Queen Elizabeth II"]),
+        ("World War", ["World War II"]),
+        ("World II", ["World War II"]),
+        ("war II", ["World War II"]),
+        ("Paul II", ["John Paul II"]),
+        ("John Paul", ["Pope John Paul II"]),
+        ("Pope John Paul", ["Pope John Paul II"]),
+        ("Super Bowl", ["Super Bowl LII"]),
+        ("Final Fantasy", ["Final Fantasy VII"]),
+        ("Martin Luther King", ["Martin Luther King Sr."]),
+        # a proper name without its head noun, or without the words that pick the country
+        ("United States", ["United States Army"]),
+        ("Republic of China", ["People's Republic of China"]),
+        ("Republic of the Congo", ["Democratic Republic of the Congo"]),
+    ],
+)
+def test_part_of_a_proper_name_that_names_something_else_fails(response: str, answers: list[str]) -> None:
+    assert not check(response, answers=answers).passed, response
+
+
+@pytest.mark.parametrize(
+    ("response", "answers"),
+    [
+        ("Elizabeth II", ["Queen Elizabeth II"]),
+        ("George III", ["King George III"]),
+        ("John Paul II", ["Pope John Paul II"]),
+        ("Louis XIV", ["Louis XIV of France"]),
+        ("Henry VIII", ["King Henry VIII of England"]),
+        ("Martin Luther King", ["Martin Luther King Jr."]),
+        ("Liev Schreiber", ["Isaac Liev Schreiber"]),
+        ("Robert Walpole", ["Sir Robert Walpole"]),
+        ("Meriwether Lewis", ["Captain Meriwether Lewis"]),
+    ],
+)
+def test_part_of_a_proper_name_that_still_names_it_passes(response: str, answers: list[str]) -> None:
+    assert check(response, answers=answers).passed, response
