@@ -17,6 +17,7 @@ sha256, so :meth:`Board.check` notices a board edited after the fact.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import re
 import shutil
@@ -159,16 +160,38 @@ class Board:
         return None
 
     def check(self) -> list[str]:
-        """Problems with the stored copies (files edited or removed after ``add``); [] when sound."""
+        """Problems with the board; [] when sound: stored copies edited or removed after ``add``,
+        an entry listed twice, or an entry whose numbers in ``index.json`` (what the pages show)
+        are not those of its stored config.json and summary.json."""
         problems: list[str] = []
-        for entry in self.entries():
+        entries = self.entries()
+        seen_ids: set[str] = set()
+        seen_runs: dict[tuple[str | None, str | None], str] = {}
+        for entry in entries:
+            if entry.id in seen_ids:
+                problems.append(f"{entry.id}: listed more than once in {INDEX_FILE}")
+            seen_ids.add(entry.id)
+            run_key = (entry.sha256.get(CONFIG_FILE), entry.sha256.get(ROLLOUTS_FILE))
+            if run_key in seen_runs and seen_runs[run_key] != entry.id:
+                problems.append(f"{entry.id}: the same run as {seen_runs[run_key]} (counted twice)")
+            seen_runs.setdefault(run_key, entry.id)
             names = [CONFIG_FILE, SUMMARY_FILE] + ([ROLLOUTS_FILE] if entry.rollouts_copied else [])
+            sound = True
             for name in names:
                 path = self.entry_dir(entry) / name
                 if not path.is_file():
                     problems.append(f"{entry.id}: {name} is missing from the board")
+                    sound = False
                 elif file_sha256(path) != entry.sha256.get(name):
                     problems.append(f"{entry.id}: {name} was changed after the run was added")
+                    sound = False
+            if sound:
+                try:
+                    config, summary = self.load_config(entry), self.load_summary(entry)
+                except ValidationError:
+                    problems.append(f"{entry.id}: its stored config.json or summary.json does not parse")
+                    continue
+                problems += [f"{entry.id}: {p}" for p in _index_disagreements(entry, config, summary)]
         return problems
 
     # -- writing -------------------------------------------------------------------------------
@@ -218,6 +241,65 @@ class Board:
         tmp = self.index_path.with_suffix(".json.tmp")
         tmp.write_text(index.model_dump_json(indent=2), encoding="utf-8")
         os.replace(tmp, self.index_path)
+
+
+_MAX_RESAMPLES = 100_000
+
+
+def _close(a: float | None, b: float | None, tol: float = 1e-7) -> bool:
+    if a is None or b is None:
+        return a is b
+    return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
+
+
+def _close_map(a: dict[str, float], b: dict[str, float]) -> bool:
+    return set(a) == set(b) and all(_close(a[k], b[k]) for k in a)
+
+
+def _index_disagreements(entry: BoardEntry, config: RunConfig, summary: Summary) -> list[str]:
+    """Fields of ``entry`` (written into index.json by :meth:`Board.add`) that its stored, hash-checked
+    config and summary do not support: an index.json edited by hand shows none of its numbers."""
+    out: list[str] = []
+    claimed = {
+        "env_id": (entry.env_id, config.env_id),
+        "env_version": (entry.env_version, config.env_version),
+        "env_hash": (entry.env_hash, config.env_hash),
+        "model": (entry.model, config.model),
+        "base_url": (entry.base_url, config.base_url),
+        "sampling": (entry.sampling, config.sampling.model_dump(mode="json")),
+        "seed": (entry.seed, config.seed),
+        "split": (entry.split, config.split),
+        "verihub_version": (entry.verihub_version, config.verihub_version),
+        "created_at": (entry.created_at, config.created_at),
+        "n_tasks": (entry.n_tasks, summary.n_tasks),
+        "rollouts_per_task": (entry.rollouts_per_task, summary.rollouts_per_task),
+        "n_rollouts": (entry.n_rollouts, summary.n_rollouts),
+        "n_errors": (entry.n_errors, summary.n_errors),
+    }
+    if "usage" in summary.model_fields_set:
+        claimed["usage"] = (entry.usage, summary.usage)
+    out += [f"index.json says {k} {a!r}, its files say {b!r}" for k, (a, b) in claimed.items() if a != b]
+    if not _close(entry.mean_reward, summary.mean_reward):
+        out.append(f"index.json says mean_reward {entry.mean_reward!r}, its summary {summary.mean_reward!r}")
+    for name in ("pass_at_k", "pass_all_k"):
+        if not _close_map(getattr(entry, name), getattr(summary, name)):
+            out.append(f"index.json's {name} is not its summary's")
+    if not 1 <= entry.bootstrap_resamples <= _MAX_RESAMPLES:
+        out.append(f"index.json says {entry.bootstrap_resamples} bootstrap resamples")
+        return out
+    graded = [t for t in summary.per_task if t.n > 0]
+    if all(t.mean_reward is not None for t in graded):
+        ci = bootstrap_ci(
+            [t.mean_reward for t in graded if t.mean_reward is not None],
+            weights=[t.n for t in graded],
+            seed=entry.bootstrap_seed,
+            resamples=entry.bootstrap_resamples,
+        )
+        if (ci is None) != (entry.ci95 is None) or (
+            ci is not None and entry.ci95 is not None and not all(map(_close, ci, entry.ci95))
+        ):
+            out.append(f"index.json says ci95 {entry.ci95!r}, its summary gives {ci!r}")
+    return out
 
 
 def _slug(text: str, limit: int = 40) -> str:

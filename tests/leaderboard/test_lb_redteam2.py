@@ -18,7 +18,7 @@ import pytest
 
 from hub.metrics import SummaryBuilder
 from hub.rundir import RunDir
-from leaderboard import Board, RunRejected, build_site, verify_run
+from leaderboard import Board, BoardError, RunRejected, build_site, verify_run
 from leaderboard.testing import write_run
 
 Record = dict[str, Any]
@@ -183,3 +183,62 @@ def test_plot_labels_are_plain_text() -> None:
 
     assert _short("a $b$") == r"a \$b\$"
     assert not _short("_nolegend_").startswith("_")  # legend() would drop it
+
+
+# -- index.json edited by hand ----------------------------------------------------------------------
+def _board_with_one_run(tmp_path: Path) -> Board:
+    board = Board(tmp_path / "board")
+    board.add(write_run(tmp_path / "r", rewards=((1.0, None), (0.0, 0.0), (1.0, 0.5))))
+    return board
+
+
+def _edit_index(board: Board, edit: Callable[[Record], None]) -> None:
+    data = json.loads(board.index_path.read_text())
+    for entry in data["entries"]:
+        edit(entry)
+    board.index_path.write_text(json.dumps(data, indent=2))
+
+
+def test_an_honest_board_has_no_index_disagreements(tmp_path: Path) -> None:
+    assert _board_with_one_run(tmp_path).check() == []
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "why"),
+    [
+        ("mean_reward", 0.99, "mean_reward"),
+        ("ci95", [0.9, 1.0], "ci95"),
+        ("n_errors", 0, "n_errors"),
+        ("model", "gpt-famous", "model"),
+        ("env_version", "2.0.0", "env_version"),
+        ("created_at", 4_000_000_000.0, "created_at"),
+        ("pass_at_k", {"1": 1.0, "2": 1.0}, "pass_at_k"),
+        ("usage", {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}, "usage"),
+        ("bootstrap_resamples", 10**9, "bootstrap resamples"),
+    ],
+)
+def test_index_numbers_must_be_those_of_the_stored_files(
+    tmp_path: Path, field: str, value: object, why: str
+) -> None:
+    # before: build_site checked only the stored files' hashes, so a hand-edited index.json put any
+    # number (a 0.99 mean, another model's name) on the pages
+    board = _board_with_one_run(tmp_path)
+    _edit_index(board, lambda entry: entry.update({field: value}))
+    problems = board.check()
+    assert any(why in p for p in problems), problems
+    with pytest.raises(BoardError, match="modified after runs were added"):
+        build_site(board, tmp_path / "site")
+
+
+def test_an_entry_listed_twice_in_the_index_is_refused(tmp_path: Path) -> None:
+    board = _board_with_one_run(tmp_path)
+    data = json.loads(board.index_path.read_text())
+    twin = dict(data["entries"][0], id=data["entries"][0]["id"] + "-b")
+    data["entries"] += [data["entries"][0], twin]
+    board.index_path.write_text(json.dumps(data))
+    (board.path / "runs" / twin["id"]).mkdir()
+    for name in ("config.json", "summary.json"):
+        src = board.path / "runs" / data["entries"][0]["id"] / name
+        (board.path / "runs" / twin["id"] / name).write_bytes(src.read_bytes())
+    problems = " | ".join(board.check())
+    assert "listed more than once" in problems and "counted twice" in problems
