@@ -10,7 +10,7 @@ Reading guide
    brace-less ``\\boxed 5`` / ``\\boxed5``;
 2. ``hash``: ``#### N`` lines (GSM8K's reference format);
 3. ``answer_is``: "the answer is X", "final answer: X";
-4. ``a_colon``: lines ``A: X`` / ``Answer: X``;
+4. ``a_colon``: lines ``A: X`` / ``Answer: X`` / ``FINAL ANSWER: X`` (the words in any case);
 5. ``final_line``: the last non-empty line, when it is short and not prose (no words of three
    or more letters outside LaTeX commands);
 6. ``last_math`` (opt-in, not in :data:`DEFAULT_FORMS`): in the last three non-empty lines,
@@ -60,7 +60,10 @@ _BOX_OPENERS = ("\\boxed", "\\fbox")
 _HASH = re.compile(r"^[ \t]*####[ \t]*(\S[^\n]{0,300})$", re.MULTILINE)
 _ANSWER_IS = re.compile(r"(?:final answer|the answer|answer is)(?:[ \t]+is)?[ \t]*[:=]?[ \t]*", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"\.(?:\s|$)")
-_A_COLON = re.compile(r"^[ \t*#>-]*(?:A|Answer|Final Answer)[ \t*]*:[ \t*]*([^\n]{1,300})$", re.MULTILINE)
+# ``A:`` (capital only: ``a:`` labels a part), ``Answer:``/``Final Answer:`` in any case
+_A_COLON = re.compile(
+    r"^[ \t*#>-]*(?:A|(?i:answer|final answer))[ \t*]*:[ \t*]*([^\n]{1,300})$", re.MULTILINE
+)
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
 _INLINE_MATH = re.compile(r"\$\$?([^$]{1,300}?)\$\$?|\\\((.{1,300}?)\\\)")
 _UNCLOSED_BOX = re.compile(r"\\(?:boxed|fbox)[ \t]*\{")

@@ -19,6 +19,11 @@ FALSE_PASSES: list[tuple[str, str]] = [
     # a brace-less box with no space (``\boxed6`` is LaTeX for \boxed{6}) is a second box
     ("\\boxed 5 and \\boxed6", "5"),
     ("$\\boxed{5}$ or $\\boxed6$", "5"),
+    # an answer line is an answer line whatever its case
+    ("\\boxed{5}\nFinal answer: 6", "5"),
+    ("\\boxed{5}\nANSWER: 6", "5"),
+    ("\\boxed{5}\n**Final answer:** $6$", "5"),
+    ("#### 5\nfinal answer: 6", "5"),
 ]
 
 
@@ -33,6 +38,8 @@ def test_false_pass_fails(response: str, reference: str) -> None:
 MUST_PASS: list[tuple[str, str]] = [
     ("\\boxed5", "5"),
     ("$\\boxed 5$", "5"),
+    ("\\boxed{5}\nFinal answer: 5", "5"),
+    ("\\boxed{5}\nANSWER: $5$", "5"),
 ]
 
 
