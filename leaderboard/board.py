@@ -87,6 +87,11 @@ class BoardEntry(BaseModel):
         default=False, description="The task ids were re-derived from the installed environment."
     )
     sha256: dict[str, str] = Field(description="Hash of config.json, summary.json, rollouts.jsonl.")
+    content_sha256: str | None = Field(
+        default=None,
+        description="Hash of the run's content whatever its formatting (config identity and the set "
+        "of rollouts); one run re-serialised is still one entry. None for entries added before.",
+    )
 
 
 class BoardIndex(BaseModel):
@@ -175,6 +180,11 @@ class Board:
             if run_key in seen_runs and seen_runs[run_key] != entry.id:
                 problems.append(f"{entry.id}: the same run as {seen_runs[run_key]} (counted twice)")
             seen_runs.setdefault(run_key, entry.id)
+            if entry.content_sha256 is not None:
+                content_key = (entry.content_sha256, None)
+                if content_key in seen_runs and seen_runs[content_key] != entry.id:
+                    problems.append(f"{entry.id}: the same run as {seen_runs[content_key]} (counted twice)")
+                seen_runs.setdefault(content_key, entry.id)
             names = [CONFIG_FILE, SUMMARY_FILE] + ([ROLLOUTS_FILE] if entry.rollouts_copied else [])
             sound = True
             for name in names:
@@ -218,6 +228,8 @@ class Board:
                 entry.sha256.get(CONFIG_FILE) == verified.sha256[CONFIG_FILE]
             ):
                 return entry, False
+            if entry.content_sha256 is not None and entry.content_sha256 == verified.content_sha256:
+                return entry, False  # the same run, re-serialised: counting it twice would double it
         entry = _entry(verified, copy_rollouts=copy_rollouts, bootstrap_seed=bootstrap_seed, prices=prices)
         if any(e.id == entry.id for e in index.entries):
             raise BoardError(
@@ -375,4 +387,5 @@ def _entry(
         rollouts_copied=copy_rollouts,
         tasks_checked=v.tasks_checked,
         sha256=v.sha256,
+        content_sha256=v.content_sha256 or None,
     )

@@ -18,6 +18,7 @@ A run is accepted only when all of these hold:
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import os
 import re
@@ -68,6 +69,11 @@ class VerifiedRun:
     """Content hash of each file of the run, by file name."""
     tasks_checked: bool = False
     """True when the task set was re-derived from the installed environment and matched."""
+    content_sha256: str = ""
+    """``sha256:`` of the run's content, independent of formatting: the config's identity (the
+    fields a resume must match, so not ``created_at``) and the set of rollouts, each re-serialised
+    canonically. Two directories with the same content are the same run (reordered lines,
+    re-indented JSON, another start date)."""
 
 
 def file_sha256(path: Path) -> str:
@@ -149,6 +155,7 @@ def verify_run(
         cost_usd=scan.cost_usd,
         tasks_checked=check_tasks,
         sha256=hashes,
+        content_sha256=_content_sha256(config, scan.digests),
     )
 
 
@@ -159,6 +166,8 @@ class _Scan:
         self.builder = builder
         self.reasons: list[str] = []
         self.cost_usd: float | None = None
+        self.digests: list[bytes] = []
+        """sha256 of each rollout record, canonically serialised."""
 
 
 def _scan_rollouts(rundir: RunDir, config: RunConfig, task_ids: list[str], *, abs_tol: float) -> _Scan:
@@ -186,6 +195,8 @@ def _scan_rollouts(rundir: RunDir, config: RunConfig, task_ids: list[str], *, ab
                 dupes.append(key)
                 continue
             seen.add(key)
+            canonical = json.dumps(r.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+            scan.digests.append(hashlib.sha256(canonical.encode()).digest())
             if r.task_id not in known or r.rollout_index >= config.rollouts_per_task:
                 extra.append(key)
             problem = _record_problem(r, abs_tol=abs_tol)
@@ -249,6 +260,13 @@ def _record_problem(r: Rollout, *, abs_tol: float) -> str | None:
     if r.reward is not None or r.passed or (r.grade is not None and not r.grade.is_error):
         return "errored"
     return None
+
+
+def _content_sha256(config: RunConfig, digests: list[bytes]) -> str:
+    h = hashlib.sha256(json.dumps(config.identity(), sort_keys=True, separators=(",", ":")).encode())
+    for d in sorted(digests):
+        h.update(d)
+    return "sha256:" + h.hexdigest()
 
 
 def _hashes(run_path: Path) -> dict[str, str]:

@@ -242,3 +242,38 @@ def test_an_entry_listed_twice_in_the_index_is_refused(tmp_path: Path) -> None:
         (board.path / "runs" / twin["id"] / name).write_bytes(src.read_bytes())
     problems = " | ".join(board.check())
     assert "listed more than once" in problems and "counted twice" in problems
+
+
+# -- one run added twice ----------------------------------------------------------------------------
+def _respell(src: Path, dest: Path, *, created_at: float | None = None) -> Path:
+    """The same run, spelled differently: lines reversed, keys reordered, JSON re-indented."""
+    dest.mkdir()
+    lines = (src / "rollouts.jsonl").read_text().splitlines()
+    respelled = [json.dumps(dict(reversed(list(json.loads(line).items())))) for line in reversed(lines)]
+    (dest / "rollouts.jsonl").write_text("".join(line + "\n" for line in respelled))
+    config = json.loads((src / "config.json").read_text())
+    if created_at is not None:
+        config["created_at"] = created_at
+    (dest / "config.json").write_text(json.dumps(config, indent=4, sort_keys=True))
+    (dest / "summary.json").write_text(json.dumps(json.loads((src / "summary.json").read_text())))
+    return dest
+
+
+@pytest.mark.parametrize("created_at", [None, 1_790_000_500.0], ids=["same-start", "restamped-start"])
+def test_the_same_run_respelled_is_not_added_twice(tmp_path: Path, created_at: float | None) -> None:
+    # before: only byte-identical files were recognised, so a copy with reordered lines or
+    # re-indented JSON entered as a second row of the same model in the same column
+    board = Board(tmp_path / "board")
+    original = write_run(tmp_path / "r")
+    first, added = board.add(original)
+    assert added
+    again, added = board.add(_respell(original, tmp_path / "copy", created_at=created_at))
+    assert not added and again.id == first.id
+    assert len(board.entries()) == 1
+
+
+def test_two_real_runs_of_one_model_are_still_two_entries(tmp_path: Path) -> None:
+    board = Board(tmp_path / "board")
+    board.add(write_run(tmp_path / "a", seed=0))
+    board.add(write_run(tmp_path / "b", seed=1))
+    assert len(board.entries()) == 2 and board.check() == []
