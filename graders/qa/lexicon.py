@@ -35,7 +35,8 @@ HEDGE_WORDS = _words(
     "maybe perhaps possibly probably likely unlikely unsure guess guessing might could nor neither not "
     "no never nope unknown uncertain except excluding besides instead rather unlike but versus vs "
     "approximately around about roughly believe think suppose assume options candidates wrong "
-    "incorrect untrue confident confidence isnt wasnt arent werent doesnt didnt cant wont dont"
+    "incorrect untrue confident confidence isnt wasnt arent werent doesnt didnt cant wont dont "
+    "nowhere outside"
 )
 """Hedges, negations and disclaimers: an answer using one passes only against a gold that does."""
 

@@ -24,7 +24,7 @@ from graders.qa.lexicon import (
 )
 from graders.qa.normalize import canonical_tokens, repair_text
 from graders.qa.numbers import is_number, is_ordinal
-from graders.qa.places import country_of, demonym_country
+from graders.qa.places import country_of, demonym_country, is_region
 
 __all__ = ["Gold", "RuleOptions", "contains", "content", "name_tokens", "single_match"]
 
@@ -44,6 +44,7 @@ _KEPT_SUFFIXES = frozenset({"sr", "senior"})
 _DROPPABLE_SUFFIXES = frozenset({"jr", "junior"})
 _POSSESSIVE = re.compile(r"(?<=\w)['\u2019]s\b")  # "People's Republic" is written as a name
 _HYPHEN = re.compile(r"(?<=\w)\s*[-\u2010\u2011]\s*(?=[^\W\d_])")
+_PEOPLE_HEADS = frozenset({"people", "language", "languages", "dialect", "origin", "descent"})
 _NOT_UNITS = COMPARATORS | SCALE_WORDS | MONTH_WORDS | {"am", "pm"}
 
 
@@ -173,20 +174,27 @@ def _extras_allowed(before: Sequence[str], after: Sequence[str], gold: Gold) -> 
     """May these words stand around the gold without naming another candidate or moving it?
 
     Function words always may ("in 1969"). Besides them: units after a number ("4 GB"); a
-    classifier head after a name, modifier or rank ("vagus nerve", "eleventh edition"); titles
-    before a name of two or more words ("Queen Elizabeth II"); and "the state of" before a name.
-    Anything else (another name, an adjective, "wrong", "before", "million") is refused.
+    classifier head after a name, modifier or rank ("vagus nerve", "eleventh edition"), but not
+    after a country or state, where it names a feature called after the place ("Jordan River",
+    "Georgia Strait"; a people's name takes only "people" or "language": "Irish people", not
+    "Irish Sea"); titles right before a name of two or more words ("Queen Elizabeth II", not
+    "brother of John Smith"); and "the state of" before a name. Anything else (another name, an
+    adjective, "wrong", "before", "million") is refused.
     """
+    titles = list(before)
     before = [t for t in before if t not in FUNCTION_WORDS]
     after = [t for t in after if t not in FUNCTION_WORDS]
     if gold.numeric:
         return not before and all(t in UNIT_WORDS for t in after)
     if before:
-        titled = gold.proper and len(gold.tokens) >= 2 and all(t in TITLES for t in before)
+        titled = gold.proper and len(gold.tokens) >= 2 and all(t in TITLES for t in titles)
         place = gold.proper and len(before) == 1 and before[0] in PLACE_PREFIXES
         if not (titled or place):
             return False
-    return len(after) <= 1 and all(t in HEAD_NOUNS for t in after)
+    if after and is_region(gold.tokens):
+        return False
+    heads = _PEOPLE_HEADS if demonym_country(gold.tokens) else HEAD_NOUNS
+    return len(after) <= 1 and all(t in heads for t in after)
 
 
 def _part_of_name(pred: tuple[str, ...], gold: Gold) -> bool:

@@ -164,3 +164,38 @@ def test_part_of_a_proper_name_that_names_something_else_fails(response: str, an
 )
 def test_part_of_a_proper_name_that_still_names_it_passes(response: str, answers: list[str]) -> None:
     assert check(response, answers=answers).passed, response
+
+
+@pytest.mark.parametrize(
+    ("response", "answers"),
+    [
+        # a title followed by "of" names a relative, not the person
+        ("brother of John F. Kennedy", ["John F. Kennedy"]),
+        ("father of John Smith", ["John Smith"]),
+        ("sister of Mary Smith", ["Mary Smith"]),
+        # "Place, Region" where the place says "not here"
+        ("Outside, France", ["France"]),
+        ("Nowhere, France", ["France"]),
+        # a feature or thing named after a country or state is not the country or state
+        ("Jordan River", ["Jordan"]),
+        ("Mississippi River", ["Mississippi"]),
+        ("Georgia Strait", ["Georgia"]),
+        ("Mexico Valley", ["Mexico"]),
+        ("France people", ["France"]),
+        ("Texas language", ["Texas"]),
+        ("Irish Sea", ["Irish"]),
+    ],
+)
+def test_words_around_the_gold_that_change_the_referent(response: str, answers: list[str]) -> None:
+    assert not check(response, answers=answers).passed, response
+
+
+def test_allowed_words_around_the_gold_still_pass() -> None:
+    assert check("Father John Smith", answers=["John Smith"]).passed
+    assert check("the state of Ohio", answers=["Ohio"]).passed
+    assert check("Terre Haute, Indiana", answers=["Indiana"]).passed
+    assert check("South Bend, Indiana", answers=["Indiana"]).passed
+    assert check("Amazon River", answers=["Amazon"]).passed
+    assert check("vagus nerve", answers=["Vagus"]).passed
+    assert check("Irish people", answers=["Irish"]).passed
+    assert check("English language", answers=["English"]).passed
