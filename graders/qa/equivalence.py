@@ -43,7 +43,7 @@ from graders.qa.dates import parse_date
 from graders.qa.hedges import LIST_SPLIT, find_hedge, is_list
 from graders.qa.normalize import canonical_tokens
 from graders.qa.places import country_of, is_region
-from graders.qa.rules import Gold, RuleOptions, content, name_tokens, single_match
+from graders.qa.rules import Gold, RuleOptions, content, movers, name_tokens, single_match
 
 __all__ = ["EquivalenceOptions", "Match", "find_hedge", "is_list", "match_alias"]
 
@@ -151,7 +151,7 @@ def match_alias(prediction: str, aliases: Sequence[str], options: EquivalenceOpt
         gold = canonical_tokens(alias)
         if pred == gold:
             return Match(alias, "canonical")
-        if content(pred) and content(pred) == content(gold):
+        if content(pred) and content(pred) == content(gold) and movers(pred) == movers(gold):
             return Match(alias, "same content words")
     if hedge is not None:
         return None

@@ -26,7 +26,7 @@ from graders.qa.normalize import canonical_tokens, repair_text
 from graders.qa.numbers import is_number, is_ordinal
 from graders.qa.places import country_of, demonym_country, is_region
 
-__all__ = ["Gold", "RuleOptions", "contains", "content", "name_tokens", "single_match"]
+__all__ = ["Gold", "RuleOptions", "contains", "content", "movers", "name_tokens", "single_match"]
 
 CONTENT_STOP = FUNCTION_WORDS | {"and", "up"}
 """Words ignored when comparing content ("Fort Benning in Georgia" = "Fort Benning, Georgia")."""
@@ -44,6 +44,7 @@ _KEPT_SUFFIXES = frozenset({"sr", "senior"})
 _DROPPABLE_SUFFIXES = frozenset({"jr", "junior"})
 _POSSESSIVE = re.compile(r"(?<=\w)['\u2019]s\b")  # "People's Republic" is written as a name
 _HYPHEN = re.compile(r"(?<=\w)\s*[-\u2010\u2011]\s*(?=[^\W\d_])")
+_MOVERS = frozenset({"by", "to", "up"})
 _PEOPLE_HEADS = frozenset({"people", "language", "languages", "dialect", "origin", "descent"})
 _NOT_UNITS = COMPARATORS | SCALE_WORDS | MONTH_WORDS | {"am", "pm"}
 
@@ -108,6 +109,16 @@ def contains(haystack: Sequence[str], needle: Sequence[str]) -> int:
 
 def content(tokens: Sequence[str]) -> tuple[str, ...]:
     return tuple(t for t in tokens if t not in CONTENT_STOP)
+
+
+def movers(tokens: Sequence[str]) -> tuple[str, ...]:
+    """The function words that move a number or date right after them: ``by 1969`` (no later
+    than), ``to 1969``, ``up to 25`` (at most). "Same content words" must keep them."""
+    return tuple(
+        t
+        for i, t in enumerate(tokens)
+        if t in _MOVERS and any(is_number(n) or n in MONTH_WORDS for n in tokens[i + 1 : i + 3])
+    )
 
 
 def _is_subsequence(short: Sequence[str], long: Sequence[str]) -> bool:
@@ -185,7 +196,7 @@ def _extras_allowed(before: Sequence[str], after: Sequence[str], gold: Gold) -> 
     before = [t for t in before if t not in FUNCTION_WORDS]
     after = [t for t in after if t not in FUNCTION_WORDS]
     if gold.numeric:
-        return not before and all(t in UNIT_WORDS for t in after)
+        return not before and not _MOVERS & set(titles) and all(t in UNIT_WORDS for t in after)
     if before:
         titled = gold.proper and len(gold.tokens) >= 2 and all(t in TITLES for t in titles)
         place = gold.proper and len(before) == 1 and before[0] in PLACE_PREFIXES

@@ -199,3 +199,26 @@ def test_allowed_words_around_the_gold_still_pass() -> None:
     assert check("vagus nerve", answers=["Vagus"]).passed
     assert check("Irish people", answers=["Irish"]).passed
     assert check("English language", answers=["English"]).passed
+
+
+@pytest.mark.parametrize(
+    ("response", "answers"),
+    [
+        # "by" and "to" before a number or date move it like "before" and "until" do
+        ("by 1969", ["1969"]),
+        ("to 1969", ["1969"]),
+        ("by July 20, 1969", ["July 20, 1969"]),
+        ("by 2", ["2"]),
+        ("up to 25", ["25"]),
+    ],
+)
+def test_by_and_to_before_a_number_move_it(response: str, answers: list[str]) -> None:
+    assert not check(response, answers=answers).passed, response
+
+
+def test_prepositions_that_do_not_move_a_number_still_pass() -> None:
+    assert check("in 1969", answers=["1969"]).passed
+    assert check("on July 20, 1969", answers=["July 20, 1969"]).passed
+    assert check("up to 25", answers=["up to 25 players"]).passed
+    assert check("to Paris", answers=["Paris"]).passed
+    assert check("50 to 100 million", answers=["50 to 100 million"]).passed
