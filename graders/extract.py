@@ -112,8 +112,9 @@ class Extraction:
     """Answers the response also commits to in the other explicit forms (boxed, a ``####`` line,
     an ``Answer:``/``Final Answer:`` line) tried after ``form``, in order, leaving out text that
     holds a box or prose. A grader uses them to notice ``\\boxed{7}`` next to ``Final Answer: 8``.
-    Running text ("the answer is ...") is not among them: worked solutions use it for
-    intermediate results."""
+    Running text ("the answer is ...") counts only after the last box or ``####`` line, where it
+    takes the answer back ("\\boxed{7}. Wait, the answer is 8."): before it, worked solutions
+    use it for intermediate results."""
 
     @property
     def found(self) -> bool:
@@ -161,8 +162,13 @@ def find_boxed(text: str, *, max_answer_chars: int = 2000) -> list[str]:
     Callers facing hostile input should bound the number of openings first (see
     :class:`ExtractConfig.max_boxed`).
     """
+    return [content for _, _, content in _boxed_spans(text, max_answer_chars)]
+
+
+def _boxed_spans(text: str, max_answer_chars: int) -> list[tuple[int, int, str]]:
+    """``(start, end, contents)`` of every box of :func:`find_boxed`, in order."""
     openings = sorted((pos, opener) for opener in _BOX_OPENERS for pos in _positions(text, opener))
-    found: list[tuple[int, str]] = []
+    found: list[tuple[int, int, str]] = []
     covered_until = -1
     for pos, opener in openings:
         if pos <= covered_until:
@@ -173,12 +179,12 @@ def find_boxed(text: str, *, max_answer_chars: int = 2000) -> list[str]:
         if j < len(text) and text[j] == "{":
             close = _scan_braces(text, j, max_answer_chars)
             if close != -1:
-                found.append((pos, _unwrap_box(text[j + 1 : close], max_answer_chars)))
+                found.append((pos, close + 1, _unwrap_box(text[j + 1 : close], max_answer_chars)))
                 covered_until = close
     for match in _SPACE_BOX.finditer(text):
-        found.append((match.start(), match.group(1)))
+        found.append((match.start(), match.end(), match.group(1)))
     found.sort(key=lambda item: item[0])
-    return [content for _, content in found]
+    return found
 
 
 def _positions(text: str, needle: str) -> list[int]:
@@ -229,15 +235,30 @@ def extract_answers(response: str, config: ExtractConfig | None = None) -> Extra
 _COMMITTING: tuple[AnswerForm, ...] = ("boxed", "hash", "a_colon")
 
 
+def _answers_end(response: str, form: AnswerForm, cfg: ExtractConfig) -> int | None:
+    """Where the last answer of ``form`` (``boxed`` or ``hash``) ends in ``response``."""
+    if form == "boxed":
+        spans = _boxed_spans(response, cfg.max_answer_chars)
+        return max(end for _, end, _ in spans) if spans else None
+    if form == "hash":
+        ends = [m.end() for m in _HASH.finditer(response)]
+        return ends[-1] if ends else None
+    return None
+
+
 def _other_answers(response: str, chosen: AnswerForm, cfg: ExtractConfig) -> tuple[str, ...]:
-    """Answers of the explicit forms after ``chosen`` in ``cfg.forms``; text holding a box (the
-    box is the boxed form's answer) or prose words is left out."""
+    """Answers of the explicit forms after ``chosen`` in ``cfg.forms``, and "the answer is X"
+    in the text after the last box or ``####`` line (a retraction: "\\boxed{5} ... wait, the
+    answer is 6"); text holding a box (the box is the boxed form's answer) or prose words is
+    left out."""
     later = cfg.forms[cfg.forms.index(chosen) + 1 :]
+    sources = [(form, response) for form in later if form in _COMMITTING]
+    end = _answers_end(response, chosen, cfg) if "answer_is" in cfg.forms else None
+    if end is not None:
+        sources.append(("answer_is", response[end:]))
     found: list[str] = []
-    for form in later:
-        if form not in _COMMITTING:
-            continue
-        for answer in _extract_form(response, form, cfg):
+    for form, text in sources:
+        for answer in _extract_form(text, form, cfg):
             if not answer or answer in found or any(opener in answer for opener in _BOX_OPENERS):
                 continue
             if _PROSE_WORD.search(answer.replace("\\text", "")):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from graders.extract import find_boxed
+from graders.extract import extract_answers, find_boxed
 from graders.math import MathOptions, check_inline
 
 STRICT = MathOptions(strict=True)
@@ -24,6 +24,13 @@ FALSE_PASSES: list[tuple[str, str]] = [
     ("\\boxed{5}\nANSWER: 6", "5"),
     ("\\boxed{5}\n**Final answer:** $6$", "5"),
     ("#### 5\nfinal answer: 6", "5"),
+    # an answer stated in running text after the last box (or #### line) takes it back
+    ("The answer is \\boxed{5}. Wait, actually the answer is 6.", "5"),
+    ("\\boxed{5}\n\nWait, I made an error. The correct answer is $6$.", "5"),
+    ("\\boxed{5} is wrong; the answer is 6.", "5"),
+    ("$\\boxed{5}$\n\nThe final answer is $6$.", "5"),
+    ("#### 5\nThe answer is 6.", "5"),
+    ("\\boxed{\\frac{1}{2}}\n\nHmm, no: the answer is $\\frac{1}{3}$.", "\\frac{1}{2}"),
 ]
 
 
@@ -40,6 +47,12 @@ MUST_PASS: list[tuple[str, str]] = [
     ("$\\boxed 5$", "5"),
     ("\\boxed{5}\nFinal answer: 5", "5"),
     ("\\boxed{5}\nANSWER: $5$", "5"),
+    ("The answer is \\boxed{5}. I hope it is correct.", "5"),
+    ("The final answer is $\\boxed{5}$.\n\nThe answer is correct because 2 + 3 = 5.", "5"),
+    ("\\boxed{5}\n\nSo the answer is $5$ apples... I mean 5 dollars.", "5"),
+    ("\\boxed{5}\n\nThe answer is 5 dollars.", "5"),
+    # running text before the final box is a draft, not a second answer
+    ("The answer is 6. Hmm, let me recheck: 2 + 3 = 5, so \\boxed{5}.", "5"),
 ]
 
 
@@ -52,3 +65,10 @@ def test_nearby_form_still_passes(response: str, reference: str) -> None:
 def test_find_boxed_reads_a_braceless_box_without_a_space() -> None:
     assert find_boxed("\\boxed5 and \\boxed 6 and \\boxed{7}") == ["5", "6", "7"]
     assert find_boxed("\\boxedx") == []  # a different command
+
+
+def test_running_text_after_the_box_is_cross_checked_but_not_before() -> None:
+    after = extract_answers("\\boxed{5}\nWait, the answer is 6.")
+    assert after.answers == ("5",) and after.others == ("6",)
+    before = extract_answers("The answer is 6. No: \\boxed{5}")
+    assert before.answers == ("5",) and before.others == ()
