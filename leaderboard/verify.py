@@ -22,6 +22,7 @@ import json
 import math
 import os
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -119,6 +120,7 @@ def verify_run(
 
     hashes = _hashes(run_path)
     reasons += _check_config(config)
+    now = time.time()
 
     task_ids = [t.task_id for t in recorded.per_task]
     if len(set(task_ids)) != len(task_ids):
@@ -133,6 +135,7 @@ def verify_run(
 
     scan = _scan_rollouts(rundir, config, task_ids, abs_tol=abs_tol)
     reasons += scan.reasons
+    reasons += _check_dates(config, scan.first_start, now)
     recomputed = scan.builder.build()
     reasons += _compare_summaries(recorded, recomputed, rel_tol=rel_tol, abs_tol=abs_tol)
     if recorded.env_version and recorded.env_version != config.env_version:
@@ -166,6 +169,8 @@ class _Scan:
         self.builder = builder
         self.reasons: list[str] = []
         self.cost_usd: float | None = None
+        self.first_start: float | None = None
+        """Earliest ``timing.started_at`` of the rollouts."""
         self.digests: list[bytes] = []
         """sha256 of each rollout record, canonically serialised."""
 
@@ -188,6 +193,7 @@ def _scan_rollouts(rundir: RunDir, config: RunConfig, task_ids: list[str], *, ab
     ungraded: list[tuple[str, int]] = []
     errored: list[tuple[str, int]] = []
     costs: list[float] = []
+    bad_costs: list[tuple[str, int]] = []
     try:
         for r in rundir.iter_rollouts():
             key = (r.task_id, r.rollout_index)
@@ -206,9 +212,15 @@ def _scan_rollouts(rundir: RunDir, config: RunConfig, task_ids: list[str], *, ab
                 ungraded.append(key)
             elif problem == "errored":
                 errored.append(key)
+            start = r.timing.started_at
+            if math.isfinite(start) and (scan.first_start is None or start < scan.first_start):
+                scan.first_start = start
             cost = r.extra.get("cost_usd")
             if isinstance(cost, (int, float)) and not isinstance(cost, bool):
-                costs.append(float(cost))
+                if math.isfinite(cost) and cost >= 0:
+                    costs.append(float(cost))
+                else:
+                    bad_costs.append(key)
             builder.add(r)
     except RunDirError as exc:
         scan.reasons.append(str(exc))
@@ -235,6 +247,11 @@ def _scan_rollouts(rundir: RunDir, config: RunConfig, task_ids: list[str], *, ab
         scan.reasons.append(
             f"{len(errored)} rollouts are marked as errors yet carry a reward, a pass flag or a verdict: "
             + _keys(errored)
+        )
+    if bad_costs:
+        scan.reasons.append(
+            f"{len(bad_costs)} rollouts record a cost_usd that is not a finite, non-negative number: "
+            + _keys(bad_costs)
         )
     if costs and len(costs) == builder.n_rollouts:
         scan.cost_usd = sum(costs)
@@ -284,6 +301,26 @@ def _check_config(config: RunConfig) -> list[str]:
     if config.num_tasks is None:
         reasons.append(f"{CONFIG_FILE} does not fix num_tasks, so completeness cannot be checked")
     return reasons
+
+
+_CLOCK_SKEW_S = 86_400.0
+"""How far a run's start may lie in the future of the machine adding it (clocks differ)."""
+_START_SLACK_S = 3_600.0
+"""How much earlier than the config's start a rollout may start (shards on other machines)."""
+
+
+def _check_dates(config: RunConfig, first_start: float | None, now: float) -> list[str]:
+    """The run's start date orders builds of one version (the later one is current) and is shown
+    on the pages: it must be a real date, not in the future, and not after the rollouts began."""
+    created = config.created_at
+    if not math.isfinite(created) or created < 0 or created > now + _CLOCK_SKEW_S:
+        return [f"{CONFIG_FILE} says the run started at {created!r}, which is not a past date"]
+    if first_start is not None and first_start < created - _START_SLACK_S:
+        return [
+            f"{CONFIG_FILE} says the run started at {created:.0f}, after its first rollout did "
+            f"({first_start:.0f}): the config was edited after the run"
+        ]
+    return []
 
 
 def _ends_with_newline(path: Path) -> bool:

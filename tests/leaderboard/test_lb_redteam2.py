@@ -277,3 +277,47 @@ def test_two_real_runs_of_one_model_are_still_two_entries(tmp_path: Path) -> Non
     board.add(write_run(tmp_path / "a", seed=0))
     board.add(write_run(tmp_path / "b", seed=1))
     assert len(board.entries()) == 2 and board.check() == []
+
+
+# -- dates and costs --------------------------------------------------------------------------------
+def _set_config(run: Path, **changes: object) -> Path:
+    config = json.loads((run / "config.json").read_text())
+    config.update(changes)
+    (run / "config.json").write_text(json.dumps(config, indent=2))
+    return run
+
+
+@pytest.mark.parametrize(
+    "created_at",
+    [4_000_000_000.0, float("nan"), float("inf"), -1e20],
+    ids=["future", "nan", "inf", "before-1970"],
+)
+def test_a_start_date_that_is_not_a_past_date_is_refused(run: Path, created_at: float) -> None:
+    # before: accepted. A future date made a forged build of a version the "current" column and
+    # the real one stale; NaN was written into index.json as null, after which the whole board
+    # failed to load ("not a valid board index"); an out-of-range date crashed the site build
+    assert "which is not a past date" in _reasons(_set_config(run, created_at=created_at))
+
+
+def test_a_start_date_moved_past_the_rollouts_is_refused(run: Path) -> None:
+    assert "after its first rollout" in _reasons(_set_config(run, created_at=1_790_100_000.0))
+
+
+def test_a_resumed_run_started_before_its_later_rollouts_is_fine(run: Path) -> None:
+    verify_run(_set_config(run, created_at=1_789_000_000.0))
+
+
+@pytest.mark.parametrize("cost", [-5.0, float("nan"), float("inf")], ids=str)
+def test_a_cost_that_is_not_a_cost_is_refused(run: Path, cost: float) -> None:
+    # before: the sum (negative, nan, inf) was shown as the run's cost
+    def edit(rec: Record) -> None:
+        rec["extra"]["cost_usd"] = cost
+
+    assert "cost_usd that is not a finite, non-negative number" in _reasons(_forge(run, edit))
+
+
+def test_recorded_costs_still_add_up(run: Path) -> None:
+    def edit(rec: Record) -> None:
+        rec["extra"]["cost_usd"] = 0.25
+
+    assert verify_run(_forge(run, edit)).cost_usd == pytest.approx(2.0)
