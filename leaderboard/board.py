@@ -17,6 +17,7 @@ sha256, so :meth:`Board.check` notices a board edited after the fact.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import os
 import re
@@ -278,7 +279,7 @@ def _index_disagreements(entry: BoardEntry, config: RunConfig, summary: Summary)
         "env_hash": (entry.env_hash, config.env_hash),
         "model": (entry.model, config.model),
         "base_url": (entry.base_url, config.base_url),
-        "sampling": (entry.sampling, config.sampling.model_dump(mode="json")),
+        "sampling": (entry.sampling, json.loads(config.sampling.model_dump_json())),
         "seed": (entry.seed, config.seed),
         "split": (entry.split, config.split),
         "verihub_version": (entry.verihub_version, config.verihub_version),
@@ -326,8 +327,9 @@ class TokenPrices:
     completion_usd_per_mtok: float
 
     def __post_init__(self) -> None:
-        if self.prompt_usd_per_mtok < 0 or self.completion_usd_per_mtok < 0:
-            raise ValueError("token prices must not be negative")
+        prices = (self.prompt_usd_per_mtok, self.completion_usd_per_mtok)
+        if not all(math.isfinite(p) and p >= 0 for p in prices):
+            raise ValueError("token prices must be finite and not negative")
 
     def cost(self, usage: dict[str, int]) -> float:
         """Cost of a usage record (``prompt_tokens``, ``completion_tokens``)."""

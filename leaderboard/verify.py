@@ -300,6 +300,9 @@ def _check_config(config: RunConfig) -> list[str]:
         )
     if config.num_tasks is None:
         reasons.append(f"{CONFIG_FILE} does not fix num_tasks, so completeness cannot be checked")
+    for name, value in config.sampling.model_dump().items():
+        if isinstance(value, float) and not math.isfinite(value):
+            reasons.append(f"{CONFIG_FILE} has sampling {name}={value!r}, not a number a server accepts")
     return reasons
 
 

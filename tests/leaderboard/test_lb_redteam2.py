@@ -321,3 +321,17 @@ def test_recorded_costs_still_add_up(run: Path) -> None:
         rec["extra"]["cost_usd"] = 0.25
 
     assert verify_run(_forge(run, edit)).cost_usd == pytest.approx(2.0)
+
+
+def test_a_non_finite_sampling_setting_is_refused(run: Path) -> None:
+    # before: accepted, and index.json stored the inf as null
+    sampling = {"temperature": float("inf"), "max_tokens": 64}
+    assert "sampling temperature=inf" in _reasons(_set_config(run, sampling=sampling))
+
+
+@pytest.mark.parametrize("price", [float("nan"), float("inf")])
+def test_token_prices_must_be_finite(price: float) -> None:
+    from leaderboard.board import TokenPrices
+
+    with pytest.raises(ValueError, match="finite"):
+        TokenPrices(price, 1.0)
