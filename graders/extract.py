@@ -67,6 +67,13 @@ _A_COLON = re.compile(
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
 _INLINE_MATH = re.compile(r"\$\$?([^$]{1,300}?)\$\$?|\\\((.{1,300}?)\\\)")
 _UNCLOSED_BOX = re.compile(r"\\(?:boxed|fbox)[ \t]*\{")
+# a box the reader never sees: inside \\phantom/\\hphantom/\\vphantom, or an HTML comment
+_HIDING = re.compile(r"\\[hv]?phantom(?![A-Za-z])[ \t]*|<!--")
+# a box right after a negation ("the answer is not \\boxed{5}", "x \\neq \\boxed{5}")
+_NEGATED_BOX = re.compile(
+    r"(?<![A-Za-z])(?:(?i:not|isn't|isn\u2019t|never)|\\neq?(?![A-Za-z])|\u2260)"
+    r"(?:[\s*_${]|\\[(\[]){0,20}\\(?:boxed|fbox)(?![A-Za-z])"
+)
 # the brace-less ``\\boxed 5`` and ``\\boxed5`` (a digit or sign right after the command name)
 _SPACE_BOX = re.compile(r"\\(?:boxed|fbox)(?:[ \t]+|(?=[\d+-]))([^\s${}\\]{1,100})")
 
@@ -101,8 +108,10 @@ class Extraction:
     ``answers`` holds every answer of ``form`` in order of appearance (empty when none).
     ``flag`` names a structural problem that should fail the response whatever its answers:
     ``too_many_boxes``, ``too_many_answers`` (more than ``max_boxed`` different answers of one
-    form), or ``unclosed_box`` (a box never closed, or whose contents are longer
-    than ``max_answer_chars``, and no other box).
+    form), ``unclosed_box`` (a box never closed, or whose contents are longer
+    than ``max_answer_chars``, and no other box), ``hidden_box`` (a box inside ``\\phantom{}``
+    or an HTML comment, which the reader never sees) or ``negated_box`` (a box right after
+    "not", "isn't", "never" or ``\\neq``: "the answer is not \\boxed{5}").
     """
 
     answers: tuple[str, ...]
@@ -221,6 +230,10 @@ def extract_answers(response: str, config: ExtractConfig | None = None) -> Extra
     openings = sum(response.count(opener) for opener in _BOX_OPENERS)
     if openings > cfg.max_boxed:
         return Extraction(answers=(), form="boxed", flag="too_many_boxes")
+    if openings and _hidden_box(response, cfg.max_answer_chars):
+        return Extraction(answers=(), form="boxed", flag="hidden_box")
+    if openings and _NEGATED_BOX.search(response):
+        return Extraction(answers=(), form="boxed", flag="negated_box")
     for form in cfg.forms:
         answers = _extract_form(response, form, cfg)
         if len(set(answers)) > cfg.max_boxed:
@@ -230,6 +243,28 @@ def extract_answers(response: str, config: ExtractConfig | None = None) -> Extra
         if form == "boxed" and _UNCLOSED_BOX.search(response):
             return Extraction(answers=(), form="boxed", flag="unclosed_box")
     return Extraction(answers=(), form=None)
+
+
+def _hidden_box(response: str, limit: int) -> bool:
+    """Whether a box opening lies inside a ``\\phantom`` (or ``\\hphantom``/``\\vphantom``)
+    argument or an HTML comment: rendered, the reader sees no such answer. Linear: each
+    character is scanned at most once."""
+    covered = 0
+    for m in _HIDING.finditer(response):
+        if m.start() < covered:
+            continue
+        if m.group(0) == "<!--":
+            end = response.find("-->", m.end())
+            end = len(response) if end == -1 else end
+        elif response.startswith("{", m.end()):
+            close = _scan_braces(response, m.end(), limit)
+            end = close if close != -1 else min(len(response), m.end() + limit)
+        else:  # a one-token argument: \\phantom\\boxed{5}
+            end = m.end() + max(len(opener) for opener in _BOX_OPENERS)
+        if any(response.find(opener, m.end(), end) != -1 for opener in _BOX_OPENERS):
+            return True
+        covered = end
+    return False
 
 
 _COMMITTING: tuple[AnswerForm, ...] = ("boxed", "hash", "a_colon")

@@ -31,6 +31,17 @@ FALSE_PASSES: list[tuple[str, str]] = [
     ("$\\boxed{5}$\n\nThe final answer is $6$.", "5"),
     ("#### 5\nThe answer is 6.", "5"),
     ("\\boxed{\\frac{1}{2}}\n\nHmm, no: the answer is $\\frac{1}{3}$.", "\\frac{1}{2}"),
+    # a box the reader cannot see (\phantom, an HTML comment) is no committed answer
+    ("The answer is 6.\n\n$\\phantom{\\boxed{5}}$", "5"),
+    ("The answer is 6. $\\hphantom{\\boxed{5}}$", "5"),
+    ("The answer is 6. $\\vphantom{\\boxed{5}}$", "5"),
+    ("The answer is 6. <!-- \\boxed{5} -->", "5"),
+    ("The answer is 6.\n<!--\n\\boxed{5}\n-->", "5"),
+    # a box right after "not" is denied, not committed to
+    ("The answer is definitely not \\boxed{5}.", "5"),
+    ("The answer is not $\\boxed{5}$.", "5"),
+    ("It isn't \\(\\boxed{5}\\).", "5"),
+    ("$x \\neq \\boxed{5}$", "5"),
 ]
 
 
@@ -53,6 +64,11 @@ MUST_PASS: list[tuple[str, str]] = [
     ("\\boxed{5}\n\nThe answer is 5 dollars.", "5"),
     # running text before the final box is a draft, not a second answer
     ("The answer is 6. Hmm, let me recheck: 2 + 3 = 5, so \\boxed{5}.", "5"),
+    # a phantom that holds no box is layout
+    ("$1 \\hphantom{)} = 1$\n\n\\boxed{5}", "5"),
+    ("Is 6 right? No, not 6.\n\n\\boxed{5}", "5"),
+    ("\\boxed{5}, not 6", "5"),
+    ("A: 5", "5"),
 ]
 
 
@@ -65,6 +81,15 @@ def test_nearby_form_still_passes(response: str, reference: str) -> None:
 def test_find_boxed_reads_a_braceless_box_without_a_space() -> None:
     assert find_boxed("\\boxed5 and \\boxed 6 and \\boxed{7}") == ["5", "6", "7"]
     assert find_boxed("\\boxedx") == []  # a different command
+
+
+def test_hidden_and_negated_boxes_are_flagged() -> None:
+    assert extract_answers("$\\phantom{\\boxed{5}}$ \\boxed{5}").flag == "hidden_box"
+    assert extract_answers("$\\phantom\\boxed{5}$ \\boxed{5}").flag == "hidden_box"
+    assert extract_answers("<!-- \\boxed{5} --> \\boxed{5}").flag == "hidden_box"
+    assert extract_answers("$\\hphantom{10}$ \\boxed{5}").flag is None
+    assert extract_answers("not \\boxed{5}").flag == "negated_box"
+    assert extract_answers("\\boxed{5}, not 6; nothing else").flag is None
 
 
 def test_running_text_after_the_box_is_cross_checked_but_not_before() -> None:
