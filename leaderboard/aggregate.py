@@ -1,4 +1,6 @@
-"""Board entries grouped into columns: one per environment build, never mixing builds.
+"""Board entries grouped into columns: one per environment build, never mixing builds, and
+within a build one per split and environment arguments (``load_environment(**env_args)``, such as
+a difficulty), which select other tasks or grade differently.
 
 A build is an (environment version, content hash) pair: two runs of the same version whose
 package contents differ (code changed without a version bump) measured different graders or tasks,
@@ -9,6 +11,7 @@ mean reward (best first; runs without a score last).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -31,13 +34,29 @@ class Column:
     rows: tuple[BoardEntry, ...]
     shares_version: bool = False
     """True when another column of the board has the same version with a different hash."""
+    split: str = ""
+    """The split the runs of this column drew their tasks from."""
+    env_args: str = "{}"
+    """The arguments the environment was loaded with, as canonical JSON."""
+    shares_build: bool = False
+    """True when another column has the same build run on another split or with other arguments."""
 
     @property
     def label(self) -> str:
-        """``version``, or ``version (hash prefix)`` when the version alone is ambiguous."""
-        if not self.shares_version:
-            return self.env_version
-        return f"{self.env_version} ({_short_hash(self.env_hash)})"
+        """``version``, plus the hash prefix when the version alone is ambiguous and the split and
+        environment arguments when the build alone is."""
+        text = self.env_version
+        if self.shares_version:
+            text += f" ({_short_hash(self.env_hash)})"
+        if self.shares_build:
+            text += f" [{self.variant}]"
+        return text
+
+    @property
+    def variant(self) -> str:
+        """``split=..., arg=value, ...``: what sets this column apart from others of its build."""
+        args = json.loads(self.env_args) if self.env_args else {}
+        return ", ".join([f"split={self.split}"] + [f"{k}={json.dumps(v)}" for k, v in args.items()])
 
 
 @dataclass(frozen=True)
@@ -74,10 +93,33 @@ def _short_hash(env_hash: str) -> str:
     return env_hash.split(":", 1)[-1][:10]
 
 
-def _newest_first(builds: dict[tuple[str, str], list[BoardEntry]]) -> list[tuple[str, str]]:
-    """Builds by version (newest first), and within a version by their latest run start."""
-    latest = {b: max(r.created_at for r in rows) for b, rows in builds.items()}
-    return sorted(builds, key=lambda b: (version_key(b[0]), latest[b]), reverse=True)
+_Build = tuple[str, str]
+_Key = tuple[str, str, str, str]  # version, hash, split, canonical env_args
+
+
+def _newest_first(columns: dict[_Key, list[BoardEntry]]) -> list[_Key]:
+    """Builds by version (newest first), within a version by their latest run start; the columns
+    of one build (other splits or arguments) by their number of runs, then their latest run."""
+    build_latest: dict[_Build, float] = {}
+    for (v, h, _, _), rows in columns.items():
+        latest = max(r.created_at for r in rows)
+        build_latest[(v, h)] = max(build_latest.get((v, h), latest), latest)
+
+    def key(k: _Key) -> tuple[object, ...]:
+        rows = columns[k]
+        return (
+            version_key(k[0]),
+            build_latest[(k[0], k[1])],
+            k[1],
+            len(rows),
+            max(r.created_at for r in rows),
+        )
+
+    return sorted(columns, key=key, reverse=True)
+
+
+def _canonical_args(entry: BoardEntry) -> str:
+    return json.dumps(entry.env_args or {}, sort_keys=True, separators=(",", ":"))
 
 
 def stale_reason(col: Column, env: EnvironmentBoard) -> str:
@@ -95,28 +137,34 @@ def _rank_key(entry: BoardEntry) -> tuple[bool, float, str, str]:
 
 
 def aggregate(entries: Iterable[BoardEntry], *, env_id: str | None = None) -> list[EnvironmentBoard]:
-    """Group entries by environment and build (version, hash); environments sorted by id,
-    builds newest first."""
-    by_env: dict[str, dict[tuple[str, str], list[BoardEntry]]] = {}
+    """Group entries by environment, build (version, hash), split and environment arguments;
+    environments sorted by id, builds newest first. Every column of an older build is stale."""
+    by_env: dict[str, dict[_Key, list[BoardEntry]]] = {}
     for e in entries:
         if env_id is not None and e.env_id != env_id:
             continue
-        by_env.setdefault(e.env_id, {}).setdefault((e.env_version, e.env_hash), []).append(e)
+        key = (e.env_version, e.env_hash, e.split, _canonical_args(e))
+        by_env.setdefault(e.env_id, {}).setdefault(key, []).append(e)
     boards: list[EnvironmentBoard] = []
     for eid in sorted(by_env):
-        builds = by_env[eid]
-        ordered = _newest_first(builds)
-        versions = [v for v, _ in ordered]
+        variants = by_env[eid]
+        ordered = _newest_first(variants)
+        current = ordered[0][:2]
+        builds = [k[:2] for k in ordered]
+        versions = {b: len({h for v, h in builds if v == b[0]}) for b in builds}
         columns = tuple(
             Column(
                 env_id=eid,
                 env_version=v,
                 env_hash=h,
-                stale=i > 0,
-                rows=tuple(sorted(builds[(v, h)], key=_rank_key)),
-                shares_version=versions.count(v) > 1,
+                stale=(v, h) != current,
+                rows=tuple(sorted(variants[(v, h, split, args)], key=_rank_key)),
+                shares_version=versions[(v, h)] > 1,
+                split=split,
+                env_args=args,
+                shares_build=builds.count((v, h)) > 1,
             )
-            for i, (v, h) in enumerate(ordered)
+            for v, h, split, args in ordered
         )
         boards.append(EnvironmentBoard(env_id=eid, columns=columns))
     return boards

@@ -56,6 +56,9 @@ class BoardEntry(BaseModel):
     env_id: str
     env_version: str
     env_hash: str = Field(description="Content hash of the environment package at run time.")
+    env_args: dict[str, Any] | None = Field(
+        default=None, description="Arguments the environment was loaded with (None: entry predates it)."
+    )
     model: str
     base_url: str | None = None
     sampling: dict[str, Any] = Field(description="Sampling settings of the run.")
@@ -277,6 +280,7 @@ def _index_disagreements(entry: BoardEntry, config: RunConfig, summary: Summary)
         "env_id": (entry.env_id, config.env_id),
         "env_version": (entry.env_version, config.env_version),
         "env_hash": (entry.env_hash, config.env_hash),
+        "env_args": (entry.env_args or {}, json.loads(json.dumps(config.env_args))),
         "model": (entry.model, config.model),
         "base_url": (entry.base_url, config.base_url),
         "sampling": (entry.sampling, json.loads(config.sampling.model_dump_json())),
@@ -364,6 +368,7 @@ def _entry(
         env_id=c.env_id,
         env_version=c.env_version,
         env_hash=c.env_hash,
+        env_args=json.loads(json.dumps(c.env_args)),
         model=c.model,
         base_url=c.base_url,
         sampling=c.sampling.model_dump(mode="json"),

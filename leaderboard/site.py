@@ -238,7 +238,9 @@ def _env_page(env: EnvironmentBoard, summaries: dict[str, Summary]) -> str:
                 ),
                 plots,
                 class_="column stale" if col.stale else "column",
-                id=f"v{col.env_version}" if not col.shares_version else f"v{col.env_version}-{ci}",
+                id=f"v{col.env_version}-{ci}"
+                if col.shares_version or col.shares_build
+                else f"v{col.env_version}",
             )
         )
     return page(f"Environment {env.env_id}", join(parts), root="../")

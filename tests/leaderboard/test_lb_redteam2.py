@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +19,7 @@ import pytest
 
 from hub.metrics import SummaryBuilder
 from hub.rundir import RunDir
-from leaderboard import Board, BoardError, RunRejected, build_site, verify_run
+from leaderboard import Board, BoardError, RunRejected, aggregate, build_site, verify_run
 from leaderboard.testing import write_run
 
 Record = dict[str, Any]
@@ -335,3 +336,56 @@ def test_token_prices_must_be_finite(price: float) -> None:
 
     with pytest.raises(ValueError, match="finite"):
         TokenPrices(price, 1.0)
+
+
+# -- columns ----------------------------------------------------------------------------------------
+def _run_with(
+    tmp_path: Path, name: str, *, split: str = "test", env_args: Record | None = None, **kw: Any
+) -> Path:
+    run = write_run(tmp_path / name, **kw)
+    return _set_config(run, split=split, env_args=env_args or {})
+
+
+def test_runs_on_another_split_or_with_other_env_args_are_not_ranked_together(tmp_path: Path) -> None:
+    # before: one column per (version, hash), so an easy-difficulty or train-split run ranked
+    # first next to runs of the real benchmark
+    board = Board(tmp_path / "board")
+    hard = ((0.0, 1.0), (0.0, 0.0), (1.0, 0.0), (0.0, 0.0))
+    easy = ((1.0, 1.0), (1.0, 1.0), (1.0, 1.0), (1.0, 1.0))
+    board.add(_run_with(tmp_path, "a", model="honest-a", rewards=hard))
+    board.add(_run_with(tmp_path, "b", model="honest-b", rewards=hard, seed=1))
+    board.add(_run_with(tmp_path, "c", model="cheat-split", split="train", rewards=easy, seed=2))
+    board.add(_run_with(tmp_path, "d", model="cheat-args", env_args={"difficulty": 0}, rewards=easy, seed=3))
+    (env,) = aggregate(board.entries())
+    assert len(env.columns) == 3
+    current = env.current
+    assert [e.model for e in current.rows] == ["honest-a", "honest-b"]
+    assert not any(c.stale for c in env.columns)  # one build: none of its columns is stale
+    labels = sorted(c.label for c in env.columns)
+    assert labels == [
+        "1.0.0 [split=test, difficulty=0]",
+        "1.0.0 [split=test]",
+        "1.0.0 [split=train]",
+    ]
+    assert board.check() == []
+    build_site(board, tmp_path / "site")
+    page = next((tmp_path / "site" / "env").glob("*.html")).read_text()
+    ids = re.findall(r'<section [^>]*id="([^"]+)"', page)
+    assert len(ids) == 3 and len(set(ids)) == 3
+
+
+def test_columns_of_an_older_build_are_all_stale(tmp_path: Path) -> None:
+    board = Board(tmp_path / "board")
+    board.add(_run_with(tmp_path, "old", env_version="1.0.0", model="m"))
+    board.add(_run_with(tmp_path, "old2", env_version="1.0.0", model="m", split="train", seed=1))
+    board.add(_run_with(tmp_path, "new", env_version="1.1.0", model="m", seed=2))
+    (env,) = aggregate(board.entries())
+    assert [(c.env_version, c.split, c.stale) for c in env.columns][0] == ("1.1.0", "test", False)
+    assert all(c.stale for c in env.columns[1:])
+
+
+def test_env_args_in_the_index_must_be_the_configs(tmp_path: Path) -> None:
+    board = Board(tmp_path / "board")
+    board.add(_run_with(tmp_path, "a", env_args={"difficulty": 0}))
+    _edit_index(board, lambda entry: entry.update(env_args=None))
+    assert any("env_args" in p for p in board.check())
