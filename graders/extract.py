@@ -18,6 +18,11 @@ Reading guide
    (``$180 + 24 = 204$`` gives ``204``); a segment without ``=`` is not a result (a copied
    question's ``$\\binom{31}{28}$`` is not an answer).
 
+Boxes the reader does not see as an answer are not read as one: a box inside ``\\phantom{}`` or
+an HTML comment, or right after "not" (``the answer is not \\boxed{5}``), flags the response; a
+box in a fenced code block is quoted code, read only when the rest of the response holds no
+answer and otherwise only cross-checked against it (``others``).
+
 It returns *all* answers of the chosen form; what to do when they differ is the caller's
 :data:`MultiAnswerPolicy` (``reject`` by default: committing to several different answers fails).
 :func:`apply_policy` implements the policies given an equivalence test.
@@ -234,6 +239,33 @@ def extract_answers(response: str, config: ExtractConfig | None = None) -> Extra
         return Extraction(answers=(), form="boxed", flag="hidden_box")
     if openings and _NEGATED_BOX.search(response):
         return Extraction(answers=(), form="boxed", flag="negated_box")
+    spans = _code_spans(response) if openings and ("```" in response or "~~~" in response) else []
+    code_boxes = [
+        box
+        for start, end in spans
+        for box in find_boxed(response[start:end], max_answer_chars=cfg.max_answer_chars)
+    ]
+    if not code_boxes:
+        return _extract(response, cfg)
+    # a box in a fenced code block is quoted code: the answer is read from the rest, and the
+    # code's boxes are only cross-checked against it (or read when nothing else is there)
+    masked = list(response)
+    for start, end in spans:
+        masked[start:end] = [ch if ch == "\n" else " " for ch in response[start:end]]
+    found = _extract("".join(masked), cfg)
+    boxes = [box.strip() for box in code_boxes]
+    if found.flag is not None:
+        return found
+    if not found.found:
+        if "boxed" not in cfg.forms:
+            return found
+        return Extraction(answers=tuple(boxes), form="boxed")
+    return Extraction(
+        answers=found.answers, form=found.form, others=(*found.others, *_committed(boxes, found.others, cfg))
+    )
+
+
+def _extract(response: str, cfg: ExtractConfig) -> Extraction:
     for form in cfg.forms:
         answers = _extract_form(response, form, cfg)
         if len(set(answers)) > cfg.max_boxed:
@@ -243,6 +275,26 @@ def extract_answers(response: str, config: ExtractConfig | None = None) -> Extra
         if form == "boxed" and _UNCLOSED_BOX.search(response):
             return Extraction(answers=(), form="boxed", flag="unclosed_box")
     return Extraction(answers=(), form=None)
+
+
+_FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)[^\n]*$", re.MULTILINE)
+
+
+def _code_spans(response: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of every fenced code block (````` ``` ````` or ``~~~`` lines; one never
+    closed runs to the end, as Markdown renders it)."""
+    spans: list[tuple[int, int]] = []
+    start: int | None = None
+    marker = ""
+    for m in _FENCE.finditer(response):
+        if start is None:
+            start, marker = m.start(), m.group(1)
+        elif m.group(0).strip().strip(marker[0]) == "" and m.group(1) == marker:
+            spans.append((start, m.end()))
+            start = None
+    if start is not None:
+        spans.append((start, len(response)))
+    return spans
 
 
 def _hidden_box(response: str, limit: int) -> bool:
@@ -293,13 +345,21 @@ def _other_answers(response: str, chosen: AnswerForm, cfg: ExtractConfig) -> tup
         sources.append(("answer_is", response[end:]))
     found: list[str] = []
     for form, text in sources:
-        for answer in _extract_form(text, form, cfg):
-            if not answer or answer in found or any(opener in answer for opener in _BOX_OPENERS):
-                continue
-            if _PROSE_WORD.search(answer.replace("\\text", "")):
-                continue
-            found.append(answer)
+        found.extend(_committed(_extract_form(text, form, cfg), found, cfg))
     return tuple(found[: cfg.max_boxed])
+
+
+def _committed(answers: Sequence[str], seen: Sequence[str], cfg: ExtractConfig) -> list[str]:
+    """``answers`` that commit to something: not empty, not yet ``seen``, holding no box and no
+    prose words; at most ``max_boxed``."""
+    kept: list[str] = []
+    for answer in answers:
+        if not answer or answer in seen or answer in kept or any(opener in answer for opener in _BOX_OPENERS):
+            continue
+        if _PROSE_WORD.search(answer.replace("\\text", "")):
+            continue
+        kept.append(answer)
+    return kept[: cfg.max_boxed]
 
 
 def _extract_form(response: str, form: AnswerForm, cfg: ExtractConfig) -> list[str]:

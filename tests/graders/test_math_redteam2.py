@@ -42,6 +42,9 @@ FALSE_PASSES: list[tuple[str, str]] = [
     ("The answer is not $\\boxed{5}$.", "5"),
     ("It isn't \\(\\boxed{5}\\).", "5"),
     ("$x \\neq \\boxed{5}$", "5"),
+    # a box in a fenced code block is quoted code, not the answer
+    ("The answer is 6.\n```\n\\boxed{5}\n```", "5"),
+    ("Final answer: 6\n~~~\n\\boxed{5}\n~~~", "5"),
 ]
 
 
@@ -69,6 +72,9 @@ MUST_PASS: list[tuple[str, str]] = [
     ("Is 6 right? No, not 6.\n\n\\boxed{5}", "5"),
     ("\\boxed{5}, not 6", "5"),
     ("A: 5", "5"),
+    # a box printed by code in a fenced block does not count, the real box does
+    ("```python\nprint(f'\\\\boxed{{{ans}}}')\n```\nOutput: 5\n\n\\boxed{5}", "5"),
+    ("```\n\\boxed{5}\n```", "5"),
 ]
 
 
@@ -90,6 +96,13 @@ def test_hidden_and_negated_boxes_are_flagged() -> None:
     assert extract_answers("$\\hphantom{10}$ \\boxed{5}").flag is None
     assert extract_answers("not \\boxed{5}").flag == "negated_box"
     assert extract_answers("\\boxed{5}, not 6; nothing else").flag is None
+
+
+def test_a_box_in_fenced_code_is_a_last_resort() -> None:
+    fenced = extract_answers("```\n\\boxed{5}\n```\nThe answer is 6.")
+    assert fenced.answers == ("6",) and fenced.others == ("5",)
+    alone = extract_answers("```\n\\boxed{5}\n```")
+    assert alone.answers == ("5",) and alone.form == "boxed"
 
 
 def test_running_text_after_the_box_is_cross_checked_but_not_before() -> None:
