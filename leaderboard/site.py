@@ -295,7 +295,15 @@ def _run_page(board: Board, e: BoardEntry, summary: Summary, *, sample: int) -> 
         ),
     ]
     tasks = [
-        [t.task_id, t.n, t.n_passed, t.n_errors, _f(t.pass_rate), _f(t.mean_reward)]
+        [
+            t.task_id,
+            t.n,
+            t.n_passed,
+            # not recorded (an older summary): the default 0 was never checked against the rollouts
+            t.n_errors if "n_errors" in t.model_fields_set else "–",
+            _f(t.pass_rate),
+            _f(t.mean_reward),
+        ]
         for t in summary.per_task[:_MAX_TASK_ROWS]
     ]
     body = join(

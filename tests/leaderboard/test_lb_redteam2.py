@@ -389,3 +389,21 @@ def test_env_args_in_the_index_must_be_the_configs(tmp_path: Path) -> None:
     board.add(_run_with(tmp_path, "a", env_args={"difficulty": 0}))
     _edit_index(board, lambda entry: entry.update(env_args=None))
     assert any("env_args" in p for p in board.check())
+
+
+def test_per_task_errors_a_summary_does_not_record_are_not_shown_as_zero(tmp_path: Path) -> None:
+    # before: an (older-format) summary without per-task n_errors passed verification, and the run
+    # page showed 0 errors for tasks whose rollouts had errored
+    run = write_run(tmp_path / "r", rewards=((None, None), (1.0, 0.0)))
+    data = json.loads((run / "summary.json").read_text())
+    for row in data["per_task"]:
+        row.pop("n_errors")
+    (run / "summary.json").write_text(json.dumps(data))
+    board = Board(tmp_path / "board")
+    entry, _ = board.add(run)
+    build_site(board, tmp_path / "site")
+    page = (tmp_path / "site" / "run" / f"{entry.id}.html").read_text()
+    row = re.search(r"<tr><td>t0</td>(.*?)</tr>", page)
+    assert row is not None
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", row.group(1))
+    assert cells == ["0", "0", "–", "–", "–"]  # graded, passed, errors (unrecorded), rate, mean
