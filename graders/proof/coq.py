@@ -11,6 +11,9 @@ How one check runs:
    weaker theorem cannot pass step 3, and ``Admitted``, ``Axiom`` or an unguarded fixpoint shows
    up in the assumptions. The model's code never runs in ``Check.v``, so it cannot fake output,
    and :func:`parse_coq_assumptions` reads that output failing closed (unreadable is an error).
+4. ``coqchk -norec`` re-types ``Submission.vo`` (its required libraries trusted): ``Print
+   Assumptions`` does not see unsafe flags that reach a constant through a functor application
+   (Coq issues #12155, #16646, #22366), so a proof of ``0 = 1`` past the screen was "closed".
 """
 
 from __future__ import annotations
@@ -113,8 +116,10 @@ def _messages(result: ProcessResult) -> tuple[ProofMessage, ...]:
 class CoqChecker:
     """Checks Coq proofs with the real kernel (``coqc``); see the module docstring.
 
-    ``coqc``: path of the binary (default: found on PATH). ``max_concurrency``: checks run at
-    once (default: the CPU count). ``policy``: default rules, overridable per check.
+    ``coqc``: path of the binary (default: found on PATH). ``coqchk``: Coq's independent checker,
+    run on every compiled proof (default: next to ``coqc``, else on PATH; skipped only where it is
+    not installed). ``max_concurrency``: checks run at once (default: the CPU count).
+    ``policy``: default rules, overridable per check.
     """
 
     language = "coq"
@@ -123,6 +128,7 @@ class CoqChecker:
         self,
         *,
         coqc: str | None = None,
+        coqchk: str | None = None,
         policy: ProofPolicy | None = None,
         max_concurrency: int | None = None,
     ) -> None:
@@ -132,6 +138,8 @@ class CoqChecker:
                 "coqc not found. Install Coq: `apt-get install -y coq` (see docs/proofs.md)."
             )
         self.coqc = found
+        sibling = os.path.join(os.path.dirname(found), "coqchk")
+        self.coqchk = coqchk or (sibling if os.access(sibling, os.X_OK) else shutil.which("coqchk"))
         self.policy = policy or ProofPolicy()
         self._sem = asyncio.Semaphore(max_concurrency or os.cpu_count() or 1)
 
@@ -226,7 +234,44 @@ class CoqChecker:
                     axioms=axioms,
                     reason="uses axioms outside the allow-list: " + ", ".join(bad),
                 )
+            why = await self._coqchk(workdir, deadline, pol)
+            if why is not None:
+                return why
             return ProofVerdict(status="proved", axioms=axioms, reason="the kernel accepted the proof")
+
+    async def _coqchk(self, workdir: str, deadline: float, pol: ProofPolicy) -> ProofVerdict | None:
+        """Re-check ``Submission.vo`` with ``coqchk`` (libraries it requires are trusted); None if fine.
+
+        ``Print Assumptions`` misses unsafe typing flags that reach a constant through a functor
+        application (Coq issues #12155, #16646: ``Parameter Inline`` and ``Unset Universe
+        Checking``); ``coqchk`` re-types the compiled file and rejects it. Its context summary must
+        also list no constant relying on type-in-type, unguarded (co)fixpoints or assumed positivity.
+        """
+        if self.coqchk is None:
+            return None
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return ProofVerdict(status="timeout", reason="killed at the wall-clock limit (coqchk)")
+        argv = [self.coqchk, "-silent", "-o", "-Q", workdir, _SUB_LIB, "-norec", f"{_SUB_LIB}.Submission"]
+        res = await run_limited(argv, cwd=workdir, timeout_s=left, memory_bytes=pol.memory_bytes("coq"))
+        if res.timed_out:
+            return ProofVerdict(status="timeout", reason="killed at the wall-clock limit (coqchk)")
+        text = (res.stdout + "\n" + res.stderr).strip()
+        if res.returncode != 0:
+            last = text.splitlines()[-1] if text else f"exit status {res.returncode}"
+            return ProofVerdict(
+                status="failed",
+                messages=(ProofMessage(severity="error", text=text[-2000:]),),
+                reason=f"Coq's independent checker (coqchk) rejected the compiled proof: {last}",
+            )
+        unsafe = _coqchk_unsafe(text)  # coqchk prints its summary on stderr
+        if unsafe is None:
+            return ProofVerdict.error("could not read coqchk's context summary; not a pass")
+        if unsafe:
+            return ProofVerdict(
+                status="failed", reason="coqchk: relies on unsafe typing flags: " + ", ".join(unsafe)
+            )
+        return None
 
     async def _goals(
         self, workdir: str, header: str, prep: Prepared, deadline: float, pol: ProofPolicy
@@ -240,6 +285,26 @@ class CoqChecker:
         if res is None or not res.stdout.strip():
             return ()
         return tuple(g.strip() for g in re.split(r"\n(?=goal \d+ is:)", res.stdout.strip()) if g.strip())
+
+
+_COQCHK_UNSAFE = (
+    "Constants/Inductives relying on type-in-type:",
+    "Constants/Inductives relying on unsafe (co)fixpoints:",
+    "Inductives whose positivity is assumed:",
+)
+
+
+def _coqchk_unsafe(summary: str) -> tuple[str, ...] | None:
+    """Names under coqchk's unsafe headings (``-o`` summary); None if a heading is missing."""
+    found: list[str] = []
+    for heading in _COQCHK_UNSAFE:
+        m = re.search(rf"^\* {re.escape(heading)}(.*?)(?=^\* |\Z)", summary, re.MULTILINE | re.DOTALL)
+        if m is None:
+            return None
+        body = m.group(1).split()
+        if body != ["<none>"]:
+            found.extend(name for name in body if name != "<none>")
+    return tuple(found)
 
 
 def _incomplete(msgs: tuple[ProofMessage, ...]) -> bool:

@@ -47,6 +47,7 @@ _FORBIDDEN: dict[str, tuple[str, ...]] = {
         "Parameter",
         "Parameters",
         "Conjecture",
+        "Conjectures",
         "Hypothesis",
         "Hypotheses",
         "Variable",
@@ -142,6 +143,14 @@ _FORBIDDEN: dict[str, tuple[str, ...]] = {
         "trace",
         "dbg_trace",
         "logInfo",
+        # meta-programming reached without the words above: `_root_.Lean.Elab` and `Lean.«Elab»`
+        # are caught as qualified names; after `open Lean`, `Elab.`/`Meta.` name the same API
+        "Elab",
+        "Meta",
+        "command_elab",
+        "term_elab",
+        "setEnv",
+        "skipKernelTC",
     ),
 }
 _NATIVE = ("native_decide", "+native", "decide.native")
@@ -164,6 +173,7 @@ _AHEAD_FORBIDDEN: dict[str, tuple[str, ...]] = {
         "Existing",
         "Declare",
         "Module",
+        "Include",  # `Include IsEq.` declares the module type's `Axiom`s as parameters
         "Section",
     ),
     "lean": (
@@ -210,14 +220,43 @@ _KEYWORDS = frozenset(
 )
 
 
-_QUALIFIABLE = frozenset({"sorryAx", "ofReduceBool", "ofReduceNat", "trustCompiler", "addDecl", "modifyEnv"})
-"""Forbidden however they are qualified (``Lean.ofReduceBool``, ``_root_.sorryAx``)."""
+_QUALIFIABLE = frozenset(
+    {
+        "sorryAx",
+        "ofReduceBool",
+        "ofReduceNat",
+        "trustCompiler",
+        "addDecl",
+        "modifyEnv",
+        "setEnv",
+        "skipKernelTC",
+        "Lean.Elab",
+        "Lean.Meta",
+        "Lean.Environment",
+    }
+)
+"""Forbidden however they are qualified (``Lean.ofReduceBool``, ``_root_.sorryAx``,
+``_root_.Lean.Elab``)."""
+
+_PREFIXES = frozenset({"addDecl"})
+"""Forbidden as the start of a longer name too (``addDeclWithoutChecking``)."""
+
+_LEAN_ATTRIBUTE = re.compile(r"@\[|(?<![\w.'])attribute\s*\[")
+_LEAN_META_ATTRIBUTES = re.compile(
+    r"(?<![\w.'])(?:tactic|init|\w*_elab|\w*_parser|builtin_\w+|\w*linter|positivity|norm_num|"
+    r"code_action_provider|widget\w*|command_code_action|incremental)(?![\w'])"
+)
+"""Attributes that register code Lean runs while elaborating later commands (elaborators, tactics,
+parsers, linters, tactic extensions such as ``@[positivity]``/``@[norm_num]`` or an Aesop
+``tactic`` rule): code after the proof could then take over the checker's own re-check and
+``#print axioms`` commands, or add a declaration the kernel never checked."""
 
 
 def _token_re(word: str) -> re.Pattern[str]:
     body = r"\s+".join(re.escape(part) for part in word.split())
     before = r"(?<![\w'#@])" if word in _QUALIFIABLE else r"(?<![\w.'#@])"
-    return re.compile(rf"{before}{body}(?![\w'!?])")
+    after = "" if word in _PREFIXES else r"(?![\w'])"  # `#eval!` is `#eval` too
+    return re.compile(rf"{before}{body}{after}")
 
 
 @dataclass(frozen=True)
@@ -306,13 +345,34 @@ def forbidden_in(code: str, language: Language, policy: ProofPolicy) -> str | No
         words += _NATIVE
         if _NATIVE_OPTION.search(scan):
             return "forbidden `native := true` in the proof"
+    if language == "lean":
+        why = _lean_attributes(scan)
+        if why:
+            return why
     return _check_tokens(scan, words, "in the proof")
 
 
 def _check_tokens(scan: str, words: tuple[str, ...], where: str) -> str | None:
+    # Lean's `«x»` is the name `x` (`Lean.«Elab»` is `Lean.Elab`): read the names both ways
+    views = (scan, scan.replace("«", "").replace("»", ""), scan.replace("«", " ").replace("»", " "))
     for word in words:
-        if _token_re(word).search(scan):
+        pattern = _token_re(word)
+        if any(pattern.search(view) for view in views):
             return f"forbidden `{word}` {where}"
+    return None
+
+
+def _lean_attributes(scan: str) -> str | None:
+    """The first attribute (``@[...]``, ``attribute [...]``) that registers meta code, or None."""
+    for m in _LEAN_ATTRIBUTE.finditer(scan):
+        depth, i = 1, m.end()
+        while i < len(scan) and depth:
+            depth += {"[": 1, "]": -1}.get(scan[i], 0)
+            i += 1
+        content = scan[m.end() : i].replace("«", " ").replace("»", " ")
+        hit = _LEAN_META_ATTRIBUTES.search(content)
+        if hit:
+            return f"forbidden attribute `{hit.group(0)}` (it registers code that Lean runs)"
     return None
 
 

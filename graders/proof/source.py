@@ -7,9 +7,10 @@ offsets: every removed character becomes a space (newlines stay).
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
-__all__ = ["Language", "blank_strings", "strip_comments"]
+__all__ = ["Language", "blank_strings", "lean_strings_are_ambiguous", "strip_comments"]
 
 Language = Literal["coq", "lean"]
 
@@ -62,8 +63,37 @@ def strip_comments(code: str, language: Language) -> str:
     return "".join(out)
 
 
+_LEAN_AMBIGUOUS = re.compile(r"'\\?\"'|r#*\"|«")
+"""Lean text where a ``"`` need not open a string: a char literal ``'"'``/``'\\"'``, a raw string
+(``r"\\"``, ``r#"a"b"#``: other escapes and ends), a ``«...»`` name (any character inside)."""
+
+
+def lean_strings_are_ambiguous(code: str) -> bool:
+    """True if this screen's string lexing could disagree with Lean's on ``code``.
+
+    Besides :data:`_LEAN_AMBIGUOUS`, a string literal containing ``{`` may be interpolated
+    (``s!"{...}"``, ``m!``, ``throwError "..."``: the parser decides, not the lexer), and the code
+    between its braces, nested strings included, is Lean code the blanking would hide. Then no
+    string is blanked (:func:`blank_strings` returns ``code`` unchanged): failing closed costs at
+    most a forbidden word inside a string, never a hidden command.
+    """
+    if _LEAN_AMBIGUOUS.search(code):
+        return True
+    blanked = _blank_plain_strings(code, "lean")
+    return any("{" in code[m.start() : m.end()] for m in re.finditer(r'"[ \n]*"', blanked))
+
+
 def blank_strings(code: str, language: Language) -> str:
-    """``code`` (already without comments) with the contents of string literals blanked."""
+    """``code`` (already without comments) with the contents of string literals blanked.
+
+    Lean: when the lexing is ambiguous (:func:`lean_strings_are_ambiguous`), nothing is blanked.
+    """
+    if language == "lean" and lean_strings_are_ambiguous(code):
+        return code
+    return _blank_plain_strings(code, language)
+
+
+def _blank_plain_strings(code: str, language: Language) -> str:
     out: list[str] = []
     i, n, in_str = 0, len(code), False
     while i < n:
