@@ -4,7 +4,7 @@
   only the text after the last ``</think>`` is read (none when the thinking never ends).
 - :func:`restate`: ``x = 5`` commits to 5, ``x > 2`` (against an interval) to ``(2, \\infty)``,
   and an equation that names no variable (``2 = 1591``) or a chained one commits to nothing
-  (see :mod:`graders.math.relations`).
+  (see :mod:`graders.math.relations`); ``\\equiv``, ``:=`` and ``\\coloneqq`` are read as ``=``.
 - :func:`stray_words`: words in ``\\text{}`` that are not units (``1591 \\text{ (or 1592)}``,
   ``5 \\text{ if even}``) make an answer unreadable where the reference is not a word answer:
   Math-Verify drops ``\\text{}`` contents, which would let any remark ride along.
@@ -20,6 +20,9 @@ from graders.math.units import unit_scale
 
 __all__ = ["restate", "stray_words", "strip_thinking"]
 
+# an identity or a definition states an equation: ``a \\equiv b`` and ``a := b`` are read as
+# ``a = b`` (Math-Verify compares only their right side, so ``\\pi + 1 \\equiv \\pi`` would pass)
+_EQUALITY_LIKE = re.compile(r"\\(?:equiv|coloneqq|eqqcolon)(?![A-Za-z])|\u2261|\u2254|:=|=:")
 _THINK_OPEN = re.compile(r"<think(?:ing)?>", re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"</think(?:ing)?>", re.IGNORECASE)
 _TEXT_OPENER = re.compile(
@@ -62,6 +65,10 @@ def _interval_like(text: str) -> bool:
 
 def restate(reference: Answer, answer: Answer) -> tuple[Answer, Answer] | str:
     """``(reference, answer)`` as the values they state, or why the answer states none."""
+    if _EQUALITY_LIKE.search(reference.text):
+        reference = read_reference(_EQUALITY_LIKE.sub("=", reference.text))
+    if _EQUALITY_LIKE.search(answer.text):
+        answer = read_answer(_EQUALITY_LIKE.sub("=", answer.text))
     ref_value, _ = state_value(reference.text)
     if ref_value is None:  # the reference is an equation (a plane, a curve): compare equations
         if top_level_count(answer.text) > top_level_count(reference.text):

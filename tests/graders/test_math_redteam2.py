@@ -42,6 +42,11 @@ FALSE_PASSES: list[tuple[str, str]] = [
     ("The answer is not $\\boxed{5}$.", "5"),
     ("It isn't \\(\\boxed{5}\\).", "5"),
     ("$x \\neq \\boxed{5}$", "5"),
+    # an identity or a definition is an equation: neither side is a name, so it states no value
+    ("\\boxed{\\pi + 1 \\equiv \\pi}", "\\pi"),
+    ("\\boxed{3\\sqrt{13} + 1 \u2261 3\\sqrt{13}}", "3\\sqrt{13}"),
+    ("\\boxed{6 - 5i + 1 \u2254 6 - 5i}", "6 - 5i"),
+    ("\\boxed{p - q + 1 := p - q}", "p - q"),
     # a box in a fenced code block is quoted code, not the answer
     ("The answer is 6.\n```\n\\boxed{5}\n```", "5"),
     ("Final answer: 6\n~~~\n\\boxed{5}\n~~~", "5"),
@@ -72,6 +77,9 @@ MUST_PASS: list[tuple[str, str]] = [
     ("Is 6 right? No, not 6.\n\n\\boxed{5}", "5"),
     ("\\boxed{5}, not 6", "5"),
     ("A: 5", "5"),
+    ("\\boxed{x \\equiv 5}", "5"),
+    ("\\boxed{f(x) := x^2 + 1}", "x^2 + 1"),
+    ("\\boxed{n \\equiv 3 \\pmod{7}}", "n \\equiv 3 \\pmod{7}"),
     # a box printed by code in a fenced block does not count, the real box does
     ("```python\nprint(f'\\\\boxed{{{ans}}}')\n```\nOutput: 5\n\n\\boxed{5}", "5"),
     ("```\n\\boxed{5}\n```", "5"),
