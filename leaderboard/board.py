@@ -151,6 +151,19 @@ class Board:
             )
         return entries
 
+    def require_sound_entries(self) -> list[BoardEntry]:
+        """The entries, refusing a board whose stored files or index changed after ``add``
+        (:meth:`check`): what a table or a page shows must be what was verified."""
+        entries = self.require_entries()
+        problems = self.check()
+        if problems:
+            raise BoardError(
+                f"the board {self.path} was modified after runs were added: "
+                + "; ".join(problems[:5])
+                + ". Remove the affected entries from index.json and add the runs again"
+            )
+        return entries
+
     def load_summary(self, entry: BoardEntry) -> Summary:
         return Summary.model_validate_json((self.entry_dir(entry) / SUMMARY_FILE).read_bytes())
 

@@ -105,11 +105,14 @@ def show_cmd(
     env: Annotated[str | None, typer.Option("--env", "-e", help="Show only this environment id.")] = None,
     board: _BoardOpt = DEFAULT_BOARD,
 ) -> None:
-    """Print the board as tables: one per environment version, best model first."""
+    """Print the board as tables: one per environment build, best model first.
+
+    Refuses a board whose stored runs or index.json were edited after the runs were added.
+    """
     from leaderboard import Board, aggregate
     from leaderboard.aggregate import stale_reason
 
-    envs = aggregate(Board(board).require_entries(), env_id=env)
+    envs = aggregate(Board(board).require_sound_entries(), env_id=env)
     if not envs:
         raise UsageError(f"no runs of {env!r} on the board {board}; see `verihub leaderboard show`")
     for e in envs:

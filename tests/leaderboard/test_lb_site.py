@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -150,3 +151,18 @@ def test_cli_build_on_empty_board_says_what_to_do(tmp_path: Path, capsys: pytest
     assert code == 1
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "verihub leaderboard add" in err
+
+
+def test_cli_show_refuses_a_hand_edited_index(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`show` prints what `build` would publish, so it runs the same board check."""
+    board = tmp_path / "board"
+    run = write_run(tmp_path / "r", model="m")
+    assert run_cli("leaderboard", "add", str(run), "--board", str(board)) == 0
+    index = board / "index.json"
+    data = json.loads(index.read_text())
+    data["entries"][0]["mean_reward"] = 0.99
+    index.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert run_cli("leaderboard", "show", "--board", str(board)) == 1
+    err = capsys.readouterr().err
+    assert "modified after runs were added" in err and "mean_reward" in err
