@@ -51,6 +51,8 @@ class Grade(BaseModel):
     def _consistent(self) -> Grade:
         if self.status in ("error", "timeout") and (self.passed or self.score != 0.0):
             raise ValueError(f"a grade with status {self.status!r} must have score 0 and passed=False")
+        if self.status == "incorrect" and self.passed:
+            raise ValueError("a grade with status 'incorrect' cannot have passed=True")
         return self
 
     @property

@@ -19,6 +19,8 @@ def test_grade_keeps_errors_apart() -> None:
         Grade(score=1.0, passed=True, status="timeout")
     with pytest.raises(ValidationError):
         Grade(score=1.5, passed=True, status="correct")
+    with pytest.raises(ValidationError, match="incorrect"):  # a grade cannot say wrong and count as solved
+        Grade(score=0.0, passed=True, status="incorrect")
     g = Grade.from_score(0.5)
     assert g.status == "partial" and not g.passed
     assert Grade.from_score(1.0).status == "correct"
