@@ -12,7 +12,8 @@ Reading guide
 3. ``answer_is``: "the answer is X", "final answer: X";
 4. ``a_colon``: lines ``A: X`` / ``Answer: X`` / ``FINAL ANSWER: X`` (the words in any case);
 5. ``final_line``: the last non-empty line, when it is short and not prose (no words of three
-   or more letters outside LaTeX commands);
+   or more letters outside LaTeX commands), with the lines of that kind right above it (each
+   an answer: ``5\\nor\\n6`` ends in three candidates, not in the answer 6);
 6. ``last_math`` (opt-in, not in :data:`DEFAULT_FORMS`): in the last three non-empty lines,
    the right-hand side of the last ``=`` of the last ``$...$``/``\\(...\\)`` segment
    (``$180 + 24 = 204$`` gives ``204``); a segment without ``=`` is not a result (a copied
@@ -386,10 +387,21 @@ def _extract_form(response: str, form: AnswerForm, cfg: ExtractConfig) -> list[s
     if not lines:
         return []
     if form == "final_line":
-        last = _clean(lines[-1])
-        if not last or len(last) > cfg.final_line_max_chars or _PROSE_WORD.search(last.replace("\\text", "")):
-            return []
-        return [last]
+        # the last line, and the short non-prose lines right above it: "5\n6" and "5\nor\n6"
+        # end in several candidate lines, not one answer
+        run: list[str] = []
+        for line in reversed(lines):
+            answer = _clean(line)
+            if (
+                not answer
+                or len(answer) > cfg.final_line_max_chars
+                or _PROSE_WORD.search(answer.replace("\\text", ""))
+            ):
+                break
+            if run and not any(ch.isalnum() for ch in answer):
+                break  # a rule or a fence above the last line ends the run
+            run.append(answer)
+        return run[::-1]
     segments = [m.group(1) or m.group(2) for m in _INLINE_MATH.finditer("\n".join(lines[-3:]))]
     segments = [seg for seg in segments if seg and "=" in seg]
     if not segments:

@@ -47,6 +47,10 @@ FALSE_PASSES: list[tuple[str, str]] = [
     ("\\boxed{3\\sqrt{13} + 1 \u2261 3\\sqrt{13}}", "3\\sqrt{13}"),
     ("\\boxed{6 - 5i + 1 \u2254 6 - 5i}", "6 - 5i"),
     ("\\boxed{p - q + 1 := p - q}", "p - q"),
+    # with no box or answer phrase, the short lines a response ends in are all candidates
+    ("5\n6", "6"),
+    ("We get\n\n5\n\nor\n\n6", "6"),
+    ("The total is:\n$5$\n$6$", "6"),
     # a box in a fenced code block is quoted code, not the answer
     ("The answer is 6.\n```\n\\boxed{5}\n```", "5"),
     ("Final answer: 6\n~~~\n\\boxed{5}\n~~~", "5"),
@@ -77,6 +81,9 @@ MUST_PASS: list[tuple[str, str]] = [
     ("Is 6 right? No, not 6.\n\n\\boxed{5}", "5"),
     ("\\boxed{5}, not 6", "5"),
     ("A: 5", "5"),
+    ("so we get\n6", "6"),
+    ("so we get\n6\n$6$", "6"),
+    ("The total is:\n\n---\n\n6", "6"),
     ("\\boxed{x \\equiv 5}", "5"),
     ("\\boxed{f(x) := x^2 + 1}", "x^2 + 1"),
     ("\\boxed{n \\equiv 3 \\pmod{7}}", "n \\equiv 3 \\pmod{7}"),
