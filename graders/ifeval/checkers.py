@@ -45,9 +45,9 @@ def _require(kwargs: Mapping[str, Any], key: str) -> Any:
 # -- change_case ---------------------------------------------------------------------------------
 def capital_word_frequency(response: str, kwargs: Mapping[str, Any], prompt: str) -> bool:
     """Count of all-capital tokens (``nltk.word_tokenize``, hyphenated words are one) vs a threshold."""
-    tokens = _text.word_tokenize(response)
-    capitals = sum(1 for token in tokens if token.isupper())
-    return _compare(capitals, _require(kwargs, "capital_relation"), _require(kwargs, "capital_frequency"))
+    relation, threshold = _require(kwargs, "capital_relation"), int(_require(kwargs, "capital_frequency"))
+    # Counting stops at the threshold: "less than" and "at least" are settled there.
+    return _compare(_text.count_capital_words(response, limit=max(threshold, 0)), relation, threshold)
 
 
 def english_capital(response: str, kwargs: Mapping[str, Any], prompt: str) -> bool:
@@ -134,7 +134,9 @@ def json_format(response: str, kwargs: Mapping[str, Any], prompt: str) -> bool:
     value = value.removesuffix("```").strip()
     try:
         json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):
+        # Nesting deeper than Python's recursion limit ("[[[[..."): the reference crashes here;
+        # a model's output must not crash the grader, and it is not usable JSON.
         return False
     return True
 
@@ -282,8 +284,9 @@ def number_paragraphs(response: str, kwargs: Mapping[str, Any], prompt: str) -> 
 
 def number_sentences(response: str, kwargs: Mapping[str, Any], prompt: str) -> bool:
     """Sentences (NLTK's English Punkt model) vs ``num_sentences``."""
-    count = _text.count_sentences(response)
-    return _compare(count, _require(kwargs, "relation"), _require(kwargs, "num_sentences"))
+    relation, threshold = _require(kwargs, "relation"), int(_require(kwargs, "num_sentences"))
+    # Counting stops at the threshold: "less than" and "at least" are settled there.
+    return _compare(_text.count_sentences(response, limit=max(threshold, 1)), relation, threshold)
 
 
 def number_words(response: str, kwargs: Mapping[str, Any], prompt: str) -> bool:
