@@ -71,6 +71,11 @@ _A_COLON = re.compile(
     r"^[ \t*#>-]*(?:A|(?i:answer|final answer))[ \t*]*:[ \t*]*([^\n]{1,300})$", re.MULTILINE
 )
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
+# a number followed by one or two words, a \\text{} group or a parenthesis ("6 dollars")
+_LEADING_NUMBER = re.compile(
+    r"^(?:\\\$|\$)?[ \t]*(?P<number>[+-]?\d[\d,]*(?:\.\d+)?)[ \t]*\$?[ \t]*"
+    r"(?:\\text[ \t]*\{[^{}\d]{0,40}\}|\([^()\d]{0,40}\)|[A-Za-z]+(?:[ \t]+[A-Za-z]+)?)$"
+)
 _INLINE_MATH = re.compile(r"\$\$?([^$]{1,300}?)\$\$?|\\\((.{1,300}?)\\\)")
 _UNCLOSED_BOX = re.compile(r"\\(?:boxed|fbox)[ \t]*\{")
 # a box the reader never sees: inside \\phantom/\\hphantom/\\vphantom, or an HTML comment
@@ -126,7 +131,8 @@ class Extraction:
     others: tuple[str, ...] = ()
     """Answers the response also commits to in the other explicit forms (boxed, a ``####`` line,
     an ``Answer:``/``Final Answer:`` line) tried after ``form``, in order, leaving out text that
-    holds a box or prose. A grader uses them to notice ``\\boxed{7}`` next to ``Final Answer: 8``.
+    holds a box or prose (a number with a short remark, ``8 dollars``, is the number ``8``). A
+    grader uses them to notice ``\\boxed{7}`` next to ``Final Answer: 8``.
     Running text ("the answer is ...") counts only after the last box or ``####`` line, where it
     takes the answer back ("\\boxed{7}. Wait, the answer is 8."): before it, worked solutions
     use it for intermediate results."""
@@ -352,12 +358,17 @@ def _other_answers(response: str, chosen: AnswerForm, cfg: ExtractConfig) -> tup
 
 def _committed(answers: Sequence[str], seen: Sequence[str], cfg: ExtractConfig) -> list[str]:
     """``answers`` that commit to something: not empty, not yet ``seen``, holding no box and no
-    prose words; at most ``max_boxed``."""
+    prose words (a number with a short remark, ``6 dollars``, commits to the number); at most
+    ``max_boxed``."""
     kept: list[str] = []
     for answer in answers:
-        if not answer or answer in seen or answer in kept or any(opener in answer for opener in _BOX_OPENERS):
-            continue
         if _PROSE_WORD.search(answer.replace("\\text", "")):
+            # "6 dollars", "$6$ apples", "6 (six)": a number and a short remark commit to the number
+            leading = _LEADING_NUMBER.match(answer)
+            if leading is None:
+                continue
+            answer = leading.group("number")
+        if not answer or answer in seen or answer in kept or any(opener in answer for opener in _BOX_OPENERS):
             continue
         kept.append(answer)
     return kept[: cfg.max_boxed]
