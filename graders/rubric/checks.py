@@ -12,8 +12,11 @@ worker is killed and the check is a ``timeout``.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
+import sys
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -136,12 +139,47 @@ def _regex(spec: RegexCheck, pool: WorkerPool | None) -> DeterministicCheck:
     return DeterministicCheck(spec.id, spec.weight, run)
 
 
+# Characters that render as nothing: every format character (zero-width space and joiners,
+# soft hyphen, word joiner, BOM, bidi controls, tags) and the blank "letters" used as fillers.
+_FILLERS = "\u034f\u115f\u1160\u2800\u3164\uffa0"
+
+
+@functools.cache
+def _invisible() -> re.Pattern[str]:
+    chars = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"]
+    return re.compile("[" + re.escape("".join(chars) + _FILLERS) + "]+")
+
+
+def _visible(text: str) -> str:
+    """``text`` without the characters that render as nothing."""
+    return _invisible().sub("", text)
+
+
+def _plain(text: str) -> str:
+    """The form forbidden strings are also looked for in: invisible characters dropped,
+    compatibility forms folded (NFKC: full-width letters, no-break spaces), whitespace runs as
+    one space. ``As an\u200b AI``, ``As an\u00a0AI`` and ``As an\nAI`` all read ``As an AI``."""
+    return " ".join(unicodedata.normalize("NFKC", _visible(text)).split())
+
+
 def _contains(spec: ContainsCheck) -> DeterministicCheck:
     needles = tuple(t.casefold() for t in spec.text) if spec.ignore_case else spec.text
+    plain_needles = tuple(_plain(n) for n in needles)
 
     def run(response: str, reference: Any) -> Check:
         hay = response.casefold() if spec.ignore_case else response
         found = [original for original, n in zip(spec.text, needles, strict=True) if n in hay]
+        if spec.mode == "none":
+            # A forbidden string hidden by invisible characters, full-width forms or odd
+            # whitespace is still there for a reader; "all"/"any" keep the exact test, since
+            # loosening them would pass text that lacks what is required as written.
+            plain = _plain(response)
+            plain_hay = plain.casefold() if spec.ignore_case else plain
+            found += [
+                original
+                for original, n in zip(spec.text, plain_needles, strict=True)
+                if original not in found and n and n in plain_hay
+            ]
         if spec.mode == "all":
             ok = len(found) == len(needles)
             missing = [t for t in spec.text if t not in found]
@@ -158,11 +196,13 @@ def _contains(spec: ContainsCheck) -> DeterministicCheck:
 
 
 def _measure(response: str, unit: str) -> int:
+    """Visible length: characters that render as nothing (zero-width spaces, BOMs, blank
+    fillers) are not characters, words or lines, so they cannot pad a response to a minimum."""
     if unit == "chars":
-        return len(response.strip())
+        return len(_visible(response).strip())
     if unit == "words":
-        return len(response.split())
-    return len([line for line in response.splitlines() if line.strip()])
+        return len(_visible(response).split())
+    return len([line for line in response.splitlines() if _visible(line).strip()])
 
 
 def _length(spec: LengthCheck) -> DeterministicCheck:

@@ -1,0 +1,88 @@
+"""Rubric red team: deterministic checks that invisible or look-alike text used to slip past."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from graders.rubric import Rubric, load_rubric
+
+
+def rubric(*checks: dict[str, Any], **over: Any) -> Rubric:
+    return load_rubric({"id": "t", "checks": list(checks), **over})
+
+
+FORBIDDEN = {
+    "id": "no-refusal",
+    "kind": "contains",
+    "text": ["as an ai", "i cannot"],
+    "mode": "none",
+    "ignore_case": True,
+}
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "As an\u200b AI, I will not.",  # zero-width space
+        "As an A\u200dI, I will not.",  # zero-width joiner inside a word
+        "As an\u00a0AI, I will not.",  # no-break space
+        "As an  AI, I will not.",  # two spaces
+        "As an\nAI, I will not.",  # a line break
+        "I can\u00adnot help.",  # soft hyphen
+        "As an \uff21\uff29, I will not.",  # full-width letters
+        "As an \u2060AI\ufeff, I will not.",  # word joiner, BOM
+        "\u202eAs an AI, I will not.",  # bidi override
+    ],
+)
+async def test_forbidden_text_hidden_by_invisible_or_compatibility_characters_is_found(response: str) -> None:
+    grade = await rubric(FORBIDDEN)(response, reference=None)
+    assert not grade.passed, response
+
+
+async def test_forbidden_text_absent_still_passes() -> None:
+    assert (await rubric(FORBIDDEN)("A plain, helpful answer.", reference=None)).passed
+    # "all"/"any" are not loosened: a required string must be there as written
+    required = {"id": "code", "kind": "contains", "text": "```\n", "mode": "all"}
+    assert not (await rubric(required)("``` python", reference=None)).passed
+
+
+@pytest.mark.parametrize(
+    ("check", "response"),
+    [
+        ({"id": "n", "kind": "length", "unit": "chars", "min": 100}, "short" + "\u200b" * 200),
+        ({"id": "n", "kind": "length", "unit": "chars", "min": 100}, "short" + "\u2060\ufeff\u00ad" * 100),
+        ({"id": "n", "kind": "length", "unit": "words", "min": 50}, "one two" + " \u200b" * 100),
+        ({"id": "n", "kind": "length", "unit": "lines", "min": 10}, "one line" + "\n\u200b" * 20),
+        ({"id": "n", "kind": "length", "unit": "lines", "min": 10}, "one line" + "\n\u2800" * 20),
+    ],
+)
+async def test_invisible_padding_does_not_meet_a_minimum_length(check: dict[str, Any], response: str) -> None:
+    grade = await rubric(check)(response, reference=None)
+    assert not grade.passed, (check, response[:20])
+
+
+async def test_visible_text_is_still_measured_as_before() -> None:
+    words = {"id": "n", "kind": "length", "unit": "words", "min": 3, "max": 3}
+    assert (await rubric(words)("one two three", reference=None)).passed
+    chars = {"id": "n", "kind": "length", "unit": "chars", "min": 11, "max": 11}
+    assert (await rubric(chars)("  hello world  ", reference=None)).passed
+    lines = {"id": "n", "kind": "length", "unit": "lines", "min": 2, "max": 2}
+    assert (await rubric(lines)("a\n\n  \nb\n", reference=None)).passed
+
+
+async def test_deterministic_checks_are_fast_on_hostile_text() -> None:
+    checks = [
+        {**FORBIDDEN, "id": "c1"},
+        {"id": "c2", "kind": "contains", "text": ["a" * 1000 + "b"], "mode": "any"},
+        {"id": "l1", "kind": "length", "unit": "chars", "min": 1},
+        {"id": "l2", "kind": "length", "unit": "words", "min": 1},
+        {"id": "l3", "kind": "length", "unit": "lines", "min": 1},
+    ]
+    r = rubric(*checks, max_response_chars=1_000_000)
+    for text in ("a" * 1_000_000, "\u200b" * 1_000_000, "\n" * 1_000_000, "a\u0301" * 500_000):
+        started = time.perf_counter()
+        await r(text, reference=None)
+        assert time.perf_counter() - started < 1.0
