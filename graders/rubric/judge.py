@@ -129,6 +129,8 @@ def parse_verdict(text: str, prompt: JudgePrompt, *, max_chars: int = 4000) -> J
         parsed = json.loads(body, object_pairs_hook=_pairs, parse_constant=_no_constants)
     except json.JSONDecodeError as exc:
         raise VerdictError(f"the judge answer is not one JSON object: {exc.msg}") from None
+    except RecursionError:  # "[[[[...": nesting deeper than the decoder's recursion limit
+        raise VerdictError("the judge answer nests too deeply to be a verdict object") from None
     if not isinstance(parsed, list):
         raise VerdictError("the judge answer is not a JSON object")
     keys = [k for k, _ in parsed]
@@ -178,6 +180,8 @@ async def ask_judge(
         verdict = parse_verdict(answer, prompt, max_chars=max_chars)
     except VerdictError as exc:
         return Vote(None, "", error=f"malformed verdict: {exc}")
+    except Exception as exc:  # a parser bug on odd judge text is still a judge error, never a verdict
+        return Vote(None, "", error=f"malformed verdict: the parser raised {type(exc).__name__}")
     return Vote(verdict.choice, verdict.reason)
 
 

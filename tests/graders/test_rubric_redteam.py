@@ -86,3 +86,33 @@ async def test_deterministic_checks_are_fast_on_hostile_text() -> None:
         started = time.perf_counter()
         await r(text, reference=None)
         assert time.perf_counter() - started < 1.0
+
+
+def _prompt() -> Any:
+    from graders.rubric.prompt import build_judge_messages
+
+    return build_judge_messages(question="Is it good?", choices=["no", "yes"], response="[[[[ repeat me")
+
+
+def test_deeply_nested_judge_answer_is_a_verdict_error_not_a_crash() -> None:
+    from graders.rubric.errors import VerdictError
+    from graders.rubric.judge import parse_verdict
+
+    prompt = _prompt()
+    answer = '{"reason": ' + "[" * 1900 + "]" * 1900 + f', "verdict": "{prompt.codes[1]}"}}'
+    assert len(answer) < 4000
+    with pytest.raises(VerdictError):
+        parse_verdict(answer, prompt)
+
+
+async def test_a_judge_answer_that_breaks_the_parser_is_an_error_vote() -> None:
+    from graders.rubric.judge import JudgeSampling, ask_judge
+
+    prompt = _prompt()
+
+    class Nesting:
+        async def complete(self, messages: Any, *, sampling: JudgeSampling) -> str:
+            return '{"reason": ' + "[" * 1900 + "]" * 1900 + ', "verdict": "x"}'
+
+    vote = await ask_judge(Nesting(), prompt, sampling=JudgeSampling(), timeout_s=5, max_chars=4000)
+    assert vote.choice is None and vote.error is not None
