@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from graders.qa.lexicon import HEDGE_PHRASES, HEDGE_WORDS
 from graders.qa.normalize import canonical_text, canonical_tokens
@@ -25,6 +26,8 @@ _COMPARISON_MARKS = frozenset(
     "<>~\u00b1\u2213\u2248\u2243\u2245\u223c\u2260\u2264\u2265\u2266\u2267\u2a7d\u2a7e\u226a\u226b"
 )
 # "> Paris": a markdown quote, not "more than" (but "> 2" and ">2" are "more than 2").
+# The relation signs of the Mathematical Operators blocks (≲, ≶, ≺, ⪅, ⩽, ...): "≲ 2" is not 2.
+_RELATION_BLOCKS = (("\u2241", "\u22b8"), ("\u2a66", "\u2abc"))
 _BLOCKQUOTE = re.compile(r"^[ \t]*>+(?=[ \t]+[^\d\s])", re.MULTILINE)
 _OR_MORE = re.compile(r"\d\s*[+\uff0b](?!\s*\d)")  # "18+": eighteen or more
 
@@ -41,10 +44,12 @@ def find_hedge(text: str) -> str | None:
     after a number (``<2``, ``≥ 2``, ``~2``, ``18+``). Each is returned as found, so an alias
     written with the same sign still matches.
     """
-    marks = set(_BLOCKQUOTE.sub("", text))
+    # NFKC folds full-width and small forms (＜, ～, ﹤, ？) onto the signs listed here.
+    marks = set(unicodedata.normalize("NFKC", _BLOCKQUOTE.sub("", text)))
     if marks & _QUESTION_MARKS:
         return "?"
-    for found in (marks & _NEGATION_MARKS, marks & _COMPARISON_MARKS):
+    relations = {m for m in marks if any(lo <= m <= hi for lo, hi in _RELATION_BLOCKS)}
+    for found in (marks & _NEGATION_MARKS, marks & _COMPARISON_MARKS, relations):
         if found:
             return min(found)
     struck = _STRUCK.search(text)

@@ -57,6 +57,13 @@ def test_symbols_that_hedge_negate_or_strike_fail(response: str) -> None:
         ("<1969", ["1969"]),
         ("\u2265 July 20, 1969", ["July 20, 1969"]),
         ("> 2", ["2"]),
+        # full-width and small forms of the same signs, and the rest of the comparison block
+        ("\uff5e2", ["2"]),
+        ("\uff1c2", ["2"]),
+        ("\uff1e2", ["2"]),
+        ("\ufe642", ["2"]),
+        ("\u2a852", ["2"]),
+        ("\u2272 2", ["2"]),
     ],
 )
 def test_comparison_symbols_move_a_number(response: str, answers: list[str]) -> None:
