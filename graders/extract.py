@@ -76,6 +76,7 @@ _LEADING_NUMBER = re.compile(
     r"^(?:\\\$|\$)?[ \t]*(?P<number>[+-]?\d[\d,]*(?:\.\d+)?)[ \t]*\$?[ \t]*"
     r"(?:\\text[ \t]*\{[^{}\d]{0,40}\}|\([^()\d]{0,40}\)|[A-Za-z]+(?:[ \t]+[A-Za-z]+)?)$"
 )
+_BARE_NUMBER = re.compile(r"^[+-]?\d[\d,]*(?:\.\d+)?$")
 _INLINE_MATH = re.compile(r"\$\$?([^$]{1,300}?)\$\$?|\\\((.{1,300}?)\\\)")
 _UNCLOSED_BOX = re.compile(r"\\(?:boxed|fbox)[ \t]*\{")
 # a box the reader never sees: inside \\phantom/\\hphantom/\\vphantom, or an HTML comment
@@ -342,17 +343,22 @@ def _answers_end(response: str, form: AnswerForm, cfg: ExtractConfig) -> int | N
 
 def _other_answers(response: str, chosen: AnswerForm, cfg: ExtractConfig) -> tuple[str, ...]:
     """Answers of the explicit forms after ``chosen`` in ``cfg.forms``, and "the answer is X"
-    in the text after the last box or ``####`` line (a retraction: "\\boxed{5} ... wait, the
-    answer is 6"); text holding a box (the box is the boxed form's answer) or prose words is
-    left out."""
+    or a bare number ending the text after the last box or ``####`` line (a retraction:
+    "\\boxed{5} ... wait, the answer is 6"); text holding a box (the box is the boxed form's
+    answer) or prose words is left out."""
     later = cfg.forms[cfg.forms.index(chosen) + 1 :]
     sources = [(form, response) for form in later if form in _COMMITTING]
-    end = _answers_end(response, chosen, cfg) if "answer_is" in cfg.forms else None
-    if end is not None:
-        sources.append(("answer_is", response[end:]))
+    end = _answers_end(response, chosen, cfg)
+    tail = response[end:] if end is not None else ""
+    if tail and "answer_is" in cfg.forms:
+        sources.append(("answer_is", tail))
     found: list[str] = []
     for form, text in sources:
         found.extend(_committed(_extract_form(text, form, cfg), found, cfg))
+    if tail and "final_line" in cfg.forms:
+        # a bare number on the last lines after it ("\\boxed{5}\n\n6") is a second answer too
+        bare = [a for a in _extract_form(tail, "final_line", cfg) if _BARE_NUMBER.match(a)]
+        found.extend(_committed(bare, found, cfg))
     return tuple(found[: cfg.max_boxed])
 
 
