@@ -331,26 +331,31 @@ _COMMITTING: tuple[AnswerForm, ...] = ("boxed", "hash", "a_colon")
 
 
 def _answers_end(response: str, form: AnswerForm, cfg: ExtractConfig) -> int | None:
-    """Where the last answer of ``form`` (``boxed`` or ``hash``) ends in ``response``."""
+    """Where the last answer of ``form`` ends in ``response`` (for "the answer is", the end of
+    its line); None for the line forms, which end the response."""
     if form == "boxed":
         spans = _boxed_spans(response, cfg.max_answer_chars)
         return max(end for _, end, _ in spans) if spans else None
-    if form == "hash":
-        ends = [m.end() for m in _HASH.finditer(response)]
-        return ends[-1] if ends else None
-    return None
+    pattern = {"hash": _HASH, "a_colon": _A_COLON, "answer_is": _ANSWER_IS}.get(form)
+    last = None if pattern is None else next(reversed(list(pattern.finditer(response))), None)
+    if last is None:
+        return None
+    if form == "answer_is":
+        line_end = response.find("\n", last.end())
+        return len(response) if line_end == -1 else line_end
+    return last.end()
 
 
 def _other_answers(response: str, chosen: AnswerForm, cfg: ExtractConfig) -> tuple[str, ...]:
     """Answers of the explicit forms after ``chosen`` in ``cfg.forms``, and "the answer is X"
-    or a bare number ending the text after the last box or ``####`` line (a retraction:
+    or a bare number ending the text after the last answer of ``chosen`` (a retraction:
     "\\boxed{5} ... wait, the answer is 6"); text holding a box (the box is the boxed form's
     answer) or prose words is left out."""
     later = cfg.forms[cfg.forms.index(chosen) + 1 :]
     sources = [(form, response) for form in later if form in _COMMITTING]
     end = _answers_end(response, chosen, cfg)
     tail = response[end:] if end is not None else ""
-    if tail and "answer_is" in cfg.forms:
+    if tail and "answer_is" in cfg.forms and chosen != "answer_is":
         sources.append(("answer_is", tail))
     found: list[str] = []
     for form, text in sources:

@@ -38,11 +38,13 @@ FALSE_PASSES: list[tuple[str, str]] = [
     ("$\\boxed{5}$\n\nThe final answer is $6$.", "5"),
     ("#### 5\nThe answer is 6.", "5"),
     ("\\boxed{\\frac{1}{2}}\n\nHmm, no: the answer is $\\frac{1}{3}$.", "\\frac{1}{2}"),
-    # ... and so does a bare number ending the response after it
+    # ... and so does a bare number ending the response after it (or after an answer line)
     ("\\boxed{5}\n\n6", "5"),
     ("$\\boxed{5}$.\n\n**6**", "5"),
     ("\\boxed{5}\n\n**Final Answer**\n\n$6$", "5"),
     ("#### 5\n\n6", "5"),
+    ("The answer is 5.\n\n6", "5"),
+    ("Answer: 5\n\n$6$", "5"),
     # a box the reader cannot see (\phantom, an HTML comment) is no committed answer
     ("The answer is 6.\n\n$\\phantom{\\boxed{5}}$", "5"),
     ("The answer is 6. $\\hphantom{\\boxed{5}}$", "5"),
@@ -89,6 +91,7 @@ MUST_PASS: list[tuple[str, str]] = [
     ("\\boxed{5}\n\n$$5$$", "5"),
     ("\\boxed{\\frac{1}{2}}\n\n0.5", "\\frac{1}{2}"),
     ("\\boxed{5}\n\nCheck: 5 + 1 = 6", "5"),
+    ("The answer is 5.\n\n$$5$$", "5"),
     ("The answer is \\boxed{5}. I hope it is correct.", "5"),
     ("The final answer is $\\boxed{5}$.\n\nThe answer is correct because 2 + 3 = 5.", "5"),
     ("\\boxed{5}\n\nSo the answer is $5$ apples... I mean 5 dollars.", "5"),
