@@ -7,6 +7,8 @@ accepting.
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from graders.extract import extract_answers, find_boxed
@@ -147,3 +149,15 @@ def test_running_text_after_the_box_is_cross_checked_but_not_before() -> None:
     assert after.answers == ("5",) and after.others == ("6",)
     before = extract_answers("The answer is 6. No: \\boxed{5}")
     assert before.answers == ("5",) and before.others == ()
+
+
+def test_new_scans_stay_linear_on_hostile_input() -> None:
+    start = time.perf_counter()
+    extract_answers("\\phantom{" * 30_000 + "\\boxed{5}")
+    extract_answers("\\phantom{x}" * 20_000 + "\\boxed{5}")
+    extract_answers("<!-- -->" * 30_000 + "\\boxed{5}")
+    extract_answers("```\n" * 60_000 + "\\boxed{5}")
+    extract_answers("not" + " " * 250_000 + "\\boxed{5}")
+    extract_answers("\\boxed{5}" + " the answer is " * 18_000)
+    extract_answers("\\boxed{5}" + "\n6" * 100_000)
+    assert time.perf_counter() - start < 2.0
