@@ -10,7 +10,8 @@ from typing import Literal
 
 from graders.extract import find_boxed
 from graders.qa.equivalence import EquivalenceOptions, match_alias
-from graders.qa.normalize import canonical_tokens, squad_normalize, squad_tokens
+from graders.qa.lexicon import RETRACTIONS
+from graders.qa.normalize import canonical_text, canonical_tokens, squad_normalize, squad_tokens
 
 __all__ = [
     "DEFAULT_MAX_ANSWER_CHARS",
@@ -91,6 +92,26 @@ def _boxed(response: str) -> list[str] | None:
     return find_boxed(response, max_answer_chars=DEFAULT_MAX_ANSWER_CHARS)
 
 
+def _retraction_after_answer(response: str) -> str | None:
+    """A retraction or doubt written after the last ``Answer:`` line or box, or None.
+
+    The prompt asks for the answer on the last line; text after it that takes the answer back
+    ("Answer: Paris", then "Actually, it's London.") or doubts it ("I'm not sure") is what a reader
+    takes, so the answer line alone is not the response's answer.
+    """
+    tail = response[-10_000:]
+    lines = list(_ANSWER_LINE.finditer(tail))
+    start = lines[-1].end() if lines else -1
+    box = max(tail.rfind("\\boxed"), tail.rfind("\\fbox"))
+    if box >= 0:
+        close = tail.find("}", box)
+        start = max(start, close + 1 if close >= 0 else len(tail))
+    if start < 0:
+        return None
+    after = f" {canonical_text(tail[start:])} "
+    return next((phrase for phrase in RETRACTIONS if f" {phrase} " in after), None)
+
+
 def check(
     response: str,
     *,
@@ -122,6 +143,10 @@ def check(
     extracted = boxes[0].strip() if boxes else extract_answer(response)
     if not extracted:
         return QAVerdict(False, False, 0.0, "incorrect", "no answer found", extracted)
+    retraction = _retraction_after_answer(response)
+    if retraction is not None:
+        reason = f"the answer is taken back or doubted after it ({retraction!r})"
+        return QAVerdict(False, False, 0.0, "incorrect", reason, extracted[:80])
     if len(extracted) > max_answer_chars:
         return QAVerdict(
             False,

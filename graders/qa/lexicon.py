@@ -16,6 +16,7 @@ __all__ = [
     "HEDGE_PHRASES",
     "HEDGE_WORDS",
     "PLACE_PREFIXES",
+    "RETRACTIONS",
     "SCALE_WORDS",
     "TITLES",
     "UNIT_WORDS",
@@ -41,6 +42,34 @@ HEDGE_WORDS = _words(
 """Hedges, negations and disclaimers: an answer using one passes only against a gold that does."""
 
 HEDGE_PHRASES = ("not sure", "i think", "i believe", "one of", "any of", "some of", "or maybe", "other than")
+
+RETRACTIONS = (
+    "actually",
+    "wait",
+    "correction",
+    "scratch that",
+    "on second thought",
+    "on second thoughts",
+    "i mean",
+    "just kidding",
+    "no wait",
+    "i was wrong",
+    "im wrong",
+    "i am wrong",
+    "that is wrong",
+    "thats wrong",
+    "not sure",
+    "unsure",
+    "not certain",
+    "not confident",
+    "or maybe",
+    "or rather",
+    "i think",
+    "i guess",
+    "i believe",
+)
+"""Discourse markers of self-correction and doubt (canonical text). After the answer line they
+take the answer back or hedge it: "Answer: Paris. Actually, it's London." """
 
 COMPARATORS = _words(
     "before after since until till prior later earlier than more less fewer least most over under "

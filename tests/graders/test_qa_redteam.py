@@ -229,3 +229,32 @@ def test_prepositions_that_do_not_move_a_number_still_pass() -> None:
     assert check("up to 25", answers=["up to 25 players"]).passed
     assert check("to Paris", answers=["Paris"]).passed
     assert check("50 to 100 million", answers=["50 to 100 million"]).passed
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        # the answer line, then the answer taken back or doubted: the prompt asks for the answer on
+        # the last line, and a reader takes the correction
+        "Answer: Paris\nActually, it's London.",
+        "Answer: Paris\nWait, no. It is London.",
+        "Answer: Paris\n\nOn second thought, Lyon.",
+        "Answer: Paris\nScratch that: London.",
+        "Answer: Paris\nCorrection: London",
+        "Answer: Paris\nI'm not sure though.",
+        "Answer: Paris (I think)\n",
+        "Answer: Paris\nOr maybe London.",
+        "Answer: Paris\nJust kidding, it's London.",
+        "\\boxed{Paris}\nActually London.",
+        "\\boxed{Paris}. Hmm, I was wrong: it is London.",
+    ],
+)
+def test_an_answer_taken_back_after_its_line_fails(response: str) -> None:
+    assert not check(response, answers=["Paris"]).passed, response
+
+
+def test_an_answer_with_a_plain_note_after_it_still_passes() -> None:
+    assert check("Answer: Paris\nIt is the capital of France.", answers=["Paris"]).passed
+    assert check("Let me think.\nAnswer: Paris", answers=["Paris"]).passed
+    assert check("I was unsure at first, but actually it is clear.\nAnswer: Paris", answers=["Paris"]).passed
+    assert check("\\boxed{Paris}", answers=["Paris"]).passed
