@@ -114,6 +114,17 @@ def _match_item(prediction: str, aliases: Sequence[str], options: EquivalenceOpt
     return None
 
 
+def _names_another_country(place: tuple[str, ...], region: tuple[str, ...]) -> bool:
+    """``Berlin Germany`` in ``Berlin Germany, France`` names a second country (a second
+    candidate); ``Mexico City, Mexico`` names the same one."""
+    countries = country_of(region)
+    return any(
+        country_of(place[i:j]) and not country_of(place[i:j]) & countries
+        for i in range(len(place))
+        for j in range(i + 1, min(len(place), i + 3) + 1)
+    )
+
+
 def _located(prediction: str, aliases: Sequence[str]) -> Match | None:
     """``Place, Region`` for a gold ``Region``: the place lies in the gold region, and is not
     itself a region (``Ohio, Indiana`` is two candidates). Not for a gold ``Place``: ``Paris,
@@ -129,7 +140,7 @@ def _located(prediction: str, aliases: Sequence[str]) -> Match | None:
         or is_list(place_text + region_text)
     ):
         return None
-    if is_region(place):
+    if is_region(place) or _names_another_country(place, region):
         return None
     for alias in aliases:
         gold = canonical_tokens(alias)

@@ -183,6 +183,7 @@ def test_part_of_a_proper_name_that_still_names_it_passes(response: str, answers
         # "Place, Region" where the place says "not here"
         ("Outside, France", ["France"]),
         ("Nowhere, France", ["France"]),
+        ("Berlin Germany, France", ["France"]),  # two countries: two candidates
         # a feature or thing named after a country or state is not the country or state
         ("Jordan River", ["Jordan"]),
         ("Mississippi River", ["Mississippi"]),
