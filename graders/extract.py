@@ -20,7 +20,8 @@ Reading guide
    question's ``$\\binom{31}{28}$`` is not an answer).
 
 Boxes the reader does not see as an answer are not read as one: a box inside ``\\phantom{}`` or
-an HTML comment, or right after "not" (``the answer is not \\boxed{5}``), flags the response; a
+an HTML comment, right after "not" (``the answer is not \\boxed{5}``) or inside a larger
+expression (``x = -\\boxed{5}``, ``\\frac{1}{\\boxed{5}}``) flags the response; a
 box in a fenced code block is quoted code, read only when the rest of the response holds no
 answer and otherwise only cross-checked against it (``others``).
 
@@ -122,8 +123,9 @@ class Extraction:
     ``too_many_boxes``, ``too_many_answers`` (more than ``max_boxed`` different answers of one
     form), ``unclosed_box`` (a box never closed, or whose contents are longer
     than ``max_answer_chars``, and no other box), ``hidden_box`` (a box inside ``\\phantom{}``
-    or an HTML comment, which the reader never sees) or ``negated_box`` (a box right after
-    "not", "isn't", "never" or ``\\neq``: "the answer is not \\boxed{5}").
+    or an HTML comment, which the reader never sees), ``negated_box`` (a box right after
+    "not", "isn't", "never" or ``\\neq``: "the answer is not \\boxed{5}") or ``embedded_box``
+    (a box that is an operand of the math around it: ``x = -\\boxed{5}``, ``\\boxed{5}^2``).
     """
 
     answers: tuple[str, ...]
@@ -247,6 +249,8 @@ def extract_answers(response: str, config: ExtractConfig | None = None) -> Extra
         return Extraction(answers=(), form="boxed", flag="hidden_box")
     if openings and _NEGATED_BOX.search(response):
         return Extraction(answers=(), form="boxed", flag="negated_box")
+    if openings and _embedded_box(response, cfg.max_answer_chars):
+        return Extraction(answers=(), form="boxed", flag="embedded_box")
     spans = _code_spans(response) if openings and ("```" in response or "~~~" in response) else []
     code_boxes = [
         box
@@ -283,6 +287,28 @@ def _extract(response: str, cfg: ExtractConfig) -> Extraction:
         if form == "boxed" and _UNCLOSED_BOX.search(response):
             return Extraction(answers=(), form="boxed", flag="unclosed_box")
     return Extraction(answers=(), form=None)
+
+
+# a box that is an operand of the math around it: "x = -\\boxed{5}", "\\frac{1}{\\boxed{5}}",
+# "\\boxed{5}\\times 10^3", "\\boxed{5}^2" (a bullet "- \\boxed{5}", "**\\boxed{5}**", "\\boxed{5}^\\circ",
+# "\\boxed{52}_8", "\\boxed{10}\\%" and AIME's "= 8\\boxed{321}", the last three digits, are not)
+_OPERAND_BEFORE = re.compile(
+    r"(?:(?<=[^\s-])[ \t]*[-+\u2212]|\^|/|\\(?:cdot|times|div)|\\[dt]?frac[ \t]*\{"
+    r"|\\sqrt[ \t]*(?:\[[^\]\n]*\])?[ \t]*\{|[\^_][ \t]*\{|\}[ \t]*\{)[ \t]*$"
+)
+_OPERAND_AFTER = re.compile(r"[ \t]*(?:\\(?:cdot|times|div)(?![A-Za-z])|/|\^(?![ \t]*\{?[ \t]*\\circ))")
+
+
+def _embedded_box(response: str, limit: int) -> bool:
+    """Whether a box is an operand of the expression around it: its contents are not what the
+    reader takes as the answer (``x = -\\boxed{5}`` states -5)."""
+    for start, end, _ in _boxed_spans(response, limit):
+        line_start = response.rfind("\n", 0, start) + 1
+        if _OPERAND_BEFORE.search(response, max(line_start, start - 40), start) is not None:
+            return True
+        if _OPERAND_AFTER.match(response, end) is not None:
+            return True
+    return False
 
 
 _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)[^\n]*$", re.MULTILINE)
