@@ -20,8 +20,9 @@ Reading guide
    question's ``$\\binom{31}{28}$`` is not an answer).
 
 Boxes the reader does not see as an answer are not read as one: a box inside ``\\phantom{}`` or
-an HTML comment, right after "not" (``the answer is not \\boxed{5}``) or inside a larger
-expression (``x = -\\boxed{5}``, ``\\frac{1}{\\boxed{5}}``) flags the response; a
+an HTML comment, right after "not" (``the answer is not \\boxed{5}``), before a question mark
+(``Is it \\boxed{5}?``) or inside a larger expression (``x = -\\boxed{5}``,
+``\\frac{1}{\\boxed{5}}``) flags the response; a
 box in a fenced code block is quoted code, read only when the rest of the response holds no
 answer and otherwise only cross-checked against it (``others``).
 
@@ -124,8 +125,9 @@ class Extraction:
     form), ``unclosed_box`` (a box never closed, or whose contents are longer
     than ``max_answer_chars``, and no other box), ``hidden_box`` (a box inside ``\\phantom{}``
     or an HTML comment, which the reader never sees), ``negated_box`` (a box right after
-    "not", "isn't", "never" or ``\\neq``: "the answer is not \\boxed{5}") or ``embedded_box``
-    (a box that is an operand of the math around it: ``x = -\\boxed{5}``, ``\\boxed{5}^2``).
+    "not", "isn't", "never" or ``\\neq``: "the answer is not \\boxed{5}"), ``embedded_box``
+    (a box that is an operand of the math around it: ``x = -\\boxed{5}``, ``\\boxed{5}^2``) or
+    ``questioned_box`` (a box followed by a question mark: "Is it \\boxed{5}?").
     """
 
     answers: tuple[str, ...]
@@ -251,6 +253,8 @@ def extract_answers(response: str, config: ExtractConfig | None = None) -> Extra
         return Extraction(answers=(), form="boxed", flag="negated_box")
     if openings and _embedded_box(response, cfg.max_answer_chars):
         return Extraction(answers=(), form="boxed", flag="embedded_box")
+    if openings and _questioned_box(response, cfg.max_answer_chars):
+        return Extraction(answers=(), form="boxed", flag="questioned_box")
     spans = _code_spans(response) if openings and ("```" in response or "~~~" in response) else []
     code_boxes = [
         box
@@ -296,6 +300,8 @@ _OPERAND_BEFORE = re.compile(
     r"(?:(?<=[^\s-])[ \t]*[-+\u2212]|\^|/|\\(?:cdot|times|div)|\\[dt]?frac[ \t]*\{"
     r"|\\sqrt[ \t]*(?:\[[^\]\n]*\])?[ \t]*\{|[\^_][ \t]*\{|\}[ \t]*\{)[ \t]*$"
 )
+# a box followed by a question mark asks, it does not answer: "Is it \\boxed{5}?"
+_QUESTIONED = re.compile(r"(?:[ \t*$]|\\\)|\\\]){0,6}\?")
 _OPERAND_AFTER = re.compile(r"[ \t]*(?:\\(?:cdot|times|div)(?![A-Za-z])|/|\^(?![ \t]*\{?[ \t]*\\circ))")
 
 
@@ -309,6 +315,11 @@ def _embedded_box(response: str, limit: int) -> bool:
         if _OPERAND_AFTER.match(response, end) is not None:
             return True
     return False
+
+
+def _questioned_box(response: str, limit: int) -> bool:
+    """Whether a box is followed by a question mark (``\\boxed{5}?``, ``$\\boxed{5}$?``)."""
+    return any(_QUESTIONED.match(response, end) is not None for _, end, _ in _boxed_spans(response, limit))
 
 
 _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)[^\n]*$", re.MULTILINE)

@@ -67,6 +67,9 @@ FALSE_PASSES: list[tuple[str, str]] = [
     ("5\n6", "6"),
     ("We get\n\n5\n\nor\n\n6", "6"),
     ("The total is:\n$5$\n$6$", "6"),
+    # a box followed by a question mark asks, it does not answer
+    ("\\boxed{5}?", "5"),
+    ("Is it $\\boxed{5}$? I'm not sure.", "5"),
     # a box that is an operand of the math around it is not the value the reader sees
     ("$x = -\\boxed{5}$", "5"),
     ("$\\frac{1}{\\boxed{5}}$", "5"),
@@ -116,6 +119,7 @@ MUST_PASS: list[tuple[str, str]] = [
     ("so we get\n6", "6"),
     ("so we get\n6\n$6$", "6"),
     ("The total is:\n\n---\n\n6", "6"),
+    ("The answer is \\boxed{5}. Any questions?", "5"),
     ("- \\boxed{5}", "5"),
     ("**\\boxed{5}**", "5"),
     ("So the answer -- \\boxed{5}", "5"),
