@@ -133,7 +133,8 @@ def test_rejected_environment_argument() -> None:
     assert_one_line_error(
         proc,
         "environment 'arith' rejected its arguments difficulty=9",
-        "ValueError: ", "9",
+        "ValueError: ",
+        "9",
         "it accepts (difficulty: int = 0)",
         "--env-arg",
     )

@@ -224,6 +224,7 @@ async def test_evaluate_then_regrade_restores_tampered_rewards(tmp_path: Path) -
     from hub.types import Sampling
 
     out = tmp_path / "run"
+
     def solve_odd_sums(req: dict[str, Any]) -> str:
         """Right on the additions whose first operand is odd, wrong on everything else."""
         m = re.search(r"Compute (\d+) \+ (\d+)\.", req["messages"][-1]["content"])
