@@ -2,7 +2,8 @@
 
 Coq: checks per second and latency on the coq_core reference proofs (real ``coqc``), for the
 first pass over the tasks (cold: fresh temp dirs, .vo files read from disk) and later passes
-(warm: OS caches hot), sequentially and with concurrency. Lean: the overhead of verihub's REPL
+(warm: OS caches hot), sequentially and with concurrency; and the ``coqchk`` re-check's share,
+paired with and without it. Lean: the overhead of verihub's REPL
 protocol layer (framing, JSON, verdicts), measured on the recorded real REPL transcripts served
 by the replay stand-in; it is an upper bound that includes the stand-in's own process and I/O.
 
@@ -64,6 +65,40 @@ async def bench_coq(passes: int, concurrency: int) -> dict[str, Any]:
     wall = time.perf_counter() - start
     out[f"warm_concurrency_{concurrency}"] = _stats(list(lat)) | {"checks_per_s": len(lat) / wall}
     return out
+
+
+async def bench_coqchk_cost(passes: int) -> dict[str, Any]:
+    """The ``coqchk`` re-check's cost, paired: each proof checked with and without it, the order
+    alternating per pair, so load on the machine moves both sides alike. Medians of the per-pair
+    difference and ratio."""
+    from verihub_coq_core import THEOREMS
+
+    with_chk = CoqChecker(policy=ProofPolicy(timeout_s=60))
+    if with_chk.coqchk is None:
+        return {"skipped": "coqchk not found beside coqc or on PATH"}
+    without = CoqChecker(policy=ProofPolicy(timeout_s=60))
+    without.coqchk = None
+
+    async def timed(checker: CoqChecker, th: Any) -> float:
+        v = await checker.check(th.statement, th.proof, imports=th.imports)
+        if not v.proved:
+            raise RuntimeError(f"{th.id}: {v.reason}")
+        return v.elapsed_s
+
+    diffs: list[float] = []
+    ratios: list[float] = []
+    for i, th in enumerate(th for _ in range(passes) for th in THEOREMS):
+        first, second = (with_chk, without) if i % 2 == 0 else (without, with_chk)
+        a = await timed(first, th)
+        b = await timed(second, th)
+        w, wo = (a, b) if first is with_chk else (b, a)
+        diffs.append(w - wo)
+        ratios.append(w / wo)
+    return {
+        "pairs": len(diffs),
+        "median_added_ms": 1000 * statistics.median(diffs),
+        "median_ratio": statistics.median(ratios),
+    }
 
 
 def _chunks(path: Path) -> list[dict[str, Any]]:
@@ -128,6 +163,7 @@ async def main() -> None:
 
     result: dict[str, Any] = {"load_average_at_start": os.getloadavg(), "cpus": os.cpu_count()}
     result["coq"] = await bench_coq(args.passes, args.concurrency)
+    result["coqchk_cost"] = await bench_coqchk_cost(args.passes)
     result["lean_protocol"] = await bench_lean_protocol()
     print(json.dumps(result, indent=2))
     if args.json:
