@@ -6,7 +6,10 @@ session, a cap on requests in flight, request-per-minute and token-per-minute li
 per-request timeouts, and token accounting.
 
 Retried: connection failures, timeouts, HTTP 408/409/425/429/5xx, and bodies that are not a
-valid completion. Not retried: other 4xx (a bad key, model or URL will not heal by waiting).
+valid completion. Not retried: other 4xx (a bad key, model or URL will not heal by waiting), and
+an answer over ``max_response_bytes`` (refused unread, so a hostile server cannot fill memory).
+Everything in a body is untrusted: text is scrubbed of lone surrogates and a garbage token count
+is recorded as 0.
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import math
 import random
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,6 +36,9 @@ __all__ = ["ChatClient", "ClientOptions", "Completion", "OpenAIClient"]
 
 _RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 _MAX_RETRY_AFTER_S = 120.0
+_ERROR_DETAIL_BYTES = 4096  # of a non-200 body: enough for the server's message, never the whole body
+_MAX_TOKEN_COUNT = 2**53  # a reported token count above this (or negative) is garbage, recorded as 0
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,8 @@ class ClientOptions:
     tokens_per_minute: float | None = None
     backoff_base_s: float = 0.5
     backoff_max_s: float = 30.0
+    max_response_bytes: int = 32 * 1024 * 1024
+    """A larger answer is refused (a :class:`ModelError`, not retried) without being read whole."""
     extra_headers: tuple[tuple[str, str], ...] = field(default=())
 
     def __post_init__(self) -> None:
@@ -58,6 +68,8 @@ class ClientOptions:
             )
         if self.max_in_flight < 1:
             raise UsageError("the cap on requests in flight must be at least 1")
+        if self.max_response_bytes < 1:
+            raise UsageError("max_response_bytes must be at least 1")
 
 
 @dataclass(frozen=True)
@@ -150,7 +162,8 @@ class OpenAIClient:
             async with session.post(self._url, data=json.dumps(ping).encode(), timeout=timeout) as resp:
                 if resp.status != 404:
                     return
-                detail = (await resp.read())[:200].decode("utf-8", "replace").strip().replace("\n", " ")
+                head, _ = await _read_at_most(resp, 200)
+                detail = head.decode("utf-8", "replace").strip().replace("\n", " ")
         except (aiohttp.ClientConnectionError, asyncio.TimeoutError, OSError) as exc:
             raise ModelUnreachableError(
                 f"cannot reach the model endpoint {self.options.base_url} ({_describe(exc)}); "
@@ -237,14 +250,30 @@ class OpenAIClient:
         session = self._require_session()
         try:
             async with session.post(self._url, data=payload) as resp:
-                raw = await resp.read()
                 if resp.status != 200:
-                    self._raise_for_status(resp.status, resp.headers.get("Retry-After"), raw)
+                    head, _ = await _read_at_most(resp, _ERROR_DETAIL_BYTES)
+                    self._raise_for_status(resp.status, resp.headers.get("Retry-After"), head)
+                raw = await self._read_body(resp)
         except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as exc:
             if isinstance(exc, aiohttp.ClientResponseError):
-                raise _Retryable(f"HTTP {exc.status}: {exc.message}") from exc
+                # raise_for_status is never called: this is aiohttp failing to parse the answer
+                raise _Retryable(f"invalid HTTP response from {self._url}: {exc.message}") from exc
             raise _Retryable(f"request failed: {_describe(exc)}") from exc
         return _parse_completion(raw)
+
+    async def _read_body(self, resp: aiohttp.ClientResponse) -> bytes:
+        """The whole body, or a :class:`ModelError` as soon as it passes ``max_response_bytes``
+        (counted after decompression, so a compressed bomb is stopped too)."""
+        limit = self.options.max_response_bytes
+        declared = resp.content_length
+        if declared is None or declared <= limit:
+            raw, more = await _read_at_most(resp, limit)
+            if not more:
+                return raw
+        raise ModelError(
+            f"the answer from {self._url} is larger than {limit:,} bytes (ClientOptions."
+            "max_response_bytes); the server or model produced an oversized response"
+        )
 
     def _raise_for_status(self, status: int, retry_after: str | None, raw: bytes) -> None:
         detail = raw[:200].decode("utf-8", "replace").strip().replace("\n", " ")
@@ -281,40 +310,103 @@ def _parse_retry_after(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
+async def _read_at_most(resp: aiohttp.ClientResponse, limit: int) -> tuple[bytes, bool]:
+    """Up to ``limit`` bytes of the body, and whether more followed."""
+    buf = bytearray()
+    while len(buf) <= limit:
+        chunk = await resp.content.read(min(1 << 16, limit + 1 - len(buf)))
+        if not chunk:
+            return bytes(buf), False
+        buf += chunk
+    return bytes(buf[:limit]), True
+
+
 def _parse_completion(raw: bytes) -> Completion:
+    """A completion from a response body; everything in it is untrusted.
+
+    Text is scrubbed of lone surrogates (``"\\ud800"`` is valid JSON but cannot be written
+    as UTF-8, so it would break ``rollouts.jsonl``). Token counts are bookkeeping: a garbage
+    count is recorded as 0 rather than throwing the answer away.
+    """
     try:
         data = json.loads(raw)
         choice = data["choices"][0]
         msg = choice["message"]
-        content = msg.get("content")
-        if content is not None and not isinstance(content, str):
-            raise TypeError("content is not a string")
+        content = _content_text(msg.get("content"))
         calls = msg.get("tool_calls") or None
         tool_calls = (
             tuple(
                 ToolCall(
-                    id=str(c.get("id") or f"call_{i}"),
-                    name=str(c["function"]["name"]),
-                    arguments=str(c["function"].get("arguments") or "{}"),
+                    id=_scrub(str(c.get("id") or f"call_{i}")),
+                    name=_scrub(str(c["function"]["name"])),
+                    arguments=_arguments_text(c["function"].get("arguments")),
                 )
                 for i, c in enumerate(calls)
             )
             if calls
             else None
         )
-        usage_raw = data.get("usage") or {}
+        usage_raw = data.get("usage")
+        if not isinstance(usage_raw, dict):
+            usage_raw = {}
         usage = Usage(
-            prompt_tokens=int(usage_raw.get("prompt_tokens") or 0),
-            completion_tokens=int(usage_raw.get("completion_tokens") or 0),
+            prompt_tokens=_token_count(usage_raw.get("prompt_tokens")),
+            completion_tokens=_token_count(usage_raw.get("completion_tokens")),
         )
+        finish = choice.get("finish_reason")
         return Completion(
             Message(role="assistant", content=content, tool_calls=tool_calls),
             usage,
-            choice.get("finish_reason"),
+            _scrub(finish) if isinstance(finish, str) else None,
         )
-    except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError) as exc:
         snippet = raw[:80].decode("utf-8", "replace")
         raise _Retryable(f"malformed completion from server ({type(exc).__name__}): {snippet!r}") from exc
+
+
+def _scrub(text: str) -> str:
+    """``text`` with lone surrogates (unencodable as UTF-8) replaced by U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
+def _content_text(content: object) -> str | None:
+    """A message's content as text: a string, or the text parts of a list of content parts."""
+    if content is None:
+        return None
+    if isinstance(content, str):
+        return _scrub(content)
+    if isinstance(content, list):
+        texts = []
+        for part in content:
+            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+            else:
+                raise TypeError("content part is not a text part")
+        return _scrub("".join(texts))
+    raise TypeError(f"content is a {type(content).__name__}, not a string")
+
+
+def _arguments_text(arguments: object) -> str:
+    """Tool-call arguments as JSON text (some servers send an object instead of a string)."""
+    if arguments is None or arguments == "":
+        return "{}"
+    if isinstance(arguments, str):
+        return _scrub(arguments)
+    return _scrub(json.dumps(arguments))
+
+
+def _token_count(value: object) -> int:
+    """A reported token count, or 0 when it is missing or not a plausible count."""
+    if isinstance(value, bool) or value is None:
+        return 0
+    try:
+        number = float(value) if isinstance(value, str) else value
+        if not isinstance(number, (int, float)) or not math.isfinite(number):
+            return 0
+        count = int(number)
+    except (ValueError, TypeError, OverflowError):
+        return 0
+    return count if 0 <= count <= _MAX_TOKEN_COUNT else 0
 
 
 def _describe(exc: BaseException) -> str:

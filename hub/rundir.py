@@ -8,12 +8,14 @@ cut off, finished rollouts are kept, and only the missing (task, rollout_index) 
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from pydantic import BaseModel, Field, ValidationError
+from pydantic_core import PydanticSerializationError
 
 from hub.errors import RunDirError
 from hub.metrics import Summary
@@ -237,11 +239,11 @@ class RolloutWriter:
         self._fh: IO[bytes] = path.open("ab", buffering=0)
 
     def write(self, rollout: Rollout) -> None:
-        self._fh.write(rollout.model_dump_json().encode() + b"\n")
+        self._fh.write(_rollout_line(rollout))
 
     def write_many(self, rollouts: list[Rollout]) -> None:
         """Write several rollouts with one ``write`` (a group lands together or not at all)."""
-        self._fh.write(b"".join(r.model_dump_json().encode() + b"\n" for r in rollouts))
+        self._fh.write(b"".join(_rollout_line(r) for r in rollouts))
 
     def close(self) -> None:
         self._fh.close()
@@ -251,6 +253,29 @@ class RolloutWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _rollout_line(rollout: Rollout) -> bytes:
+    """One JSON line. Text with lone surrogates (from a model, tool or grader: ``"\\ud800"`` is
+    valid JSON but not encodable UTF-8) is saved with U+FFFD in their place rather than lost."""
+    try:
+        return rollout.model_dump_json().encode() + b"\n"
+    except (PydanticSerializationError, UnicodeEncodeError):
+        clean = Rollout.model_validate(_scrub(rollout.model_dump(mode="python")))
+        return clean.model_dump_json().encode() + b"\n"
+
+
+def _scrub(value: Any) -> Any:
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_scrub(k): _scrub(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_scrub(v) for v in value)
+    return value
 
 
 def _atomic_write(path: Path, text: str) -> None:
