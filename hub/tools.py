@@ -11,7 +11,8 @@
 The JSON schema of each tool comes from its signature (via pydantic) and its docstring. The
 model's arguments are hostile input: they are size-limited, parsed as JSON and validated against
 the signature before the function runs; a bad call or a tool exception is returned to the model
-as an error message, never raised into the runner. An answer without tool calls ends the episode.
+as an error message, never raised into the runner. At most ``max_calls_per_turn`` calls of one
+message run; the rest are answered with an error. An answer without tool calls ends the episode.
 
 Each call has a time limit (``tool_timeout_s``). An ``async def`` tool is cancelled at the limit;
 a plain ``def`` tool runs on a thread of its own, so it never blocks the event loop, and at the
@@ -40,6 +41,7 @@ from hub.types import Message, State, Step, Task, ToolCall
 __all__ = ["Tool", "ToolEnv", "tool_schema"]
 
 MAX_ARGUMENT_CHARS = 65_536
+MAX_CALLS_PER_TURN = 32
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,8 @@ class Tool:
             args = self.args_model.model_validate(raw)
         except json.JSONDecodeError as exc:
             return f"error: arguments are not valid JSON ({exc.msg})"
+        except RecursionError:  # e.g. '[[[[...' nested past the parser's depth
+            return "error: arguments are nested too deeply"
         except ValidationError as exc:
             first = exc.errors()[0]
             return f"error: invalid arguments: {'.'.join(map(str, first['loc']))}: {first['msg']}"
@@ -100,11 +104,18 @@ class Tool:
                 result = await asyncio.wait_for(self.fn(**kwargs), timeout=timeout_s)
             else:
                 result = await asyncio.wait_for(_in_thread(self.fn, kwargs), timeout=timeout_s)
+            return result if isinstance(result, str) else json.dumps(result, default=str)
         except asyncio.TimeoutError:
             return f"error: tool {self.name} timed out after {timeout_s:g}s"
         except Exception as exc:  # the model sees the failure and can try again
-            return f"error: {type(exc).__name__}: {exc}"
-        return result if isinstance(result, str) else json.dumps(result, default=str)
+            return f"error: {type(exc).__name__}: {_exception_text(exc)}"
+
+
+def _exception_text(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:  # an exception whose __str__ fails must not escape into the runner
+        return "(no message)"
 
 
 async def _in_thread(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
@@ -161,6 +172,7 @@ class ToolEnv(MultiTurnEnv):
         max_turns: int = 8,
         tool_timeout_s: float = 10.0,
         max_result_chars: int = 8_000,
+        max_calls_per_turn: int = MAX_CALLS_PER_TURN,
     ) -> None:
         super().__init__(
             tasks=tasks,
@@ -175,8 +187,11 @@ class ToolEnv(MultiTurnEnv):
         if len(set(names)) != len(names):
             raise EnvironmentDefinitionError(f"duplicate tool names: {names}")
         self.tools: dict[str, Tool] = {t.name: t for t in built}
+        if max_calls_per_turn < 1:
+            raise EnvironmentDefinitionError(f"max_calls_per_turn must be >= 1, got {max_calls_per_turn}")
         self.tool_timeout_s = tool_timeout_s
         self.max_result_chars = max_result_chars
+        self.max_calls_per_turn = max_calls_per_turn
 
     def tool_schemas(self) -> list[dict[str, Any]] | None:
         return [t.schema() for t in self.tools.values()] or None
@@ -184,7 +199,13 @@ class ToolEnv(MultiTurnEnv):
     async def step(self, state: State, action: Message) -> Step:
         if not action.tool_calls:
             return Step(terminated=True)
-        replies = [await self._answer(call) for call in action.tool_calls]
+        calls = action.tool_calls
+        limit = self.max_calls_per_turn
+        replies = [await self._answer(call) for call in calls[:limit]]
+        # every call needs an answer (the next request is rejected otherwise), but past the limit
+        # none runs: a message of hundreds of calls must not hold the rollout for hours
+        skipped = f"error: too many tool calls in one message (limit {limit}); this call was not run"
+        replies += [self._reply(call, skipped) for call in calls[limit:]]
         return Step(messages=tuple(replies))
 
     async def _answer(self, call: ToolCall) -> Message:
@@ -193,6 +214,9 @@ class ToolEnv(MultiTurnEnv):
             content = f"error: unknown tool {call.name!r}; available: {', '.join(self.tools)}"
         else:
             content = await tool.call(call.arguments, timeout_s=self.tool_timeout_s)
+        return self._reply(call, content)
+
+    def _reply(self, call: ToolCall, content: str) -> Message:
         if len(content) > self.max_result_chars:
             content = content[: self.max_result_chars] + " [truncated]"
         return Message(role="tool", content=content, tool_call_id=call.id, name=call.name)

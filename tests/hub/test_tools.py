@@ -157,3 +157,65 @@ async def test_tool_env_end_to_end_over_http(tmp_path: Path) -> None:
     assert second[1]["tool_calls"][0]["function"]["name"] == "add"
     assert second[2] == {"role": "tool", "content": "5", "tool_call_id": "call_7", "name": "add"}
     assert r.turns == 2 and r.error is None and r.passed and r.reward == 1.0
+
+
+async def test_arguments_nested_past_the_parser_depth_are_an_error_for_the_model() -> None:
+    """'[[[[...' within the size limit makes json.loads raise RecursionError, not a decode error."""
+    task = Task(id="t", prompt="p", answer="5")
+    env = ToolEnv(tools=[add], tasks=[task], grader=ExactGrader())
+    state = await env.reset(task)
+    calls = (
+        ToolCall(id="1", name="add", arguments="[" * 60_000),
+        ToolCall(id="2", name="add", arguments='{"a": ' + "[" * 30_000 + "]" * 30_000 + "}"),
+    )
+    step = await env.step(state, Message(role="assistant", tool_calls=calls))
+    assert [m.content for m in step.messages] == ["error: arguments are nested too deeply"] * 2
+
+
+class Unprintable(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no")
+
+
+def raises_unprintable() -> str:
+    """Fail badly."""
+    raise Unprintable()
+
+
+def circular() -> list[Any]:
+    """Return what JSON cannot hold."""
+    out: list[Any] = []
+    out.append(out)
+    return out
+
+
+async def test_tool_bugs_come_back_as_errors_not_exceptions() -> None:
+    task = Task(id="t", prompt="p", answer="5")
+    env = ToolEnv(tools=[raises_unprintable, circular], tasks=[task], grader=ExactGrader())
+    state = await env.reset(task)
+    calls = (ToolCall(id="1", name="raises_unprintable"), ToolCall(id="2", name="circular"))
+    step = await env.step(state, Message(role="assistant", tool_calls=calls))
+    assert step.messages[0].content == "error: Unprintable: (no message)"
+    assert (step.messages[1].content or "").startswith("error: ValueError: Circular reference")
+
+
+async def test_hundreds_of_calls_in_one_message_run_at_most_the_limit() -> None:
+    runs = 0
+
+    def count() -> str:
+        """Count calls."""
+        nonlocal runs
+        runs += 1
+        return "ok"
+
+    task = Task(id="t", prompt="p", answer="5")
+    env = ToolEnv(tools=[count], tasks=[task], grader=ExactGrader(), max_calls_per_turn=4)
+    state = await env.reset(task)
+    calls = tuple(ToolCall(id=f"c{i}", name="count") for i in range(500))
+    step = await env.step(state, Message(role="assistant", tool_calls=calls))
+    assert runs == 4
+    assert [m.tool_call_id for m in step.messages] == [f"c{i}" for i in range(500)]  # each answered
+    assert [m.content for m in step.messages[:4]] == ["ok"] * 4
+    assert all("too many tool calls" in (m.content or "") for m in step.messages[4:])
+    with pytest.raises(EnvironmentDefinitionError, match="max_calls_per_turn"):
+        ToolEnv(tools=[count], tasks=[task], grader=ExactGrader(), max_calls_per_turn=0)
