@@ -337,19 +337,32 @@ class Runner:
             raise
         except Exception as exc:  # an environment bug is recorded on the rollout
             error = RolloutError(kind="environment", message=f"{type(exc).__name__}: {_one_line(exc)}")
-        completion_text = next((m.content or "" for m in reversed(messages) if m.role == "assistant"), "")
-        rollout = Rollout(
-            task_id=task.id,
-            rollout_index=index,
-            messages=messages,
-            completion=completion_text,
-            usage=usage,
-            timing=Timing(started_at=started, model_s=model_s, env_s=env_s, total_s=time.perf_counter() - t0),
-            error=error,
-            turns=turns,
-            truncated=truncated,
-        )
-        if error is not None:
+        timing = Timing(started_at=started, model_s=model_s, env_s=env_s, total_s=time.perf_counter() - t0)
+
+        def record(transcript: list[Message], error: RolloutError | None) -> Rollout:
+            completion = next((m.content or "" for m in reversed(transcript) if m.role == "assistant"), "")
+            return Rollout(
+                task_id=task.id,
+                rollout_index=index,
+                messages=transcript,
+                completion=completion,
+                usage=usage,
+                timing=timing,
+                error=error,
+                turns=turns,
+                truncated=truncated,
+            )
+
+        try:
+            rollout = record(messages, error)
+        except Exception as exc:  # the environment put something that is not a Message in the transcript
+            bad = RolloutError(
+                kind="environment",
+                message=f"the transcript cannot be recorded ({type(exc).__name__}: {_one_line(exc)}); "
+                "reset/step must put Message objects in state.messages",
+            )
+            rollout = record([m for m in messages if isinstance(m, Message)], error or bad)
+        if rollout.error is not None:
             return rollout
         tg = time.perf_counter()
         grade = await grade_rollout(self.env, task, rollout, timeout_s=self.grade_timeout_s)

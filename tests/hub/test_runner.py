@@ -381,3 +381,29 @@ async def test_regrading_twice_keeps_total_time(tmp_path: Path) -> None:
         assert r.timing.total_s == pytest.approx(
             r.timing.model_s + r.timing.env_s + r.timing.grade_s, abs=0.05
         )
+
+
+async def test_an_environment_that_breaks_the_transcript_loses_only_its_rollout(
+    fake_server: FakeChatServer, config_factory: Callable[..., RunConfig], tmp_path: Path
+) -> None:
+    """A step that puts a non-Message in the transcript used to crash the run (and every resume)
+    while the rollout was recorded; now that rollout is an environment error and the run goes on."""
+    from hub.types import Step
+
+    class BadStep(SingleTurnEnv):
+        async def step(self, state: Any, action: Any) -> Step:
+            if state.task.id == "t1":
+                return Step(messages=("not a message",), terminated=True)  # type: ignore[arg-type]
+            return await super().step(state, action)
+
+    env = BadStep(id="toy", version="1.0.0", tasks=make_tasks(3), grader=ExactGrader())
+    await run(env, fake_server, config_factory(num_tasks=3, rollouts=2), tmp_path)
+    rollouts = {(r.task_id, r.rollout_index): r for r in RunDir(tmp_path).iter_rollouts()}
+    assert len(rollouts) == 6
+    for (tid, _), r in rollouts.items():
+        if tid == "t1":
+            assert r.error is not None and r.error.kind == "environment" and r.reward is None
+            assert "transcript cannot be recorded" in r.error.message
+            assert [m.role for m in r.messages] == ["user", "assistant"]
+        else:
+            assert r.error is None and r.passed
