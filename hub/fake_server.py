@@ -88,7 +88,9 @@ class FakeChatServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     async def start(self) -> FakeChatServer:
-        app = web.Application()
+        # aiohttp refuses request bodies over 1 MiB by default (HTTP 413), which a long multi-turn
+        # transcript passes easily; a real model server takes far more
+        app = web.Application(client_max_size=256 * 1024 * 1024)
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_get("/v1/models", self._models)
         self._runner = web.AppRunner(app, access_log=None)

@@ -276,3 +276,11 @@ def test_the_writer_scrubs_surrogates_from_any_source(tmp_path: Path) -> None:
     assert [r.rollout_index for r in saved] == [0, 1]
     assert saved[0].messages[0].content == "echo \ufffd"
     assert saved[0].extra == {"note\ufffd": ["\ufffd"]}
+
+
+async def test_the_fake_server_takes_a_long_transcript() -> None:
+    """A multi-turn transcript passes aiohttp's default 1 MiB request cap (it answered HTTP 413)."""
+    long = [Message(role="user", content="x" * (3 << 20))]
+    async with FakeChatServer() as srv, OpenAIClient(opts(srv.base_url)) as client:
+        c = await client.chat(long, sampling=Sampling())
+    assert c.message.content == "Answer: 42"
