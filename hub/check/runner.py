@@ -30,6 +30,7 @@ from hub.check.sandbox import (
     make_writable,
     mount_namespace_available,
     network_namespace_available,
+    pid_namespace_available,
     read_only_copy,
     run_sandboxed,
 )
@@ -72,6 +73,7 @@ class CheckOptions:
 
     env_args: dict[str, Any] = field(default_factory=dict)
     num_tasks: int = 50
+    id_tasks: int = 2000  # ids are checked (unique, stable) on this many tasks per split
     gold_tasks: int = 100
     probe_tasks: int = 10
     grade_timeout_s: float = 10.0
@@ -239,6 +241,7 @@ def _run_worker(
         "env_id": env_id,
         "env_args": opts.env_args,
         "num_tasks": opts.num_tasks,
+        "id_tasks": opts.id_tasks,
         "gold_tasks": opts.gold_tasks,
         "probe_tasks": opts.probe_tasks,
         "grade_timeout_s": opts.grade_timeout_s,
@@ -355,7 +358,13 @@ def check(target: str, *, options: CheckOptions | None = None) -> CheckReport:
         report.isolation = (
             f"{isolation}; rlimits cpu={opts.limits.cpu_s}s "
             f"memory={opts.limits.memory_bytes // 1024**2}MiB; wall {opts.limits.wall_s:g}s; "
-            f"{files}; audit hook on open"
+            f"{files}; "
+            + (
+                "own pid namespace (no process outlives the check)"
+                if pid_namespace_available()
+                else "no pid namespace"
+            )
+            + "; audit hook on open"
         )
         if stage is None:
             return _finish(report, t0)

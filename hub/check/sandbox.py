@@ -5,6 +5,9 @@
   hook blocks ``socket.connect``/``getaddrinfo`` (weaker: it is in-process);
 - **limits**: ``resource.setrlimit`` on CPU seconds, address space, file size and core dumps,
   plus a parent-side wall-clock timeout that kills the whole process group;
+- **processes**: where the platform allows it the child gets its own pid namespace
+  (``unshare -pf``): when the command ends, every process it started ends with it, even one that
+  left the process group (``setsid``). Elsewhere such a process can outlive the check;
 - **files**: the caller passes a read-only copy of the package (see :func:`read_only_copy`).
   File modes do not stop root (nor root in a user namespace), so where the platform allows it
   the child also gets its own mount namespace (``unshare -m``) in which the folders in
@@ -114,13 +117,39 @@ if spec["loopback"]:
         req = struct.pack("16sH14s", b"lo", 0, b"")
         flags = struct.unpack("16sH14s", fcntl.ioctl(s, SIOCGIFFLAGS, req))[1]
         fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack("16sH14s", b"lo", flags | IFF_UP, b""))
+if spec.get("pid_init"):
+    # we are pid 1 of a new pid namespace: run the command as our child and wait; when we exit,
+    # the kernel kills every process left in the namespace (a daemon cannot outlive the check).
+    # The command is not pid 1 itself, which would ignore signals such as SIGXCPU.
+    child = os.fork()
+    if child == 0:
+        os.execv(sys.argv[2], sys.argv[2:])
+    while True:
+        pid, status = os.waitpid(-1, 0)
+        if pid == child:
+            break
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
 os.execv(sys.argv[2], sys.argv[2:])
 """
 
 
-def _prepare(read_only: Sequence[Path], loopback: bool) -> list[str]:
-    spec = {"read_only": [str(p) for p in read_only], "loopback": loopback}
+def _prepare(read_only: Sequence[Path], loopback: bool, pid_init: bool = False) -> list[str]:
+    spec = {"read_only": [str(p) for p in read_only], "loopback": loopback, "pid_init": pid_init}
     return [sys.executable, "-c", _PREPARE, json.dumps(spec)]
+
+
+@functools.lru_cache(maxsize=1)
+def pid_namespace_available() -> bool:
+    """True when ``unshare -rpf`` works here: the child can get its own pid namespace, so every
+    process it starts dies with it."""
+    exe = shutil.which("unshare")
+    if exe is None:
+        return False
+    try:
+        proc = subprocess.run([exe, "-rpf", "true"], capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return proc.returncode == 0
 
 
 @functools.lru_cache(maxsize=1)
@@ -159,11 +188,13 @@ def run_sandboxed(
     """
     isolated = isolate_network and network_namespace_available()
     mounted = bool(read_only) and mount_namespace_available()
+    own_pids = pid_namespace_available()
     cmd = list(argv)
-    if isolated or mounted:
-        flags = "-r" + ("n" if isolated else "") + ("m" if mounted else "")
+    if isolated or mounted or own_pids:
+        flags = "-r" + ("n" if isolated else "") + ("m" if mounted else "") + ("pf" if own_pids else "")
         ro = list(read_only) if mounted else []
-        prep = _prepare(ro, loopback and isolated) if ro or (loopback and isolated) else []
+        up = loopback and isolated
+        prep = _prepare(ro, up, own_pids) if ro or up or own_pids else []
         cmd = ["unshare", flags, *prep, *argv]
     proc = subprocess.Popen(
         cmd,

@@ -71,8 +71,20 @@ class _Audit:
             self._open(args)
         elif event in ("socket.connect", "socket.sendto", "socket.bind"):
             sock, address = args[0], args[1]
-            if getattr(sock, "family", None) in (socket.AF_INET, socket.AF_INET6):
+            family = getattr(sock, "family", None)
+            if family in (socket.AF_INET, socket.AF_INET6):
                 self._network(f"{event.split('.')[1]} {address!r}")
+            elif family == getattr(socket, "AF_UNIX", None) and event != "socket.bind":
+                # a unix socket outside the run directory is a local service (a database, a
+                # container daemon, a helper that knows the answers): network namespaces do not
+                # separate filesystem sockets, and abstract ones are shared without a namespace
+                path = os.fsdecode(address) if isinstance(address, (str, bytes)) else ""
+                if (
+                    not path
+                    or path.startswith("\0")
+                    or not self._under(os.path.realpath(path), self.allowed_write)
+                ):
+                    self._network(f"{event.split('.')[1]} unix socket {address!r}")
         elif event in ("socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr"):
             self._network(f"{event.split('.')[1]} {args[0]!r}")
 
@@ -87,7 +99,9 @@ class _Audit:
             return
         if isinstance(path, bytes):
             path = os.fsdecode(path)
-        full = os.path.normpath(os.path.join(os.getcwd(), str(path)))
+        # realpath, not normpath: a symlink in the package, /proc/self/root/... or /proc/self/cwd/..
+        # must be judged by where it leads
+        full = os.path.realpath(os.path.join(os.getcwd(), str(path)))
         writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
             mode is None and isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
         )
@@ -175,6 +189,19 @@ async def _grade_rollout(env: Any, task: Any, rollout: Any, label: str, timeout_
     return "ok", grade
 
 
+def _rewarded(grade: Any, *, has_gold: bool) -> bool:
+    """Whether a wrong answer got what a right one gets: a pass, or the reward of one.
+
+    Training uses the score, not the pass flag: a grader that says "not passed" but scores a
+    probe 1.0 (or, where a reference exists, at least half of it) pays the hack all the same.
+    """
+    return bool(grade.passed) or float(grade.score) >= (0.5 if has_gold else 1.0)
+
+
+def _verdict(grade: Any) -> str:
+    return "passed" if grade.passed else f"scored {float(grade.score):g} (not passed, but rewarded)"
+
+
 async def _regrade(env: Any, cfg: dict[str, Any]) -> None:
     """Grade recorded rollouts again and report every verdict that differs from the record."""
     from hub.types import Rollout
@@ -238,21 +265,31 @@ def _sample(env: Any, split: str, seed: int, n: int) -> list[Any]:
     return list(itertools.islice(env.tasks(split, seed=seed), n))
 
 
+def _id_sample_size(cfg: dict[str, Any]) -> int:
+    return max(int(cfg["num_tasks"]), int(cfg.get("id_tasks", 0)))
+
+
+def _ids(env: Any, split: str, n: int) -> list[str]:
+    """The ids of up to ``n`` tasks: far more than the sampled tasks, so that ids which repeat or
+    change only after the first few (a list that is unique where the check looks) are caught."""
+    return [t.id for t in _sample(env, split, 0, n)]
+
+
 async def _run_checks(env: Any, factory: Callable[[], Any], cfg: dict[str, Any]) -> None:
     from hub.check.probes import gamed, gold_response, hacking_probes, perturbed_response, probe_answer
 
     n_ids = int(cfg["num_tasks"])
     phase("task ids")
+    n_all = _id_sample_size(cfg)
     ids: dict[str, list[str]] = {}
     dup: list[str] = []
     for split in env.splits:
-        tasks = _sample(env, split, 0, n_ids)
-        ids[split] = [t.id for t in tasks]
+        ids[split] = _ids(env, split, n_all)
         if len(set(ids[split])) != len(ids[split]):
             dup.append(f"split {split!r}: {len(ids[split]) - len(set(ids[split]))} duplicate ids")
     emit("ids", ids=ids)
     again = factory()
-    unstable = [s for s in env.splits if [t.id for t in _sample(again, s, 0, n_ids)] != ids[s]]
+    unstable = [s for s in env.splits if _ids(again, s, n_all) != ids[s]]
     if dup:
         result("task_ids", "fail", "task ids are not unique", dup)
     elif unstable:
@@ -296,12 +333,13 @@ async def _run_checks(env: Any, factory: Callable[[], Any], cfg: dict[str, Any])
             n_gold += 1
             phase(f"gold {task.id}")
             status, g = await _grade(env, task, gold, f"gold of {task.id}", timeout_s)
-            if note(status, g, f"gold of {task.id}") and not g.passed:
-                gold_fail.append(f"{task.id}: {g.reason or g.status}")
+            if note(status, g, f"gold of {task.id}") and not (g.passed and g.score > 0):
+                why = "passed with score 0 (no reward)" if g.passed else (g.reason or g.status)
+                gold_fail.append(f"{task.id}: {why}")
             wrong = perturbed_response(env, task, gold)
             status, g = await _grade(env, task, wrong, f"perturbed gold of {task.id}", timeout_s)
-            if note(status, g, f"perturbed gold of {task.id}") and g.passed:
-                pert_pass.append(f"{task.id}: {wrong[:40]!r} passed (gold {gold[:40]!r})")
+            if note(status, g, f"perturbed gold of {task.id}") and _rewarded(g, has_gold=True):
+                pert_pass.append(f"{task.id}: {wrong[:40]!r} {_verdict(g)} (gold {gold[:40]!r})")
         if i >= int(cfg["probe_tasks"]):
             continue
         # A task without a reference answer is probed too (with generic options and letters):
@@ -313,7 +351,7 @@ async def _run_checks(env: Any, factory: Callable[[], Any], cfg: dict[str, Any])
             label = f"probe '{name}' on {task.id}"
             status, g = await _grade(env, task, text, label, timeout_s)
             if note(status, g, label):
-                outcomes.append((name, bool(g.passed)))
+                outcomes.append((name, _rewarded(g, has_gold=gold is not None)))
         suffix = "" if gold is not None else " (no reference answer)"
         hacks += [
             f"probe '{n}' on {task.id}{suffix} passed" for n in gamed(outcomes, has_gold=gold is not None)
@@ -382,7 +420,7 @@ def main(argv: list[str] | None = None) -> None:
     result("loads", "pass", f"{env!r} in {time.perf_counter() - t0:.2f}s")
     emit("loaded", env_id=env_id, version=getattr(env, "version", ""))
     if cfg["mode"] == "ids":
-        ids = {s: [t.id for t in _sample(env, s, 0, int(cfg["num_tasks"]))] for s in env.splits}
+        ids = {s: _ids(env, s, _id_sample_size(cfg)) for s in env.splits}
         emit("ids", ids=ids)
     elif cfg["mode"] == "regrade":
         asyncio.run(_regrade(env, cfg))

@@ -1,0 +1,90 @@
+"""Red-team fixtures for `verihub check`: bad or malicious packages that once passed, now caught."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from hub.check import CheckOptions, CheckReport, Limits, check
+from hub.check.sandbox import pid_namespace_available
+
+BAD = Path(__file__).parent / "bad_envs"
+FAST = CheckOptions(num_tasks=10, gold_tasks=8, probe_tasks=2, grade_timeout_s=1.5, limits=Limits(wall_s=60))
+WORDS = ["apple", "river", "stone", "cloud", "tiger", "maple", "ocean", "piano"]
+
+
+def failed(report: CheckReport) -> dict[str, str]:
+    return {r.name: r.reason + " | " + " | ".join(r.details) for r in report.failures()}
+
+
+@pytest.mark.parametrize(
+    ("name", "check_name", "reason"),
+    [
+        # ids unique / stable on the first tasks, duplicated / random after them (a generator)
+        ("late_dup_ids", "task_ids", "not unique"),
+        ("late_random_ids", "task_ids", "differ between two loads"),
+        # "not passed" but full reward: training pays the hack all the same
+        ("score_not_passed", "hacking_probes", "probe 'empty' on w0 passed"),
+        ("score_not_passed", "perturbed_gold", "scored 1 (not passed, but rewarded)"),
+    ],
+)
+def test_redteam_environment_is_caught(name: str, check_name: str, reason: str) -> None:
+    report = check(str(BAD / name), options=FAST)
+    fails = failed(report)
+    assert not report.passed
+    assert check_name in fails, report.to_text()
+    assert reason in fails[check_name], report.to_text()
+
+
+def test_read_through_proc_self_root_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    leak = tmp_path / "verihub-leaked-answers.json"
+    leak.write_text(json.dumps({f"w{i}": w for i, w in enumerate(WORDS)}))
+    monkeypatch.setenv("VERIHUB_TEST_LEAK", str(leak))
+    report = check(str(BAD / "proc_root_read"), options=FAST)
+    fails = failed(report)
+    assert "file_access" in fails, report.to_text()
+    assert str(leak) in fails["file_access"]
+
+
+def test_unix_socket_to_a_local_service_is_a_network_call() -> None:
+    path = "/tmp/verihub-redteam.sock"
+    if os.path.exists(path):
+        os.unlink(path)
+    got: list[bytes] = []
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as srv:
+        srv.bind(path)
+        srv.listen(50)
+
+        def serve() -> None:
+            while True:
+                try:
+                    conn, _ = srv.accept()
+                except OSError:
+                    return
+                with conn:
+                    got.append(conn.recv(100))
+
+        threading.Thread(target=serve, daemon=True).start()
+        try:
+            report = check(str(BAD / "unix_socket"), options=FAST)
+        finally:
+            os.unlink(path)
+    fails = failed(report)
+    assert "network" in fails and "unix socket" in fails["network"], report.to_text()
+    assert got == []  # blocked, not just reported
+
+
+@pytest.mark.skipif(not pid_namespace_available(), reason="needs unprivileged pid namespaces")
+def test_no_process_outlives_the_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mark = tmp_path / "daemon-alive"
+    monkeypatch.setenv("VERIHUB_TEST_MARK", str(mark))
+    report = check(str(BAD / "daemon"), options=FAST)
+    assert "own pid namespace" in report.isolation
+    time.sleep(3.5)  # the daemon sleeps 2s, then writes the mark
+    assert not mark.exists(), "a process started by the environment outlived the check"
