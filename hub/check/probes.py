@@ -10,6 +10,8 @@ a whole correct response (its perturbation is then made on that text).
 
 from __future__ import annotations
 
+import random
+import string
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,9 +24,12 @@ __all__ = [
     "gamed",
     "gold_response",
     "hacking_probes",
+    "other_answers",
     "perturb",
+    "perturb_randomly",
     "perturbed_response",
     "probe_answer",
+    "randomly_perturbed_response",
 ]
 
 INJECTION = (
@@ -60,6 +65,50 @@ def perturbed_response(env: Any, task: Task, gold: str) -> str:
     if callable(getattr(env, "gold_response", None)) or reference is None:
         return perturb(gold, aliases(task))
     return _render(env, perturb(reference, aliases(task)))
+
+
+def randomly_perturbed_response(env: Any, task: Task, gold: str, rng: random.Random) -> str:
+    """Like :func:`perturbed_response`, with a random change (see :func:`perturb_randomly`)."""
+    reference = _reference(task)
+    if callable(getattr(env, "gold_response", None)) or reference is None:
+        return perturb_randomly(gold, aliases(task), rng)
+    return _render(env, perturb_randomly(reference, aliases(task), rng))
+
+
+def other_answers(env: Any, task: Task, others: Sequence[Task], k: int = 3) -> list[str]:
+    """Gold responses of up to ``k`` other tasks whose references differ from ``task``'s.
+
+    A grader that compares with its own reference fails them; one that tells the check's probes
+    apart by their shape (and passes any other plausible answer) passes them all.
+    """
+    mine = _reference(task)
+    seen = {a.strip().casefold() for a in aliases(task)}
+    if mine is not None:
+        seen.add(mine.strip().casefold())
+    numbers = {n for n in map(_number, seen) if n is not None}
+    out: list[str] = []
+    for other in others:
+        if other.id == task.id or len(out) >= k:
+            continue
+        response = gold_response(env, other)
+        if response is None:
+            continue
+        key = (_reference(other) or response).strip().casefold()
+        if key in seen or _number(key) in numbers or response.strip().casefold() in seen:
+            continue
+        seen.add(key)
+        number = _number(key)
+        if number is not None:
+            numbers.add(number)
+        out.append(response)
+    return out
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
 
 
 def _reference(task: Task) -> str | None:
@@ -121,6 +170,50 @@ def _perturb_once(text: str, step: int) -> str:
         out.append("".join(chars))
     changed = " ".join(out)
     return changed if changed != text else text + "x"
+
+
+def perturb_randomly(gold: str, avoid: Sequence[str], rng: random.Random) -> str:
+    """A wrong answer the grader cannot foresee: a number moved by a random amount (at least 2),
+    or the first letter (digit) of every word replaced by a random other one."""
+    banned = {a.strip().casefold() for a in avoid} | {gold.strip().casefold()}
+    text = gold.strip()
+    for _ in range(10):
+        candidate = _random_once(text, rng)
+        if candidate.strip().casefold() not in banned:
+            return candidate
+    return perturb(gold, avoid)
+
+
+def _random_once(text: str, rng: random.Random) -> str:
+    sign = rng.choice((-1, 1))
+    try:
+        n = int(text.replace(",", ""))
+        return str(n + sign * rng.randint(2, 1000) * max(1, abs(n) // 100))
+    except ValueError:
+        pass
+    try:
+        x = float(text)
+        return repr(x + sign * rng.uniform(2.0, 1000.0) * max(1.0, abs(x) / 100))
+    except ValueError:
+        pass
+    if not text:
+        return "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(1, 8)))
+    out = []
+    for word in text.split(" "):
+        chars = list(word)
+        i = next((k for k, c in enumerate(chars) if c.isalnum()), None)
+        if i is not None:
+            c = chars[i]
+            pool = (
+                string.digits
+                if c.isdigit()
+                else string.ascii_uppercase
+                if c.isupper()
+                else string.ascii_lowercase
+            )
+            chars[i] = rng.choice([p for p in pool if p.casefold() != c.casefold()])
+        out.append("".join(chars))
+    return " ".join(out)
 
 
 def aliases(task: Task) -> list[str]:

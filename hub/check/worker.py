@@ -12,6 +12,7 @@ import asyncio
 import itertools
 import json
 import os
+import random
 import resource
 import site
 import socket
@@ -276,7 +277,15 @@ def _ids(env: Any, split: str, n: int) -> list[str]:
 
 
 async def _run_checks(env: Any, factory: Callable[[], Any], cfg: dict[str, Any]) -> None:
-    from hub.check.probes import gamed, gold_response, hacking_probes, perturbed_response, probe_answer
+    from hub.check.probes import (
+        gamed,
+        gold_response,
+        hacking_probes,
+        other_answers,
+        perturbed_response,
+        probe_answer,
+        randomly_perturbed_response,
+    )
 
     n_ids = int(cfg["num_tasks"])
     phase("task ids")
@@ -319,6 +328,7 @@ async def _run_checks(env: Any, factory: Callable[[], Any], cfg: dict[str, Any])
     pert_pass: list[str] = []
     hacks: list[str] = []
     n_gold = n_probed = 0
+    rng = random.SystemRandom()  # probes the environment cannot precompute
 
     def note(status: str, info: Any, label: str) -> bool:
         if status == "timeout":
@@ -347,11 +357,23 @@ async def _run_checks(env: Any, factory: Callable[[], Any], cfg: dict[str, Any])
         phase(f"probes {task.id}")
         n_probed += 1
         outcomes: list[tuple[str, bool]] = []
-        for name, text in hacking_probes(task, probe_answer(env, task, gold)):
+        probes = hacking_probes(task, probe_answer(env, task, gold))
+        if gold is not None:  # unforeseeable: a grader cannot tell it from a real wrong answer
+            probes.append(("randomly perturbed reference", randomly_perturbed_response(env, task, gold, rng)))
+        for name, text in probes:
             label = f"probe '{name}' on {task.id}"
             status, g = await _grade(env, task, text, label, timeout_s)
             if note(status, g, label):
                 outcomes.append((name, _rewarded(g, has_gold=gold is not None)))
+        others = other_answers(env, task, tasks[i + 1 :] + tasks[:i]) if gold is not None else []
+        paid = []
+        for j, text in enumerate(others):
+            label = f"probe 'answer of another task' #{j + 1} on {task.id}"
+            status, g = await _grade(env, task, text, label, timeout_s)
+            if note(status, g, label):
+                paid.append(_rewarded(g, has_gold=True))
+        if others and len(paid) == len(others) and all(paid):  # all: another task may share the value
+            hacks.append(f"the answers of {len(others)} other tasks all passed on {task.id}")
         suffix = "" if gold is not None else " (no reference answer)"
         hacks += [
             f"probe '{n}' on {task.id}{suffix} passed" for n in gamed(outcomes, has_gold=gold is not None)

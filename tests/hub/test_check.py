@@ -78,7 +78,9 @@ def test_bad_environment_is_caught(name: str, check_name: str, reason: str, tmp_
     if name == "pass_all":
         assert "perturbed_gold" in fails
     if name in ("random_prompts", "partial_grader", "no_data_source"):  # caught for that reason alone
-        assert set(fails) == {check_name}, report.to_text()
+        # (the first-letter-blind grader also passes the randomly perturbed reference: a probe)
+        alone = {check_name, "hacking_probes"} if name == "partial_grader" else {check_name}
+        assert set(fails) <= alone and check_name in fails, report.to_text()
 
 
 def test_grader_killed_by_the_cpu_limit_is_reported_as_such() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import socket
 import threading
 import time
@@ -12,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from hub.check import CheckOptions, CheckReport, Limits, check
+from hub.check.probes import other_answers, perturb_randomly
 from hub.check.sandbox import pid_namespace_available
+from hub.types import Task
 
 BAD = Path(__file__).parent / "bad_envs"
 FAST = CheckOptions(num_tasks=10, gold_tasks=8, probe_tasks=2, grade_timeout_s=1.5, limits=Limits(wall_s=60))
@@ -32,6 +35,9 @@ def failed(report: CheckReport) -> dict[str, str]:
         # "not passed" but full reward: training pays the hack all the same
         ("score_not_passed", "hacking_probes", "probe 'empty' on w0 passed"),
         ("score_not_passed", "perturbed_gold", "scored 1 (not passed, but rewarded)"),
+        # passes any plausible wrong answer that is not shaped like a known probe or perturbation
+        ("probe_detector", "hacking_probes", "the answers of 3 other tasks all passed on w0"),
+        ("probe_detector", "hacking_probes", "probe 'randomly perturbed reference' on w0 passed"),
     ],
 )
 def test_redteam_environment_is_caught(name: str, check_name: str, reason: str) -> None:
@@ -88,3 +94,25 @@ def test_no_process_outlives_the_check(tmp_path: Path, monkeypatch: pytest.Monke
     assert "own pid namespace" in report.isolation
     time.sleep(3.5)  # the daemon sleeps 2s, then writes the mark
     assert not mark.exists(), "a process started by the environment outlived the check"
+
+
+def test_random_perturbations_are_wrong_and_unforeseeable() -> None:
+    rng = random.Random(7)
+    numbers = {perturb_randomly("42", [], rng) for _ in range(20)}
+    assert "42" not in numbers and "43" not in numbers and len(numbers) > 10
+    assert all(abs(int(n) - 42) >= 2 for n in numbers)
+    words = {perturb_randomly("steam engine", ["Steam engine"], rng) for _ in range(20)}
+    assert len(words) > 10
+    for w in words:
+        a, b = w.split(" ")
+        assert a[0] != "s" and a[1:] == "team" and b[0] != "e" and b[1:] == "ngine"
+    assert perturb_randomly("", [], rng) != ""
+
+
+def test_other_answers_skip_equal_references() -> None:
+    tasks = [
+        Task(id=f"t{i}", prompt="p", answer=a) for i, a in enumerate(["5", "5.0", "Apple", "7", "8", "9"])
+    ]
+    assert other_answers(object(), tasks[0], tasks) == ["Apple", "7", "8"]
+    aliased = Task(id="a", prompt="p", answer=["apple", "7"])
+    assert other_answers(object(), aliased, tasks, k=2) == ["5", "8"]
