@@ -328,6 +328,7 @@ async def _run_checks(env: Any, factory: Callable[[], Any], cfg: dict[str, Any])
     pert_pass: list[str] = []
     hacks: list[str] = []
     n_gold = n_probed = 0
+    no_gold: set[str] = set()
     rng = random.SystemRandom()  # probes the environment cannot precompute
 
     def note(status: str, info: Any, label: str) -> bool:
@@ -339,7 +340,9 @@ async def _run_checks(env: Any, factory: Callable[[], Any], cfg: dict[str, Any])
 
     for i, task in enumerate(tasks):
         gold = gold_response(env, task)
-        if gold is not None:
+        if gold is None:
+            no_gold.add(task.id)
+        else:
             n_gold += 1
             phase(f"gold {task.id}")
             status, g = await _grade(env, task, gold, f"gold of {task.id}", timeout_s)
@@ -383,6 +386,22 @@ async def _run_checks(env: Any, factory: Callable[[], Any], cfg: dict[str, Any])
             "gold", "warn", "no task has a reference answer the check can render; define gold_response(task)"
         )
         result("perturbed_gold", "skip", "no gold responses")
+    elif n_gold < len(tasks):
+        # tasks without a reference are probed only for empty answers (or every probe passing at
+        # once): a grader that is exact where a reference exists and lax elsewhere would pass
+        result(
+            "gold",
+            "fail",
+            f"{len(tasks) - n_gold} of {len(tasks)} sampled tasks have no reference answer the check "
+            "can render, while the others do; give every task one (or define gold_response(task))",
+            [*gold_fail, *(f"{t.id}: no reference answer" for t in tasks if t.id in no_gold)],
+        )
+        result(
+            "perturbed_gold",
+            "fail" if pert_pass else "pass",
+            f"{len(pert_pass)} perturbed gold answers pass" if pert_pass else "",
+            pert_pass,
+        )
     else:
         result(
             "gold",

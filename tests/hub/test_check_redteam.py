@@ -35,6 +35,8 @@ def failed(report: CheckReport) -> dict[str, str]:
         # "not passed" but full reward: training pays the hack all the same
         ("score_not_passed", "hacking_probes", "probe 'empty' on w0 passed"),
         ("score_not_passed", "perturbed_gold", "scored 1 (not passed, but rewarded)"),
+        # exact where a reference exists, lax on the tasks without one (most of them)
+        ("partial_gold", "gold", "7 of 8 sampled tasks have no reference answer"),
         # passes any plausible wrong answer that is not shaped like a known probe or perturbation
         ("probe_detector", "hacking_probes", "the answers of 3 other tasks all passed on w0"),
         ("probe_detector", "hacking_probes", "probe 'randomly perturbed reference' on w0 passed"),
