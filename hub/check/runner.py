@@ -109,6 +109,13 @@ def _stage_path(src: Path, work: Path, opts: CheckOptions, report: CheckReport) 
         raise UsageError(
             f"{src} is not a Python package folder (no pyproject.toml); see `verihub init --help`"
         )
+    links = _links_outside(src)
+    if links:
+        # copying follows symlinks: it would read those files here, outside the sandbox, and hand
+        # them to the package as its own
+        report.add("installs", "fail", "the package has symlinks that lead outside it", links)
+        report.add("file_access", "fail", "symlinks lead outside the package", links)
+        return None
     build = work / "src"
     shutil.copytree(
         src,
@@ -138,6 +145,20 @@ def _stage_path(src: Path, work: Path, opts: CheckOptions, report: CheckReport) 
     return read_only_copy(target, work / "stage")
 
 
+def _links_outside(root: Path) -> list[str]:
+    """Symlinks under ``root`` that resolve outside it (or nowhere), as 'link -> target'."""
+    base = os.path.realpath(root)
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            if os.path.islink(path):
+                target = os.path.realpath(path)
+                if not (target == base or target.startswith(base + os.sep)) or not os.path.exists(target):
+                    found.append(f"{os.path.relpath(path, root)} -> {os.readlink(path)}")
+    return found
+
+
 def _stage_installed(env_id: str, work: Path, report: CheckReport) -> Path:
     from hub.registry import _entry_points
 
@@ -149,6 +170,9 @@ def _stage_installed(env_id: str, work: Path, report: CheckReport) -> Path:
     if spec is None or spec.origin is None:
         raise UsageError(f"cannot locate the package {module!r} of {env_id!r}; reinstall it")
     root = Path(spec.origin).parent if spec.submodule_search_locations else Path(spec.origin)
+    links = _links_outside(root) if root.is_dir() else []
+    if links:
+        raise UsageError(f"{env_id!r}'s package has symlinks that lead outside it: {', '.join(links[:3])}")
     tmp = work / "copy"
     tmp.mkdir()
     if root.is_dir():

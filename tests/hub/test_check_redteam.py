@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import socket
 import threading
 import time
@@ -118,3 +119,18 @@ def test_other_answers_skip_equal_references() -> None:
     assert other_answers(object(), tasks[0], tasks) == ["Apple", "7", "8"]
     aliased = Task(id="a", prompt="p", answer=["apple", "7"])
     assert other_answers(object(), aliased, tasks, k=2) == ["5", "8"]
+
+
+def test_symlink_out_of_the_package_is_refused_before_it_is_copied(tmp_path: Path) -> None:
+    secret = tmp_path / "secret-answers.json"
+    secret.write_text(json.dumps({"w0": "apple"}))
+    pkg = tmp_path / "pkg"
+    shutil.copytree(BAD / "symlink_leak", pkg)
+    (pkg / "bad_symlink_leak" / "answers.json").symlink_to(secret)
+    report = check(str(pkg), options=FAST)
+    fails = failed(report)
+    assert "installs" in fails and "answers.json -> " in fails["installs"], report.to_text()
+    assert "file_access" in fails
+    # without the link the same package passes
+    (pkg / "bad_symlink_leak" / "answers.json").unlink()
+    assert check(str(pkg), options=FAST).passed
