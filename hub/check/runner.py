@@ -353,6 +353,14 @@ def _digest(
         )
     if violations["network"]:
         report.add("network", "fail", "network access was attempted", violations["network"])
+    if violations.get("process") and not reads:
+        report.add(
+            "file_access",
+            "warn",
+            "the package started processes: the audit hook cannot see what they read or write "
+            "(a reviewer must read what they do)",
+            violations["process"],
+        )
     return ids, done
 
 

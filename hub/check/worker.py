@@ -25,6 +25,9 @@ from importlib.metadata import distributions
 from pathlib import Path
 from typing import Any
 
+import graders
+import hub
+
 __all__ = ["main"]
 
 _EVENTS_FD = -1
@@ -88,6 +91,10 @@ class _Audit:
                     self._network(f"{event.split('.')[1]} unix socket {address!r}")
         elif event in ("socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr"):
             self._network(f"{event.split('.')[1]} {args[0]!r}")
+        elif event in _SPAWN_EVENTS and not _started_by_verihub():
+            # a child process is out of the hook's sight: what it reads or writes is not seen
+            command = args[0] if event == "os.system" else args[_SPAWN_EVENTS[event]]
+            self._report("process", f"{event}: {str(command)[:120]}")
 
     def _network(self, detail: str) -> None:
         self._report("network", detail)
@@ -115,6 +122,24 @@ class _Audit:
             or _is_metadata(full)
         ):
             self._report("read", full)
+
+
+# audit event -> index of its argv (or command) argument
+_SPAWN_EVENTS = {"subprocess.Popen": 1, "os.system": 0, "os.exec": 1, "os.posix_spawn": 1, "os.spawn": 2}
+_TRUSTED = tuple(str(Path(str(m.__file__)).resolve().parent) + os.sep for m in (graders, hub))
+_STDLIB = str(Path(sysconfig.get_paths()["stdlib"]).resolve()) + os.sep
+
+
+def _started_by_verihub() -> bool:
+    """True when the nearest caller outside the standard library is verihub's own code (the
+    proof graders start coqc and Lean): a process the package starts itself is reported."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = os.path.realpath(frame.f_code.co_filename)
+        if not name.startswith(_STDLIB) and name != os.path.realpath(__file__):
+            return name.startswith(_TRUSTED)
+        frame = frame.f_back  # type: ignore[assignment]
+    return False
 
 
 def _is_metadata(path: str) -> bool:

@@ -134,3 +134,10 @@ def test_symlink_out_of_the_package_is_refused_before_it_is_copied(tmp_path: Pat
     # without the link the same package passes
     (pkg / "bad_symlink_leak" / "answers.json").unlink()
     assert check(str(pkg), options=FAST).passed
+
+
+def test_processes_the_package_starts_are_reported() -> None:
+    report = check(str(BAD / "daemon"), options=FAST)
+    access = report.result("file_access")
+    assert access is not None and access.status == "warn", report.to_text()
+    assert "started processes" in access.reason and "subprocess.Popen" in access.details[0]
