@@ -408,6 +408,16 @@ def check(target: str, *, options: CheckOptions | None = None) -> CheckReport:
         if ids is not None and report.result("loads") and report.result("loads").status == "pass":  # type: ignore[union-attr]
             res2, events2 = _run_worker("ids", stage, work, env_id, opts, seed=1)
             ids2 = next((ev["ids"] for ev in events2 if ev["event"] == "ids"), None)
+            tasks1 = next((ev["digests"] for ev in events if ev["event"] == "tasks"), None)
+            tasks2 = next((ev["digests"] for ev in events2 if ev["event"] == "tasks"), None)
+            if tasks1 is not None and tasks2 is not None and tasks1 != tasks2:
+                report.add(
+                    "determinism",
+                    "fail",
+                    "tasks differ between two processes for the same seed "
+                    "(they must not depend on hash(), set order, time or unseeded randomness)",
+                    sorted(k for k in tasks1 if tasks1.get(k) != tasks2.get(k)),
+                )
             if ids2 != ids:
                 report.add(
                     "task_ids",

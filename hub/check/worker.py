@@ -9,6 +9,7 @@ goes to stderr. Never import this module from library code: it is a program.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import itertools
 import json
 import os
@@ -291,6 +292,18 @@ def _sample(env: Any, split: str, seed: int, n: int) -> list[Any]:
     return list(itertools.islice(env.tasks(split, seed=seed), n))
 
 
+def _task_digests(env: Any, n: int) -> dict[str, str]:
+    """A hash of the first ``n`` tasks of every split for seeds 0 and 1: the same in every process
+    (tasks that follow the hash seed or set order are the same within one process only)."""
+    out = {}
+    for split in env.splits:
+        for seed in (0, 1):
+            rows = [t.model_dump(mode="json") for t in _sample(env, split, seed, n)]
+            text = json.dumps(rows, sort_keys=True, default=str)
+            out[f"{split}/{seed}"] = hashlib.sha256(text.encode()).hexdigest()
+    return out
+
+
 def _id_sample_size(cfg: dict[str, Any]) -> int:
     return max(int(cfg["num_tasks"]), int(cfg.get("id_tasks", 0)))
 
@@ -337,6 +350,7 @@ async def _run_checks(env: Any, factory: Callable[[], Any], cfg: dict[str, Any])
             b = [t.model_dump(mode="json") for t in _sample(again, split, seed, n_ids)]
             if a != b:
                 changed.append(f"split {split!r} seed {seed}")
+    emit("tasks", digests=_task_digests(env, n_ids))  # compared with another process's
     result(
         "determinism",
         "fail" if changed else "pass",
@@ -488,6 +502,7 @@ def main(argv: list[str] | None = None) -> None:
     if cfg["mode"] == "ids":
         ids = {s: _ids(env, s, _id_sample_size(cfg)) for s in env.splits}
         emit("ids", ids=ids)
+        emit("tasks", digests=_task_digests(env, int(cfg["num_tasks"])))
     elif cfg["mode"] == "regrade":
         asyncio.run(_regrade(env, cfg))
     else:

@@ -33,6 +33,8 @@ def failed(report: CheckReport) -> dict[str, str]:
         # ids unique / stable on the first tasks, duplicated / random after them (a generator)
         ("late_dup_ids", "task_ids", "not unique"),
         ("late_random_ids", "task_ids", "differ between two loads"),
+        # tasks that follow the hash seed: the same within a process, different across processes
+        ("hash_order", "determinism", "tasks differ between two processes for the same seed"),
         # "not passed" but full reward: training pays the hack all the same
         ("score_not_passed", "hacking_probes", "probe 'empty' on w0 passed"),
         ("score_not_passed", "perturbed_gold", "scored 1 (not passed, but rewarded)"),
