@@ -5,10 +5,18 @@ A response commits to an answer through any of these forms, and *every* form pre
 1. ``\\boxed{X}`` (or ``\\fbox{X}``; see :func:`graders.extract.find_boxed`);
 2. a GSM8K-style line ``#### X``;
 3. a line ``Answer: X`` (also "Final answer: X", "The (final) answer is X", "A: X");
-4. for integers only: a final line ``<expression> = X`` (one ``=`` only);
+4. for integers only: a final line ``<expression> = X`` (one ``=`` only, not a comparison or
+   an update: ``x != 7``, ``x >= 7``, ``x += 7`` commit to nothing), and, once another form is
+   present, a final line that is a bare integer (``\\boxed{7}\\n8`` commits to 7 and to 8);
 5. opt-in (``statements=True``): a final line that ends ``... is "X".`` (the value quoted);
+   every ``is "X"`` on that line that is not followed by a question mark counts
+   (``It is 'k' or it is 'l'.`` commits to both);
 6. only when none of the above is present: the whole one-line response (a trailing period
    is allowed).
+
+An ``Answer:`` line that is exactly one box (``The final answer is $\\boxed{7}$.``) commits to the
+box's answer. A box offered as one of alternatives on its line (``\\boxed{7} or 8``,
+``8 or \\boxed{7}``, ``\\boxed{7} (or 8)``) fails the response.
 
 All committed answers must agree: ``Answer: 8`` followed by ``\\boxed{7}`` commits to two
 answers and fails, whichever is right ("every option at once", spread over forms). Empty
@@ -22,7 +30,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from graders.extract import ExtractConfig, extract_answers
+from graders.extract import ExtractConfig, _boxed_spans, extract_answers
 from graders.grade import Grade
 
 __all__ = ["Commitment", "Commitments", "ExactGrader", "extract_committed", "normalize_integer"]
@@ -34,12 +42,19 @@ _BOXED_ONLY = ExtractConfig(forms=("boxed",), max_answer_chars=200)
 _HASH_LINE = re.compile(r"^[ \t]*####[ \t]*(\S[^\n]{0,200}?)[ \t]*$", re.MULTILINE)
 _ANSWER_LINE = re.compile(
     r"^[ \t*#>-]*(?:(?:the\s+)?(?:final\s+)?answer\b|a(?=[ \t*]*:))"
-    r"\s*(?:is\b)?\s*[:=]?\s*([^:=\s].{0,199}?)[ \t*]*$",
+    r"\s*(?:is\b\s*)?(?:[:=]\s*)?([^:=\s].{0,199}?)[ \t*]*$",
     re.IGNORECASE | re.MULTILINE,
 )
 _INT = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)")
-_FINAL_EQ = re.compile(r"^[^=\n]{1,200}=\s*([+-]?\d[\d,]*)\s*\.?\s*$")
-_STATEMENT = re.compile(r"\bis\s*:?\s*([\"'])((?:(?!\1)[^\n]){1,200})\1\s*[.!]?\s*$", re.IGNORECASE)
+# one ``=`` that is not part of a comparison or an update (``!=``, ``<=``, ``+=``: ``3 + 5 != 7``
+# asserts the opposite of 7); each whitespace run belongs to one quantifier, so matching is linear
+_FINAL_EQ = re.compile(r"^[^=\n]{0,199}[^=\n!<>+\-*/~^%&|]=\s*([+-]?\d[\d,]*)\s*(?:\.\s*)?$")
+_STATEMENT = re.compile(r"\bis\s*(?::\s*)?([\"'])((?:(?!\1)[^\n]){1,200})\1\s*(?:[.!]\s*)?$", re.IGNORECASE)
+# every ``is "X"`` on the final statement's line that is not asked (``It is 'k' or it is 'l'.``)
+_STATEMENTS = re.compile(r"\bis\s*(?::\s*)?([\"'])((?:(?!\1)[^\n]){1,200})\1(?![ \t]*\?)", re.IGNORECASE)
+# a box with "or" (or a slash) right before or after it on its line, across $, \\( \\) and **
+_ALTERNATIVE_BEFORE = re.compile(r"(?:(?<![A-Za-z])or|/)[ \t]*(?:\$|\\\(|\*\*)?[ \t]*$", re.IGNORECASE)
+_ALTERNATIVE_AFTER = re.compile(r"[ \t]*(?:\$|\\\)|\*\*)?[ \t]*(?:\(?[ \t]*or(?![A-Za-z])|/)", re.IGNORECASE)
 _LATEX_TEXT = re.compile(r"\\(?:text|textbf|mathrm|mathbf|texttt)\{([^{}]*)\}")
 
 
@@ -90,22 +105,55 @@ def extract_committed(response: str, *, kind: AnswerKind, statements: bool = Fal
     boxed = extract_answers(response, _BOXED_ONLY)
     if boxed.flag is not None:
         return Commitments(found=(), flag=boxed.flag)
+    if boxed.answers and _box_among_alternatives(response):
+        return Commitments(found=(), flag="alternative_answers")
     found = [Commitment("boxed", b) for b in boxed.answers]
     found += [Commitment("#### line", m.group(1)) for m in _HASH_LINE.finditer(response)]
-    found += [Commitment("answer line", _clean_text(m.group(1))) for m in _ANSWER_LINE.finditer(response)]
+    found += [
+        Commitment("answer line", _clean_text(m.group(1)))
+        for m in _ANSWER_LINE.finditer(response)
+        if not (boxed.answers and _is_one_box(m.group(1)))  # "Answer: $\boxed{7}$" is the box's
+    ]
     lines = [line.strip() for line in response.splitlines() if line.strip()]
     last = lines[-1] if lines else ""
     if kind == "integer":
         equation = _FINAL_EQ.match(last)
         if equation:
             found.append(Commitment("final equation", equation.group(1)))
-    if statements:
-        statement = _STATEMENT.search(last)
-        if statement:
-            found.append(Commitment("final statement", statement.group(2)))
+    if statements and _STATEMENT.search(last):
+        found += [Commitment("final statement", m.group(2)) for m in _STATEMENTS.finditer(last)]
+    if found and kind == "integer" and len(lines) > 1 and normalize_integer(_clean_text(last)) is not None:
+        # a bare number ending the response after an answer ("\boxed{7}\n8") is one too
+        found.append(Commitment("final line", _clean_text(last)))
     if not found and len(lines) == 1:
         found.append(Commitment("whole response", _clean_text(last)))
     return Commitments(found=tuple(found))
+
+
+def _is_one_box(text: str) -> bool:
+    """Whether ``text`` is exactly one box (``$\\boxed{7}$.``, ``**\\boxed{7}**``): an answer
+    line of that kind commits to the box's answer, which the boxed form already holds."""
+    t = text.strip().strip("*").strip()
+    if t.endswith("."):
+        t = t[:-1].strip()
+    for left, right in (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")):
+        if len(t) > len(left) + len(right) and t.startswith(left) and t.endswith(right):
+            t = t[len(left) : -len(right)].strip()
+            break
+    spans = _boxed_spans(t, _BOXED_ONLY.max_answer_chars)
+    return len(spans) == 1 and spans[0][0] == 0 and spans[0][1] == len(t)
+
+
+def _box_among_alternatives(response: str) -> bool:
+    """Whether a box is offered as one of alternatives on its line: ``\\boxed{7} or 8``,
+    ``8 or \\boxed{7}``, ``\\boxed{7} (or 8)``."""
+    for start, end, _ in _boxed_spans(response, _BOXED_ONLY.max_answer_chars):
+        line_start = response.rfind("\n", 0, start) + 1
+        if _ALTERNATIVE_BEFORE.search(response, max(line_start, start - 40), start):
+            return True
+        if _ALTERNATIVE_AFTER.match(response, end):
+            return True
+    return False
 
 
 @dataclass(frozen=True)
