@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from graders.extract import ExtractConfig, _boxed_spans, extract_answers
+from graders.extract import ExtractConfig, boxed_spans, extract_answers
 from graders.grade import Grade
 
 __all__ = ["Commitment", "Commitments", "ExactGrader", "extract_committed", "normalize_integer"]
@@ -140,14 +140,14 @@ def _is_one_box(text: str) -> bool:
         if len(t) > len(left) + len(right) and t.startswith(left) and t.endswith(right):
             t = t[len(left) : -len(right)].strip()
             break
-    spans = _boxed_spans(t, _BOXED_ONLY.max_answer_chars)
+    spans = boxed_spans(t, _BOXED_ONLY.max_answer_chars)
     return len(spans) == 1 and spans[0][0] == 0 and spans[0][1] == len(t)
 
 
 def _box_among_alternatives(response: str) -> bool:
     """Whether a box is offered as one of alternatives on its line: ``\\boxed{7} or 8``,
     ``8 or \\boxed{7}``, ``\\boxed{7} (or 8)``."""
-    for start, end, _ in _boxed_spans(response, _BOXED_ONLY.max_answer_chars):
+    for start, end, _ in boxed_spans(response, _BOXED_ONLY.max_answer_chars):
         line_start = response.rfind("\n", 0, start) + 1
         if _ALTERNATIVE_BEFORE.search(response, max(line_start, start - 40), start):
             return True

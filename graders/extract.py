@@ -50,6 +50,7 @@ __all__ = [
     "Extraction",
     "MultiAnswerPolicy",
     "apply_policy",
+    "boxed_spans",
     "extract_answers",
     "find_boxed",
 ]
@@ -188,10 +189,10 @@ def find_boxed(text: str, *, max_answer_chars: int = 2000) -> list[str]:
     Callers facing hostile input should bound the number of openings first (see
     :class:`ExtractConfig.max_boxed`).
     """
-    return [content for _, _, content in _boxed_spans(text, max_answer_chars)]
+    return [content for _, _, content in boxed_spans(text, max_answer_chars)]
 
 
-def _boxed_spans(text: str, max_answer_chars: int) -> list[tuple[int, int, str]]:
+def boxed_spans(text: str, max_answer_chars: int = 2000) -> list[tuple[int, int, str]]:
     """``(start, end, contents)`` of every box of :func:`find_boxed`, in order."""
     openings = sorted((pos, opener) for opener in _BOX_OPENERS for pos in _positions(text, opener))
     found: list[tuple[int, int, str]] = []
@@ -308,7 +309,7 @@ _OPERAND_AFTER = re.compile(r"[ \t]*(?:\\(?:cdot|times|div)(?![A-Za-z])|/|\^(?![
 def _embedded_box(response: str, limit: int) -> bool:
     """Whether a box is an operand of the expression around it: its contents are not what the
     reader takes as the answer (``x = -\\boxed{5}`` states -5)."""
-    for start, end, _ in _boxed_spans(response, limit):
+    for start, end, _ in boxed_spans(response, limit):
         line_start = response.rfind("\n", 0, start) + 1
         if _OPERAND_BEFORE.search(response, max(line_start, start - 40), start) is not None:
             return True
@@ -319,7 +320,7 @@ def _embedded_box(response: str, limit: int) -> bool:
 
 def _questioned_box(response: str, limit: int) -> bool:
     """Whether a box is followed by a question mark (``\\boxed{5}?``, ``$\\boxed{5}$?``)."""
-    return any(_QUESTIONED.match(response, end) is not None for _, end, _ in _boxed_spans(response, limit))
+    return any(_QUESTIONED.match(response, end) is not None for _, end, _ in boxed_spans(response, limit))
 
 
 _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)[^\n]*$", re.MULTILINE)
@@ -371,7 +372,7 @@ def _answers_end(response: str, form: AnswerForm, cfg: ExtractConfig) -> int | N
     """Where the last answer of ``form`` ends in ``response`` (for "the answer is", the end of
     its line); None for the line forms, which end the response."""
     if form == "boxed":
-        spans = _boxed_spans(response, cfg.max_answer_chars)
+        spans = boxed_spans(response, cfg.max_answer_chars)
         return max(end for _, end, _ in spans) if spans else None
     pattern = {"hash": _HASH, "a_colon": _A_COLON, "answer_is": _ANSWER_IS}.get(form)
     last = None if pattern is None else next(reversed(list(pattern.finditer(response))), None)
