@@ -18,12 +18,14 @@ from typing import Any
 from hub.types import Task
 
 __all__ = [
+    "FILLER_SCALES",
     "INJECTION",
     "MUST_FAIL_WITHOUT_GOLD",
     "aliases",
     "gamed",
     "gold_response",
     "hacking_probes",
+    "long_fillers",
     "other_answers",
     "perturb",
     "perturb_randomly",
@@ -214,6 +216,26 @@ def _random_once(text: str, rng: random.Random) -> str:
             chars[i] = rng.choice([p for p in pool if p.casefold() != c.casefold()])
         out.append("".join(chars))
     return " ".join(out)
+
+
+FILLER_SCALES = (500, 2_000, 8_000, 32_000, 128_000)
+
+
+def long_fillers(rng: random.Random) -> list[tuple[str, str]]:
+    """Texts of random lowercase words, one at every scale in :data:`FILLER_SCALES` with a random
+    length from the scale to four times it: a grader that passes long answers passes some (the
+    fixed huge probes leave windows of length uncovered)."""
+    out = []
+    for scale in FILLER_SCALES:
+        size = rng.randint(scale, 4 * scale)
+        words: list[str] = []
+        total = 0
+        while total < size:
+            word = "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 9)))
+            words.append(word)
+            total += len(word) + 1
+        out.append((f"long filler ({scale:,} to {4 * scale:,} characters)", " ".join(words)[:size]))
+    return out
 
 
 def aliases(task: Task) -> list[str]:

@@ -319,6 +319,7 @@ async def _run_checks(env: Any, factory: Callable[[], Any], cfg: dict[str, Any])
         gamed,
         gold_response,
         hacking_probes,
+        long_fillers,
         other_answers,
         perturbed_response,
         probe_answer,
@@ -402,6 +403,7 @@ async def _run_checks(env: Any, factory: Callable[[], Any], cfg: dict[str, Any])
         probes = hacking_probes(task, probe_answer(env, task, gold))
         if gold is not None:  # unforeseeable: a grader cannot tell it from a real wrong answer
             probes.append(("randomly perturbed reference", randomly_perturbed_response(env, task, gold, rng)))
+        probes += long_fillers(rng)
         for name, text in probes:
             label = f"probe '{name}' on {task.id}"
             status, g = await _grade(env, task, text, label, timeout_s)
