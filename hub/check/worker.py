@@ -359,8 +359,7 @@ async def _run_checks(env: Any, factory: Callable[[], Any], cfg: dict[str, Any])
         changed,
     )
 
-    split = "test" if "test" in env.splits else env.splits[0]
-    tasks = _sample(env, split, 0, int(cfg["gold_tasks"]))
+    main_split = "test" if "test" in env.splits else env.splits[0]
     timeout_s = float(cfg["grade_timeout_s"])
     errors: list[str] = []
     slow: list[str] = []
@@ -368,7 +367,7 @@ async def _run_checks(env: Any, factory: Callable[[], Any], cfg: dict[str, Any])
     pert_pass: list[str] = []
     hacks: list[str] = []
     n_gold = n_probed = 0
-    no_gold: set[str] = set()
+    no_gold: list[str] = []
     rng = random.SystemRandom()  # probes the environment cannot precompute
 
     def note(status: str, info: Any, label: str) -> bool:
@@ -378,64 +377,71 @@ async def _run_checks(env: Any, factory: Callable[[], Any], cfg: dict[str, Any])
             errors.append(f"{label}: {info}")
         return status == "ok"
 
-    for i, task in enumerate(tasks):
-        gold = gold_response(env, task)
-        if gold is None:
-            no_gold.add(task.id)
-        else:
-            n_gold += 1
-            phase(f"gold {task.id}")
-            status, g = await _grade(env, task, gold, f"gold of {task.id}", timeout_s)
-            if note(status, g, f"gold of {task.id}") and not (g.passed and g.score > 0):
-                why = "passed with score 0 (no reward)" if g.passed else (g.reason or g.status)
-                gold_fail.append(f"{task.id}: {why}")
-            wrong = perturbed_response(env, task, gold)
-            status, g = await _grade(env, task, wrong, f"perturbed gold of {task.id}", timeout_s)
-            if note(status, g, f"perturbed gold of {task.id}") and _rewarded(g, has_gold=True):
-                pert_pass.append(f"{task.id}: {wrong[:40]!r} {_verdict(g)} (gold {gold[:40]!r})")
-        if i >= int(cfg["probe_tasks"]):
-            continue
-        # A task without a reference answer is probed too (with generic options and letters):
-        # a grader that accepts anything must not pass just because there is no gold to compare.
-        phase(f"probes {task.id}")
-        n_probed += 1
-        outcomes: list[tuple[str, bool]] = []
-        probes = hacking_probes(task, probe_answer(env, task, gold))
-        if gold is not None:  # unforeseeable: a grader cannot tell it from a real wrong answer
-            probes.append(("randomly perturbed reference", randomly_perturbed_response(env, task, gold, rng)))
-        probes += long_fillers(rng)
-        for name, text in probes:
-            label = f"probe '{name}' on {task.id}"
-            status, g = await _grade(env, task, text, label, timeout_s)
-            if note(status, g, label):
-                outcomes.append((name, _rewarded(g, has_gold=gold is not None)))
-        others = other_answers(env, task, tasks[i + 1 :] + tasks[:i]) if gold is not None else []
-        paid = []
-        for j, text in enumerate(others):
-            label = f"probe 'answer of another task' #{j + 1} on {task.id}"
-            status, g = await _grade(env, task, text, label, timeout_s)
-            if note(status, g, label):
-                paid.append(_rewarded(g, has_gold=True))
-        if others and len(paid) == len(others) and all(paid):  # all: another task may share the value
-            hacks.append(f"the answers of {len(others)} other tasks all passed on {task.id}")
-        suffix = "" if gold is not None else " (no reference answer)"
-        hacks += [
-            f"probe '{n}' on {task.id}{suffix} passed" for n in gamed(outcomes, has_gold=gold is not None)
-        ]
+    # every split: a grader may be exact on the test split and lax on train (where RL trains)
+    n_sampled = 0
+    for split in [main_split, *(s for s in env.splits if s != main_split)]:
+        tasks = _sample(env, split, 0, int(cfg["gold_tasks"]))
+        n_sampled += len(tasks)
+        for i, task in enumerate(tasks):
+            gold = gold_response(env, task)
+            if gold is None:
+                no_gold.append(task.id)
+            else:
+                n_gold += 1
+                phase(f"gold {task.id}")
+                status, g = await _grade(env, task, gold, f"gold of {task.id}", timeout_s)
+                if note(status, g, f"gold of {task.id}") and not (g.passed and g.score > 0):
+                    why = "passed with score 0 (no reward)" if g.passed else (g.reason or g.status)
+                    gold_fail.append(f"{task.id}: {why}")
+                wrong = perturbed_response(env, task, gold)
+                status, g = await _grade(env, task, wrong, f"perturbed gold of {task.id}", timeout_s)
+                if note(status, g, f"perturbed gold of {task.id}") and _rewarded(g, has_gold=True):
+                    pert_pass.append(f"{task.id}: {wrong[:40]!r} {_verdict(g)} (gold {gold[:40]!r})")
+            if i >= int(cfg["probe_tasks"]):
+                continue
+            # A task without a reference answer is probed too (with generic options and letters):
+            # a grader that accepts anything must not pass just because there is no gold to compare.
+            phase(f"probes {task.id}")
+            n_probed += 1
+            outcomes: list[tuple[str, bool]] = []
+            probes = hacking_probes(task, probe_answer(env, task, gold))
+            if gold is not None:  # unforeseeable: a grader cannot tell it from a real wrong answer
+                probes.append(
+                    ("randomly perturbed reference", randomly_perturbed_response(env, task, gold, rng))
+                )
+            probes += long_fillers(rng)
+            for name, text in probes:
+                label = f"probe '{name}' on {task.id}"
+                status, g = await _grade(env, task, text, label, timeout_s)
+                if note(status, g, label):
+                    outcomes.append((name, _rewarded(g, has_gold=gold is not None)))
+            others = other_answers(env, task, tasks[i + 1 :] + tasks[:i]) if gold is not None else []
+            paid = []
+            for j, text in enumerate(others):
+                label = f"probe 'answer of another task' #{j + 1} on {task.id}"
+                status, g = await _grade(env, task, text, label, timeout_s)
+                if note(status, g, label):
+                    paid.append(_rewarded(g, has_gold=True))
+            if others and len(paid) == len(others) and all(paid):  # all: another task may share the value
+                hacks.append(f"the answers of {len(others)} other tasks all passed on {task.id}")
+            suffix = "" if gold is not None else " (no reference answer)"
+            hacks += [
+                f"probe '{n}' on {task.id}{suffix} passed" for n in gamed(outcomes, has_gold=gold is not None)
+            ]
     if n_gold == 0:
         result(
             "gold", "warn", "no task has a reference answer the check can render; define gold_response(task)"
         )
         result("perturbed_gold", "skip", "no gold responses")
-    elif n_gold < len(tasks):
+    elif n_gold < n_sampled:
         # tasks without a reference are probed only for empty answers (or every probe passing at
         # once): a grader that is exact where a reference exists and lax elsewhere would pass
         result(
             "gold",
             "fail",
-            f"{len(tasks) - n_gold} of {len(tasks)} sampled tasks have no reference answer the check "
+            f"{n_sampled - n_gold} of {n_sampled} sampled tasks have no reference answer the check "
             "can render, while the others do; give every task one (or define gold_response(task))",
-            [*gold_fail, *(f"{t.id}: no reference answer" for t in tasks if t.id in no_gold)],
+            [*gold_fail, *(f"{t}: no reference answer" for t in no_gold)],
         )
         result(
             "perturbed_gold",

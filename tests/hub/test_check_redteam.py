@@ -35,6 +35,8 @@ def failed(report: CheckReport) -> dict[str, str]:
         ("late_random_ids", "task_ids", "differ between two loads"),
         # passes long answers in the window the fixed probes leave open (short ones vs 200k and 1M)
         ("length_window", "hacking_probes", "probe 'long filler (2,000 to 8,000 characters)' on w0 passed"),
+        # exact on the test split, lax on train (where RL trains)
+        ("train_lenient", "hacking_probes", "probe 'empty' on train-w0 passed"),
         # tasks that follow the hash seed: the same within a process, different across processes
         ("hash_order", "determinism", "tasks differ between two processes for the same seed"),
         # "not passed" but full reward: training pays the hack all the same
