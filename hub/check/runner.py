@@ -285,6 +285,7 @@ def _run_worker(
         cwd=run_dir,
         isolate_network=opts.isolate_network,
         read_only=_read_only(stage) if opts.read_only_mount else (),
+        writable_only=[run_dir] if opts.read_only_mount else None,
     )
     events = []
     for line in res.stdout.splitlines():
@@ -383,7 +384,8 @@ def check(target: str, *, options: CheckOptions | None = None) -> CheckReport:
             else "sockets blocked by an audit hook (no network namespace available)"
         )
         files = (
-            "read-only bind mount of the staged copy (own mount namespace)"
+            "read-only bind mount of the staged copy, every other folder but the run directory "
+            "read-only too (own mount namespace)"
             if opts.read_only_mount and mount_namespace_available()
             else "staged copy read-only by file mode only (no read-only mount: a root process can write it)"
         )

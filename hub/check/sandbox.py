@@ -111,6 +111,28 @@ for path in spec["read_only"]:
             sys.stderr.write(f"verihub sandbox: cannot mount {path} read-only: "
                              f"{os.strerror(ctypes.get_errno())}\\n")
             sys.exit(125)
+if spec.get("writable") is not None:
+    # everything read-only but the writable folders (bound onto themselves first, so that they
+    # are mounts of their own and keep their write access); /proc, /sys and /dev stay as they are
+    import re
+    for path in spec["writable"]:
+        if libc.mount(os.fsencode(path), os.fsencode(path), None, MS_BIND | MS_REC, None) != 0:
+            sys.stderr.write(f"verihub sandbox: cannot bind {path}: {os.strerror(ctypes.get_errno())}\\n")
+            sys.exit(125)
+    with open("/proc/self/mountinfo", encoding="utf-8") as fh:
+        points = [re.sub(r"\\\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), ln.split()[4]) for ln in fh]
+    skip = ("/proc", "/sys", "/dev")
+    for point in sorted(set(points)):
+        if point in spec["writable"] or any(point == d or point.startswith(d + "/") for d in skip):
+            continue
+        try:
+            flags = sum(ms for st, ms in KEEP.items() if os.statvfs(point).f_flag & st)
+        except OSError:
+            continue
+        how = MS_REMOUNT | MS_BIND | MS_RDONLY | flags
+        if libc.mount(None, os.fsencode(point), None, how, None) != 0 and point == "/":
+            sys.stderr.write(f"verihub sandbox: cannot make / read-only {os.strerror(ctypes.get_errno())}\\n")
+            sys.exit(125)
 if spec["loopback"]:
     SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
@@ -133,8 +155,15 @@ os.execv(sys.argv[2], sys.argv[2:])
 """
 
 
-def _prepare(read_only: Sequence[Path], loopback: bool, pid_init: bool = False) -> list[str]:
-    spec = {"read_only": [str(p) for p in read_only], "loopback": loopback, "pid_init": pid_init}
+def _prepare(
+    read_only: Sequence[Path], loopback: bool, pid_init: bool = False, writable: Sequence[Path] | None = None
+) -> list[str]:
+    spec = {
+        "read_only": [str(p) for p in read_only],
+        "loopback": loopback,
+        "pid_init": pid_init,
+        "writable": None if writable is None else [os.path.realpath(p) for p in writable],
+    }
     return [sys.executable, "-c", _PREPARE, json.dumps(spec)]
 
 
@@ -177,6 +206,7 @@ def run_sandboxed(
     isolate_network: bool = True,
     loopback: bool = False,
     read_only: Sequence[Path] = (),
+    writable_only: Sequence[Path] | None = None,
 ) -> SandboxResult:
     """Run ``argv`` with ``limits``; in its own network namespace when possible.
 
@@ -184,17 +214,19 @@ def run_sandboxed(
     nothing outside the machine is reachable either way. ``read_only``: folders the child sees
     as a read-only mount (own mount namespace) where :func:`mount_namespace_available`; the
     result's ``read_only_mounted`` says whether that happened. ``argv[0]`` must be a path when
-    either applies.
+    either applies. ``writable_only``: with a mount namespace, every other folder (but /proc, /sys
+    and /dev) is read-only too, whatever writes to it (a child process, ctypes).
     """
     isolated = isolate_network and network_namespace_available()
-    mounted = bool(read_only) and mount_namespace_available()
+    mounted = (bool(read_only) or writable_only is not None) and mount_namespace_available()
     own_pids = pid_namespace_available()
     cmd = list(argv)
     if isolated or mounted or own_pids:
         flags = "-r" + ("n" if isolated else "") + ("m" if mounted else "") + ("pf" if own_pids else "")
         ro = list(read_only) if mounted else []
         up = loopback and isolated
-        prep = _prepare(ro, up, own_pids) if ro or up or own_pids else []
+        rw = writable_only if mounted else None
+        prep = _prepare(ro, up, own_pids, rw) if ro or up or own_pids or rw is not None else []
         cmd = ["unshare", flags, *prep, *argv]
     proc = subprocess.Popen(
         cmd,

@@ -15,7 +15,7 @@ import pytest
 
 from hub.check import CheckOptions, CheckReport, Limits, check
 from hub.check.probes import other_answers, perturb_randomly
-from hub.check.sandbox import pid_namespace_available
+from hub.check.sandbox import mount_namespace_available, pid_namespace_available
 from hub.types import Task
 
 BAD = Path(__file__).parent / "bad_envs"
@@ -158,3 +158,16 @@ def test_processes_the_package_starts_are_reported() -> None:
 def test_forged_event_stream_is_caught() -> None:
     report = check(str(BAD / "forged_events"), options=FAST)
     assert not report.passed, report.to_text()
+
+
+@pytest.mark.skipif(not mount_namespace_available(), reason="needs unprivileged mount namespaces")
+def test_nothing_outside_the_run_directory_is_writable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mark = tmp_path / "pwned"
+    monkeypatch.setenv("VERIHUB_TEST_MARK", str(mark))
+    report = check(str(BAD / "shell_write"), options=FAST)
+    assert "every other folder but the run directory read-only" in report.isolation
+    assert not mark.exists(), "a child process of the environment wrote outside the run directory"
+    access = report.result("file_access")
+    assert access is not None and access.status == "warn" and "subprocess.Popen" in access.details[0]
