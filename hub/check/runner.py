@@ -67,6 +67,9 @@ print(backend.build_wheel(out))
 _DATA_SOURCE = re.compile(r"(data\s+source|dataset)[^\n:]{0,20}[:\-]\**\s*\S{2,}", re.IGNORECASE)
 
 
+_SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
+
+
 @dataclass(frozen=True)
 class CheckOptions:
     """What and how hard to check."""
@@ -99,6 +102,8 @@ def _child_env(run_dir: Path, hash_seed: int) -> dict[str, str]:
         "PIP_NO_INPUT": "1",
     }
     for key, value in os.environ.items():  # data locations (VERIHUB_*_PATH, VERIHUB_SHARED_DATA, HF_HOME)
+        if key.endswith(_SECRET_SUFFIXES):  # e.g. --api-key-env VERIHUB_BENCH_KEY: not for the package
+            continue
         if key == "HF_HOME" or (key.startswith("VERIHUB_") and key != "VERIHUB_CONFIG"):
             env[key] = value
     return env

@@ -227,7 +227,9 @@ def run_sandboxed(
         up = loopback and isolated
         rw = writable_only if mounted else None
         prep = _prepare(ro, up, own_pids, rw) if ro or up or own_pids or rw is not None else []
-        cmd = ["unshare", flags, *prep, *argv]
+        # a fresh /proc: the package sees only its own processes, not the environ of the others
+        new_proc = ["--mount-proc"] if own_pids and mounted else []
+        cmd = ["unshare", flags, *new_proc, *prep, *argv]
     proc = subprocess.Popen(
         cmd,
         stdout=subprocess.PIPE,

@@ -171,3 +171,12 @@ def test_nothing_outside_the_run_directory_is_writable(
     assert not mark.exists(), "a child process of the environment wrote outside the run directory"
     access = report.result("file_access")
     assert access is not None and access.status == "warn" and "subprocess.Popen" in access.details[0]
+
+
+def test_secrets_and_other_processes_are_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VERIHUB_BENCH_KEY", "sk-not-for-the-package")
+    report = check(str(BAD / "env_secrets"), options=FAST)
+    loads = report.result("loads")
+    assert loads is not None and "saw secrets" not in loads.reason, report.to_text()
+    if pid_namespace_available() and mount_namespace_available():
+        assert loads.status == "pass", report.to_text()
