@@ -63,17 +63,22 @@ class SandboxResult:
     read_only_mounted: bool = False
 
 
-@functools.lru_cache(maxsize=1)
-def network_namespace_available() -> bool:
-    """True when ``unshare -rn`` works here (Linux with unprivileged user namespaces)."""
+@functools.cache
+def _unshare_works(flags: str) -> bool:
+    """True when ``unshare FLAGS true`` succeeds here (probed once per flag set)."""
     exe = shutil.which("unshare")
     if exe is None:
         return False
     try:
-        proc = subprocess.run([exe, "-rn", "true"], capture_output=True, timeout=10, check=False)
+        proc = subprocess.run([exe, flags, "true"], capture_output=True, timeout=10, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return False
     return proc.returncode == 0
+
+
+def network_namespace_available() -> bool:
+    """True when ``unshare -rn`` works here (Linux with unprivileged user namespaces)."""
+    return _unshare_works("-rn")
 
 
 def _limit(limits: Limits) -> None:  # runs in the child between fork and exec
@@ -167,18 +172,10 @@ def _prepare(
     return [sys.executable, "-c", _PREPARE, json.dumps(spec)]
 
 
-@functools.lru_cache(maxsize=1)
 def pid_namespace_available() -> bool:
     """True when ``unshare -rpf`` works here: the child can get its own pid namespace, so every
     process it starts dies with it."""
-    exe = shutil.which("unshare")
-    if exe is None:
-        return False
-    try:
-        proc = subprocess.run([exe, "-rpf", "true"], capture_output=True, timeout=10, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return proc.returncode == 0
+    return _unshare_works("-rpf")
 
 
 @functools.lru_cache(maxsize=1)
