@@ -189,9 +189,7 @@ def _scan_rollouts(rundir: RunDir, config: RunConfig, task_ids: list[str], *, ab
     seen: set[tuple[str, int]] = set()
     dupes: list[tuple[str, int]] = []
     extra: list[tuple[str, int]] = []
-    mismatched: list[tuple[str, int]] = []
-    ungraded: list[tuple[str, int]] = []
-    errored: list[tuple[str, int]] = []
+    by_problem: dict[str, list[tuple[str, int]]] = {kind: [] for kind in _RECORD_PROBLEMS}
     costs: list[float] = []
     bad_costs: list[tuple[str, int]] = []
     try:
@@ -206,12 +204,8 @@ def _scan_rollouts(rundir: RunDir, config: RunConfig, task_ids: list[str], *, ab
             if r.task_id not in known or r.rollout_index >= config.rollouts_per_task:
                 extra.append(key)
             problem = _record_problem(r, abs_tol=abs_tol)
-            if problem == "contradicts":
-                mismatched.append(key)
-            elif problem == "ungraded":
-                ungraded.append(key)
-            elif problem == "errored":
-                errored.append(key)
+            if problem is not None:
+                by_problem[problem].append(key)
             start = r.timing.started_at
             if math.isfinite(start) and (scan.first_start is None or start < scan.first_start):
                 scan.first_start = start
@@ -233,21 +227,9 @@ def _scan_rollouts(rundir: RunDir, config: RunConfig, task_ids: list[str], *, ab
         scan.reasons.append(f"{len(missing)} of {len(expected)} rollouts missing: {_keys(missing)}")
     if extra:
         scan.reasons.append(f"{len(extra)} rollouts outside the configured tasks x rollouts: {_keys(extra)}")
-    if mismatched:
-        scan.reasons.append(
-            f"{len(mismatched)} rollouts have a reward or pass flag that contradicts their grade: "
-            + _keys(mismatched)
-        )
-    if ungraded:
-        scan.reasons.append(
-            f"{len(ungraded)} rollouts have no error but no valid grade either (a reward or pass flag "
-            "with no grade, or a grader error recorded as a verdict): " + _keys(ungraded)
-        )
-    if errored:
-        scan.reasons.append(
-            f"{len(errored)} rollouts are marked as errors yet carry a reward, a pass flag or a verdict: "
-            + _keys(errored)
-        )
+    for kind, keys in by_problem.items():
+        if keys:
+            scan.reasons.append(f"{len(keys)} rollouts {_RECORD_PROBLEMS[kind]}: {_keys(keys)}")
     if bad_costs:
         scan.reasons.append(
             f"{len(bad_costs)} rollouts record a cost_usd that is not a finite, non-negative number: "
@@ -256,6 +238,14 @@ def _scan_rollouts(rundir: RunDir, config: RunConfig, task_ids: list[str], *, ab
     if costs and len(costs) == builder.n_rollouts:
         scan.cost_usd = sum(costs)
     return scan
+
+
+_RECORD_PROBLEMS = {  # what _record_problem returns -> how a refusal states it (in this order)
+    "contradicts": "have a reward or pass flag that contradicts their grade",
+    "ungraded": "have no error but no valid grade either (a reward or pass flag with no grade, "
+    "or a grader error recorded as a verdict)",
+    "errored": "are marked as errors yet carry a reward, a pass flag or a verdict",
+}
 
 
 def _record_problem(r: Rollout, *, abs_tol: float) -> str | None:
