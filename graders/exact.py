@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from graders.extract import ExtractConfig, boxed_spans, extract_answers
+from graders.extract import ExtractConfig, box_in_context, boxed_spans, extract_answers
 from graders.grade import Grade
 
 __all__ = ["Commitment", "Commitments", "ExactGrader", "extract_committed", "normalize_integer"]
@@ -147,13 +147,8 @@ def _is_one_box(text: str) -> bool:
 def _box_among_alternatives(response: str) -> bool:
     """Whether a box is offered as one of alternatives on its line: ``\\boxed{7} or 8``,
     ``8 or \\boxed{7}``, ``\\boxed{7} (or 8)``."""
-    for start, end, _ in boxed_spans(response, _BOXED_ONLY.max_answer_chars):
-        line_start = response.rfind("\n", 0, start) + 1
-        if _ALTERNATIVE_BEFORE.search(response, max(line_start, start - 40), start):
-            return True
-        if _ALTERNATIVE_AFTER.match(response, end):
-            return True
-    return False
+    spans = boxed_spans(response, _BOXED_ONLY.max_answer_chars)
+    return box_in_context(response, spans, before=_ALTERNATIVE_BEFORE, after=_ALTERNATIVE_AFTER)
 
 
 @dataclass(frozen=True)

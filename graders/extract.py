@@ -50,6 +50,7 @@ __all__ = [
     "Extraction",
     "MultiAnswerPolicy",
     "apply_policy",
+    "box_in_context",
     "boxed_spans",
     "extract_answers",
     "find_boxed",
@@ -248,14 +249,9 @@ def extract_answers(response: str, config: ExtractConfig | None = None) -> Extra
     openings = sum(response.count(opener) for opener in _BOX_OPENERS)
     if openings > cfg.max_boxed:
         return Extraction(answers=(), form="boxed", flag="too_many_boxes")
-    if openings and _hidden_box(response, cfg.max_answer_chars):
-        return Extraction(answers=(), form="boxed", flag="hidden_box")
-    if openings and _NEGATED_BOX.search(response):
-        return Extraction(answers=(), form="boxed", flag="negated_box")
-    if openings and _embedded_box(response, cfg.max_answer_chars):
-        return Extraction(answers=(), form="boxed", flag="embedded_box")
-    if openings and _questioned_box(response, cfg.max_answer_chars):
-        return Extraction(answers=(), form="boxed", flag="questioned_box")
+    flag = _box_flag(response, cfg.max_answer_chars) if openings else None
+    if flag is not None:
+        return Extraction(answers=(), form="boxed", flag=flag)
     spans = _code_spans(response) if openings and ("```" in response or "~~~" in response) else []
     code_boxes = [
         box
@@ -306,21 +302,40 @@ _QUESTIONED = re.compile(r"(?:[ \t*$]|\\\)|\\\]){0,6}\?")
 _OPERAND_AFTER = re.compile(r"[ \t]*(?:\\(?:cdot|times|div)(?![A-Za-z])|/|\^(?![ \t]*\{?[ \t]*\\circ))")
 
 
-def _embedded_box(response: str, limit: int) -> bool:
-    """Whether a box is an operand of the expression around it: its contents are not what the
-    reader takes as the answer (``x = -\\boxed{5}`` states -5)."""
-    for start, end, _ in boxed_spans(response, limit):
-        line_start = response.rfind("\n", 0, start) + 1
-        if _OPERAND_BEFORE.search(response, max(line_start, start - 40), start) is not None:
-            return True
-        if _OPERAND_AFTER.match(response, end) is not None:
+def box_in_context(
+    response: str,
+    spans: Sequence[tuple[int, int, str]],
+    *,
+    before: re.Pattern[str] | None = None,
+    after: re.Pattern[str] | None = None,
+) -> bool:
+    """Whether some box of ``spans`` (from :func:`boxed_spans`) has ``before`` ending right
+    before it (searched in the 40 characters of its line ahead of it) or ``after`` matching
+    right after it."""
+    for start, end, _ in spans:
+        if before is not None:
+            line_start = response.rfind("\n", 0, start) + 1
+            if before.search(response, max(line_start, start - 40), start) is not None:
+                return True
+        if after is not None and after.match(response, end) is not None:
             return True
     return False
 
 
-def _questioned_box(response: str, limit: int) -> bool:
-    """Whether a box is followed by a question mark (``\\boxed{5}?``, ``$\\boxed{5}$?``)."""
-    return any(_QUESTIONED.match(response, end) is not None for _, end, _ in boxed_spans(response, limit))
+def _box_flag(response: str, limit: int) -> str | None:
+    """Why the response's boxes cannot be read as its answer, if they cannot: a box hidden from
+    the reader, negated, used as an operand (``x = -\\boxed{5}`` states -5) or questioned
+    (``\\boxed{5}?``)."""
+    if _hidden_box(response, limit):
+        return "hidden_box"
+    if _NEGATED_BOX.search(response):
+        return "negated_box"
+    spans = boxed_spans(response, limit)
+    if box_in_context(response, spans, before=_OPERAND_BEFORE, after=_OPERAND_AFTER):
+        return "embedded_box"
+    if box_in_context(response, spans, after=_QUESTIONED):
+        return "questioned_box"
+    return None
 
 
 _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)[^\n]*$", re.MULTILINE)
