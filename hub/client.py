@@ -19,7 +19,6 @@ import email.utils
 import json
 import math
 import random
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,7 +29,7 @@ import aiohttp
 from aiolimiter import AsyncLimiter
 
 from hub.errors import ModelConfigError, ModelError, ModelUnreachableError, UsageError
-from hub.types import Message, Sampling, ToolCall, Usage
+from hub.types import Message, Sampling, ToolCall, Usage, scrub_surrogates
 
 __all__ = ["ChatClient", "ClientOptions", "Completion", "OpenAIClient"]
 
@@ -38,7 +37,6 @@ _RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 _MAX_RETRY_AFTER_S = 120.0
 _ERROR_DETAIL_BYTES = 4096  # of a non-200 body: enough for the server's message, never the whole body
 _MAX_TOKEN_COUNT = 2**53  # a reported token count above this (or negative) is garbage, recorded as 0
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -337,8 +335,8 @@ def _parse_completion(raw: bytes) -> Completion:
         tool_calls = (
             tuple(
                 ToolCall(
-                    id=_scrub(str(c.get("id") or f"call_{i}")),
-                    name=_scrub(str(c["function"]["name"])),
+                    id=scrub_surrogates(str(c.get("id") or f"call_{i}")),
+                    name=scrub_surrogates(str(c["function"]["name"])),
                     arguments=_arguments_text(c["function"].get("arguments")),
                 )
                 for i, c in enumerate(calls)
@@ -357,16 +355,11 @@ def _parse_completion(raw: bytes) -> Completion:
         return Completion(
             Message(role="assistant", content=content, tool_calls=tool_calls),
             usage,
-            _scrub(finish) if isinstance(finish, str) else None,
+            scrub_surrogates(finish) if isinstance(finish, str) else None,
         )
     except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError) as exc:
         snippet = raw[:80].decode("utf-8", "replace")
         raise _Retryable(f"malformed completion from server ({type(exc).__name__}): {snippet!r}") from exc
-
-
-def _scrub(text: str) -> str:
-    """``text`` with lone surrogates (unencodable as UTF-8) replaced by U+FFFD."""
-    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
 
 
 def _content_text(content: object) -> str | None:
@@ -374,7 +367,7 @@ def _content_text(content: object) -> str | None:
     if content is None:
         return None
     if isinstance(content, str):
-        return _scrub(content)
+        return scrub_surrogates(content)
     if isinstance(content, list):
         texts = []
         for part in content:
@@ -382,7 +375,7 @@ def _content_text(content: object) -> str | None:
                 texts.append(part["text"])
             else:
                 raise TypeError("content part is not a text part")
-        return _scrub("".join(texts))
+        return scrub_surrogates("".join(texts))
     raise TypeError(f"content is a {type(content).__name__}, not a string")
 
 
@@ -391,8 +384,8 @@ def _arguments_text(arguments: object) -> str:
     if arguments is None or arguments == "":
         return "{}"
     if isinstance(arguments, str):
-        return _scrub(arguments)
-    return _scrub(json.dumps(arguments))
+        return scrub_surrogates(arguments)
+    return scrub_surrogates(json.dumps(arguments))
 
 
 def _token_count(value: object) -> int:

@@ -8,7 +8,6 @@ cut off, finished rollouts are kept, and only the missing (task, rollout_index) 
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +18,7 @@ from pydantic_core import PydanticSerializationError
 
 from hub.errors import RunDirError
 from hub.metrics import Summary
-from hub.types import Rollout, Sampling
+from hub.types import Rollout, Sampling, scrub_surrogates
 
 __all__ = ["CONFIG_FILE", "ROLLOUTS_FILE", "SUMMARY_FILE", "RunConfig", "RunDir"]
 
@@ -255,9 +254,6 @@ class RolloutWriter:
         self.close()
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _rollout_line(rollout: Rollout) -> bytes:
     """One JSON line. Text with lone surrogates (from a model, tool or grader: ``"\\ud800"`` is
     valid JSON but not encodable UTF-8) is saved with U+FFFD in their place rather than lost."""
@@ -270,7 +266,7 @@ def _rollout_line(rollout: Rollout) -> bytes:
 
 def _scrub(value: Any) -> Any:
     if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
+        return scrub_surrogates(value)
     if isinstance(value, dict):
         return {_scrub(k): _scrub(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

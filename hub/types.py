@@ -7,6 +7,7 @@ while a rollout runs.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -30,7 +31,18 @@ __all__ = [
     "Timing",
     "ToolCall",
     "Usage",
+    "scrub_surrogates",
 ]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def scrub_surrogates(text: str) -> str:
+    """``text`` with lone surrogates replaced by U+FFFD. ``"\\ud800"`` is valid JSON, so a
+    model or tool can produce one, but it cannot be written as UTF-8 (it would break
+    ``rollouts.jsonl``)."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
 
 Role = Literal["system", "user", "assistant", "tool"]
 ErrorKind = Literal["model", "environment", "grader"]
