@@ -1,4 +1,4 @@
-"""The ``verihub`` command line. Commands live in one module per area; errors are one line."""
+"""The ``verihub`` entry point: registers every command module, runs the app, maps errors to one line."""
 
 from __future__ import annotations
 
@@ -6,18 +6,10 @@ import sys
 
 import typer
 
-from hub.errors import RunInterrupted, VerihubError
+from hub.cli.app import app
+from hub.env.errors import RunInterrupted, VerihubError
 
-__all__ = ["app", "main"]
-
-app = typer.Typer(
-    name="verihub",
-    help="verihub: verifier-based environments for evaluating and training LLMs.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
+__all__ = ["main"]
 
 
 def _register() -> None:

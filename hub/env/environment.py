@@ -12,11 +12,11 @@ rollout::
         if step.terminated or step.truncated: break
     grade = await env.grade(task, rollout)        # a Grade in [0, 1]
 
-One instance serves many concurrent rollouts: per-rollout data lives in :class:`~hub.types.State`.
+One instance serves many concurrent rollouts: per-rollout data lives in :class:`~hub.env.types.State`.
 
 - :class:`SingleTurnEnv`: tasks and a grader; one model answer, then grading. A dozen lines.
 - :class:`MultiTurnEnv`: override :meth:`Environment.step` to answer the model until the task ends.
-- :class:`~hub.tools.ToolEnv`: a multi-turn environment whose steps run typed Python tools.
+- :class:`~hub.env.tools.ToolEnv`: a multi-turn environment whose steps run typed Python tools.
 
 Tasks come from :meth:`Environment.tasks`; ``num_tasks(split)`` is ``None`` for procedural
 environments that generate tasks without end (the runner then needs ``--num-tasks``).
@@ -30,13 +30,14 @@ from typing import TYPE_CHECKING, Any
 
 from graders.grade import Grade
 from graders.protocol import Grader
-from hub.errors import EnvironmentDefinitionError, UnknownSplitError
-from hub.types import Message, Rollout, State, Step, Task
+from hub.env import rewards
+from hub.env.errors import EnvironmentDefinitionError, UnknownSplitError
+from hub.env.types import Message, Rollout, State, Step, Task
 
 if TYPE_CHECKING:
     from datasets import Dataset
 
-    from hub.rl import EnvReward
+    from hub.env.rewards import EnvReward
 
 __all__ = ["Environment", "GradedEnv", "MultiTurnEnv", "SingleTurnEnv", "TaskSource"]
 
@@ -105,7 +106,7 @@ class Environment(ABC):
 
         Grading runs on the run's event loop: synchronous work that can take long (sympy, a big
         regex, a subprocess) belongs in a worker pool with a hard timeout, e.g.
-        :class:`hub.pooled.PooledGrade` around a plain ``fn(task, completion) -> Grade``. A grader
+        :class:`hub.env.pooled.PooledGrade` around a plain ``fn(task, completion) -> Grade``. A grader
         that blocks the loop past the run's grade timeout is recorded as a timeout.
         """
 
@@ -116,7 +117,7 @@ class Environment(ABC):
         """
         return None
 
-    # -- training (see hub.rl) -----------------------------------------------------------------
+    # -- training (see hub.env.rewards) -----------------------------------------------------------------
     def reward_function(
         self,
         *,
@@ -127,22 +128,19 @@ class Environment(ABC):
     ) -> EnvReward:
         """A reward function for TRL's ``GRPOTrainer`` that grades with this environment.
 
-        Same as :func:`hub.rl.reward_function` (``hub.rl.reward_function(self, ...)``).
+        Same as :func:`hub.env.rewards.reward_function` (``reward_function(self, ...)``).
         """
-        from hub.rl import reward_function  # hub.rl imports this module
-
-        return reward_function(
+        return rewards.reward_function(
             self, error_value=error_value, timeout_s=timeout_s, concurrency=concurrency, name=name
         )
 
     def to_dataset(self, split: str = "train", n: int | None = None, *, seed: int = 0) -> Dataset:
         """The first ``n`` tasks of ``split`` as a Hugging Face dataset for GRPO training.
 
-        Same as :func:`hub.rl.to_dataset` (``hub.rl.to_dataset(self, split, n, seed=seed)``).
+        Same as :func:`hub.env.rewards.to_dataset` (``to_dataset(self, split, n, seed=seed)``);
+        ``datasets`` is imported only by this call.
         """
-        from hub.rl import to_dataset  # hub.rl imports this module; datasets loads only here
-
-        return to_dataset(self, split, n, seed=seed)
+        return rewards.to_dataset(self, split, n, seed=seed)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.id}@{self.version}>"

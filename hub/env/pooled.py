@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from graders.grade import Grade
 from graders.pool import PoolConfig, PoolError, PoolTimeout, WorkerError, WorkerPool, shared_pool
-from hub.types import Rollout, Task
+from hub.env.types import Rollout, Task
 
 __all__ = ["PooledGrade", "SyncGradeFn", "default_grading_pool"]
 
@@ -40,7 +40,7 @@ SyncGradeFn = Callable[[Task, str], Grade]
 
 def default_grading_pool() -> WorkerPool:
     """The shared pool of :class:`PooledGrade` (two workers, 2 GiB each; started on first use)."""
-    return shared_pool("hub.pooled", PoolConfig(size=2, memory_mb=2048))
+    return shared_pool("hub.env.pooled", PoolConfig(size=2, memory_mb=2048))
 
 
 @dataclass(frozen=True)

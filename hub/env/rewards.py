@@ -2,8 +2,8 @@
 
 ::
 
-    from hub.registry import load_environment
-    from hub.rl import reward_function, to_dataset
+    from hub.registry.entrypoints import load_environment
+    from hub.env.rewards import reward_function, to_dataset
 
     env = load_environment("arith")
     dataset = to_dataset(env, "train", 1000, seed=0)       # prompt + task_id, answer, metadata
@@ -11,7 +11,7 @@
     trainer = GRPOTrainer(model=..., reward_funcs=reward, train_dataset=dataset, args=...)
 
 The same from the environment: ``env.to_dataset("train", 1000, seed=0)`` and
-``env.reward_function()`` (thin methods of :class:`hub.environment.Environment` that call these).
+``env.reward_function()`` (thin methods of :class:`hub.env.environment.Environment` that call these).
 
 The trainer calls ``reward(prompts=[...], completions=[...], completion_ids=[...], task_id=[...],
 answer=[...], metadata=[...], trainer_state=..., ...)`` with one list entry per completion
@@ -39,13 +39,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic_core import to_jsonable_python
 
 from graders.grade import Grade
-from hub.environment import Environment
-from hub.errors import UsageError
-from hub.runner import grade_rollout, select_tasks
-from hub.types import Message, Rollout, Task, Timing
+from hub.env.errors import UsageError
+from hub.env.grading import grade_rollout, select_tasks
+from hub.env.types import Message, Rollout, Task, Timing
 
 if TYPE_CHECKING:
     from datasets import Dataset
+
+    from hub.env.environment import Environment
 
 __all__ = ["EnvReward", "RewardStats", "completion_text", "reward_function", "to_dataset"]
 
@@ -299,7 +300,7 @@ def _column(kwargs: Mapping[str, Any], name: str, n: int) -> Sequence[Any]:
     col = kwargs.get(name)
     if col is None:
         raise UsageError(
-            f"the reward needs the dataset column {name!r}; build the dataset with hub.rl.to_dataset"
+            f"the reward needs the dataset column {name!r}; build the dataset with hub.env.rewards.to_dataset"
         )
     if len(col) != n:
         raise UsageError(f"column {name!r} has {len(col)} entries for {n} completions")

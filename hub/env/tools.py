@@ -34,9 +34,9 @@ from typing import Any
 from pydantic import BaseModel, ValidationError, create_model
 
 from graders.protocol import Grader
-from hub.environment import MultiTurnEnv, TaskSource
-from hub.errors import EnvironmentDefinitionError
-from hub.types import Message, State, Step, Task, ToolCall
+from hub.env.environment import MultiTurnEnv, TaskSource
+from hub.env.errors import EnvironmentDefinitionError
+from hub.env.types import Message, State, Step, Task, ToolCall
 
 __all__ = ["Tool", "ToolEnv", "tool_schema"]
 

@@ -11,13 +11,13 @@ A catalogue is a JSON document validated with pydantic::
 
 ``install`` is one of ``{"kind": "pypi", "name"}``, ``{"kind": "git", "url", "commit",
 "subdirectory"?}``, ``{"kind": "path", "path"}`` (relative paths are relative to the catalogue
-file) or ``{"kind": "wheel", "url"}``. ``content_hash`` is :func:`hub.registry.hash_tree` of the
+file) or ``{"kind": "wheel", "url"}``. ``content_hash`` is :func:`hub.registry.package.hash_tree` of the
 environment's import package; ``verihub install`` refuses a package whose hash differs.
 
-verihub ships ``hub/catalogue.json``: the project's own environments, as ``path`` sources
-relative to it (``../environments/ID``, so they install from a verihub checkout) with their
+verihub ships ``hub/registry/catalogue.json``: the project's own environments, as ``path`` sources
+relative to it (``../../environments/ID``, so they install from a verihub checkout) with their
 content hashes. After changing an environment, regenerate the hashes (and versions) with
-``python -m hub.catalogue --refresh``; ``--check`` only reports stale entries. More catalogues
+``python -m hub.registry.catalogue --refresh``; ``--check`` only reports stale entries. More catalogues
 (a file path or an http(s)/file URL each) are listed in the user config file,
 ``$VERIHUB_CONFIG`` or ``~/.config/verihub/config.toml``::
 
@@ -43,7 +43,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
-from hub.errors import UsageError
+from hub.env.errors import UsageError
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -312,8 +312,8 @@ def configured_catalogues(path: Path | None = None) -> list[str]:
 
 
 def shipped_path() -> Path:
-    """Where the shipped catalogue file is (``hub/catalogue.json``)."""
-    return Path(str(resources.files("hub").joinpath("catalogue.json")))
+    """Where the shipped catalogue file is (``hub/registry/catalogue.json``)."""
+    return Path(str(resources.files("hub.registry").joinpath("catalogue.json")))
 
 
 def _shipped() -> Catalogue:
@@ -362,10 +362,10 @@ def _toml(path: Path) -> dict[str, Any]:
 def source_info(folder: Path) -> tuple[str, str, str]:
     """(environment id, version, content hash) of a package source folder.
 
-    The hash is :func:`hub.registry.hash_tree` of the import package the entry point names, the
-    same as :func:`hub.registry.package_hash` once installed (the wheel holds the same files).
+    The hash is :func:`hub.registry.package.hash_tree` of the import package the entry point names, the
+    same as :func:`hub.registry.entrypoints.package_hash` once installed (the wheel holds the same files).
     """
-    from hub.registry import ENTRY_POINT_GROUP, hash_tree
+    from hub.registry.package import ENTRY_POINT_GROUP, hash_tree
 
     project = _toml(folder / "pyproject.toml").get("project", {})
     eps = project.get("entry-points", {}).get(ENTRY_POINT_GROUP, {})
@@ -384,7 +384,7 @@ def refresh_catalogue(path: Path | None = None, *, write: bool = True) -> list[s
     """Update the hash and version of every ``path`` entry of a catalogue file from its source.
 
     Returns what changed (or, with ``write=False``, what is stale) as lines; other sources are
-    left alone. Used by ``python -m hub.catalogue --refresh`` on the shipped catalogue.
+    left alone. Used by ``python -m hub.registry.catalogue --refresh`` on the shipped catalogue.
     """
     path = path or shipped_path()
     raw = json.loads(path.read_text(encoding="utf-8"))
@@ -408,7 +408,9 @@ def refresh_catalogue(path: Path | None = None, *, write: bool = True) -> list[s
 def _main(argv: Sequence[str]) -> int:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m hub.catalogue", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m hub.registry.catalogue", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--refresh", action="store_true", help="rewrite stale hashes and versions")
     parser.add_argument("--check", action="store_true", help="exit 1 when an entry is stale")
     parser.add_argument("file", nargs="?", type=Path, help="catalogue file (default: the shipped one)")
@@ -418,7 +420,10 @@ def _main(argv: Sequence[str]) -> int:
     changes = refresh_catalogue(args.file, write=args.refresh)
     print("\n".join([*changes, f"{args.file or shipped_path()}: {len(changes)} stale fields"]))
     if args.check and changes:
-        print(f"regenerate it: python -m hub.catalogue --refresh {args.file or ''}".rstrip(), file=sys.stderr)
+        print(
+            f"regenerate it: python -m hub.registry.catalogue --refresh {args.file or ''}".rstrip(),
+            file=sys.stderr,
+        )
         return 1
     return 0
 

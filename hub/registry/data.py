@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from hub.errors import UsageError
+from hub.env.errors import UsageError
 
 __all__ = ["load_rows"]
 

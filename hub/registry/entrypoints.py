@@ -8,7 +8,6 @@ environment is imported only when that one is loaded.
 from __future__ import annotations
 
 import difflib
-import hashlib
 import importlib.util
 import inspect
 from collections.abc import Iterable
@@ -17,20 +16,18 @@ from importlib.metadata import Distribution, EntryPoint, entry_points
 from pathlib import Path
 from typing import Any
 
-from hub.catalogue import Catalogue, load_catalogue
-from hub.environment import Environment
-from hub.errors import EnvironmentDefinitionError, UnknownEnvironmentError, UsageError, VerihubError
+from hub.env.environment import Environment
+from hub.env.errors import EnvironmentDefinitionError, UnknownEnvironmentError, UsageError, VerihubError
+from hub.registry.catalogue import Catalogue, load_catalogue
+from hub.registry.package import ENTRY_POINT_GROUP, hash_tree
 
 __all__ = [
-    "ENTRY_POINT_GROUP",
     "EnvInfo",
     "installed",
     "list_environments",
     "load_environment",
     "package_hash",
 ]
-
-ENTRY_POINT_GROUP = "verihub.environments"
 
 
 @dataclass(frozen=True)
@@ -176,21 +173,3 @@ def package_hash(env_id: str) -> str:
         raise EnvironmentDefinitionError(f"cannot locate the package {module!r} of {env_id!r}")
     root = Path(spec.origin).parent if spec.submodule_search_locations else Path(spec.origin)
     return hash_tree(root)
-
-
-def hash_tree(root: Path) -> str:
-    """sha256 of a file or folder: relative paths and contents, caches and bytecode left out."""
-    digest = hashlib.sha256()
-    files = (
-        [root]
-        if root.is_file()
-        else sorted(
-            p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
-        )
-    )
-    for path in files:
-        rel = path.name if root.is_file() else path.relative_to(root).as_posix()
-        digest.update(rel.encode() + b"\0")
-        digest.update(path.read_bytes())
-        digest.update(b"\0")
-    return "sha256:" + digest.hexdigest()

@@ -7,9 +7,9 @@ How the content hash is verified (verify first, then install exactly what was ve
 2. ``pip wheel --no-deps`` builds or downloads the environment's wheel into a temporary folder
    (a local folder is copied first, without ``build/`` or ``*.egg-info``, so nothing stale gets
    into the wheel and nothing is written into the source folder);
-3. the wheel is unpacked and :func:`hub.registry.hash_tree` is computed over the import package
+3. the wheel is unpacked and :func:`hub.registry.package.hash_tree` is computed over the import package
    that provides the ``verihub.environments`` entry point ``ID`` (the same files, and so the
-   same hash, as :func:`hub.registry.package_hash` gives once installed);
+   same hash, as :func:`hub.registry.entrypoints.package_hash` gives once installed);
 4. on a mismatch nothing is installed; otherwise pip installs *that wheel file* (its declared
    dependencies come from the index as usual and are not hash-checked);
 5. after installing, the installed package is hashed again; on a mismatch it is uninstalled.
@@ -30,7 +30,8 @@ from configparser import ConfigParser
 from dataclasses import dataclass
 from pathlib import Path
 
-from hub.catalogue import (
+from hub.env.errors import UsageError, VerihubError
+from hub.registry.catalogue import (
     SHIPPED_ORIGIN,
     Catalogue,
     CatalogueEntry,
@@ -40,7 +41,6 @@ from hub.catalogue import (
     WheelSource,
     load_catalogue,
 )
-from hub.errors import UsageError, VerihubError
 
 __all__ = [
     "InstallError",
@@ -155,7 +155,7 @@ def unpack_wheel(wheel: Path, dest: Path) -> Path:
 
 def wheel_package_hash(wheel: Path, env_id: str) -> str:
     """hash_tree of the import package providing entry point ``env_id`` inside ``wheel``."""
-    from hub.registry import ENTRY_POINT_GROUP, hash_tree
+    from hub.registry.package import ENTRY_POINT_GROUP, hash_tree
 
     with tempfile.TemporaryDirectory(prefix="verihub-wheel-") as tmp:
         root = unpack_wheel(wheel, Path(tmp))
@@ -185,7 +185,7 @@ def install(
 
     ``pip_args`` go to every pip call (for example ``--no-build-isolation``, ``--index-url``).
     """
-    from hub.registry import package_hash
+    from hub.registry.entrypoints import package_hash
 
     entry = resolve(spec, catalogue)
     requirement = requirement_for(entry)
@@ -224,7 +224,7 @@ def install(
 
 def uninstall(env_id: str) -> str:
     """Uninstall the distribution providing environment ``env_id``; returns its name."""
-    from hub.registry import installed
+    from hub.registry.entrypoints import installed
 
     info = installed().get(env_id)
     if info is None:

@@ -1,6 +1,6 @@
 """Glue shared by the math environments built on public datasets (MATH-500, AIME, AMC, ...).
 
-A dataset row becomes a :class:`~hub.types.Task` whose prompt asks for the final answer in
+A dataset row becomes a :class:`~hub.env.types.Task` whose prompt asks for the final answer in
 ``\\boxed{}``, and the environment grades with :class:`graders.math.MathGrader`. Contest rows
 from the Art of Problem Solving wiki get ids from their problem URL (``aime-2024-I-01``).
 """
@@ -16,9 +16,9 @@ from typing import Any
 
 from graders.math import MathGrader, MathOptions
 from graders.pool import WorkerPool
-from hub.data import load_rows
-from hub.environment import SingleTurnEnv
-from hub.types import Task
+from hub.env.environment import SingleTurnEnv
+from hub.env.types import Task
+from hub.registry.data import load_rows
 
 __all__ = [
     "PROMPT",

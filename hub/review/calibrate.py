@@ -18,8 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from hub.metrics import Summary
-from hub.types import Task
+from hub.env.types import Task
+from hub.run.metrics import Summary
 
 __all__ = [
     "Calibration",
@@ -174,10 +174,10 @@ def export_learnable(cal: Calibration, tasks: Sequence[Task], out: Path) -> tupl
 async def _gold_passes(
     env_id: str, env_args: Mapping[str, Any], tasks: Sequence[Task]
 ) -> dict[str, bool | None]:
-    from hub.check.probes import gold_response
-    from hub.registry import load_environment
-    from hub.runner import grade_rollout
-    from hub.types import Message, Rollout, Timing
+    from hub.env.grading import grade_rollout
+    from hub.env.types import Message, Rollout, Timing
+    from hub.registry.entrypoints import load_environment
+    from hub.review.check.probes import gold_response
 
     env = load_environment(env_id, **env_args)
     out: dict[str, bool | None] = {}
@@ -215,11 +215,11 @@ async def calibrate(
 ) -> Calibration:
     """Run ``rollouts`` per task into ``out/run``, then classify and export (see the module doc).
 
-    ``eval_kwargs`` go to :func:`hub.evaluate.evaluate` (``sampling``, ``options``, ``max_turns``).
+    ``eval_kwargs`` go to :func:`hub.run.evaluate.evaluate` (``sampling``, ``options``, ``max_turns``).
     """
-    from hub.evaluate import evaluate
-    from hub.registry import load_environment
-    from hub.runner import select_tasks
+    from hub.env.grading import select_tasks
+    from hub.registry.entrypoints import load_environment
+    from hub.run.evaluate import evaluate
 
     root = Path(out)
     args = dict(env_args or {})

@@ -28,9 +28,9 @@ import pytest
 
 from graders.math import default_pool, hacking_probes, reference_response
 from graders.pool import WorkerPool
-from hub.environment import Environment, GradedEnv
-from hub.testing import shared_data_dir
-from hub.types import Rollout, Task, Timing
+from hub.env.environment import Environment, GradedEnv
+from hub.env.types import Rollout, Task, Timing
+from hub.review.testing import shared_data_dir
 
 __all__ = ["MathDatasetEnvContract"]
 

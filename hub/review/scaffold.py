@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal
 
-from hub.errors import UsageError
+from hub.env.errors import UsageError
 
 __all__ = ["KINDS", "Kind", "scaffold"]
 
@@ -46,7 +46,7 @@ _DESCRIPTIONS: dict[Kind, tuple[str, str, str]] = {
 
 
 def _render(template: str, values: dict[str, str]) -> str:
-    text = resources.files("hub.templates").joinpath(template).read_text(encoding="utf-8")
+    text = resources.files("hub.review.templates").joinpath(template).read_text(encoding="utf-8")
     for key, value in values.items():
         text = text.replace("{{" + key + "}}", value)
     return text

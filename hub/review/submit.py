@@ -9,7 +9,7 @@ A bundle is a folder::
 
 ``verify_submission`` refuses a bundle whose files differ from the manifest, that has files the
 manifest does not list, whose recorded summary does not follow from its recorded rollouts
-(recomputed with :class:`hub.metrics.SummaryBuilder`), whose recorded verdicts differ from
+(recomputed with :class:`hub.run.metrics.SummaryBuilder`), whose recorded verdicts differ from
 what the bundled grader gives when it grades the recorded rollouts again (sandboxed), whose
 evaluated package is not the
 bundled wheel (content hash), or whose sdist no longer passes the check. The manifest itself is
@@ -34,11 +34,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from hub.check import CheckOptions, CheckReport, check
-from hub.errors import UsageError, VerihubError
-from hub.install import unpack_wheel, wheel_package_hash
-from hub.metrics import Summary, SummaryBuilder
-from hub.rundir import RunDir
+from hub.env.errors import UsageError, VerihubError
+from hub.registry.install import unpack_wheel, wheel_package_hash
+from hub.review.check import CheckOptions, CheckReport, check
+from hub.run.metrics import Summary, SummaryBuilder
+from hub.run.rundir import RunDir
 
 __all__ = [
     "BUNDLE_VERSION",
@@ -191,7 +191,7 @@ def _smoke_eval(
     """Evaluate the bundled wheel in a sandboxed process (own network namespace with only
     loopback up, resource limits); returns how it was isolated."""
     import hub
-    from hub.check.sandbox import Limits, network_namespace_available, run_sandboxed
+    from hub.review.check.sandbox import Limits, network_namespace_available, run_sandboxed
 
     with tempfile.TemporaryDirectory(prefix="verihub-smoke-") as tmp:
         site = unpack_wheel(wheel, Path(tmp) / "site")
@@ -240,7 +240,7 @@ def submit(
     smoke_timeout_s: float = 900.0,
 ) -> tuple[Path, Manifest]:
     """Build, check and smoke-evaluate the package at ``path`` into a bundle folder."""
-    from hub import __version__
+    from hub.version import __version__
 
     src = Path(path).resolve()
     if not (src / "pyproject.toml").is_file():
@@ -380,7 +380,7 @@ def verify_submission(
     if wheel_package_hash(wheels[0], manifest.env_id) != config.env_hash:
         result.problems.append("the evaluated package is not the bundled wheel (content hashes differ)")
     if rerun_check and not result.problems:
-        from hub.check.regrade import regrade_sandboxed
+        from hub.review.check.regrade import regrade_sandboxed
 
         with tempfile.TemporaryDirectory(prefix="verihub-verify-") as tmp:
             regraded = regrade_sandboxed(

@@ -28,8 +28,8 @@ from urllib.parse import urlparse
 import aiohttp
 from aiolimiter import AsyncLimiter
 
-from hub.errors import ModelConfigError, ModelError, ModelUnreachableError, UsageError
-from hub.types import Message, Sampling, ToolCall, Usage, scrub_surrogates
+from hub.env.errors import ModelConfigError, ModelError, ModelUnreachableError, UsageError
+from hub.env.types import Message, Sampling, ToolCall, Usage, scrub_surrogates
 
 __all__ = ["ChatClient", "ClientOptions", "Completion", "OpenAIClient"]
 

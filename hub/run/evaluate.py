@@ -9,7 +9,7 @@
 environment named in the config, refuses a changed configuration, and runs only what is missing.
 
 Where grading runs is an option (:attr:`EvalOptions.grade_on`): ``"local"`` grades in this
-process, ``"ray"`` sends each grade to Ray workers (:class:`hub.distributed.RayGradedEnv`).
+process, ``"ray"`` sends each grade to Ray workers (:class:`hub.run.ray_grading.RayGradedEnv`).
 Grades do not depend on where they are computed, so a run may be resumed with another backend.
 """
 
@@ -23,23 +23,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from hub.client import ClientOptions, OpenAIClient
-from hub.environment import Environment
-from hub.errors import RunDirError, UsageError
-from hub.local_model import LocalModelServer, is_local_model
-from hub.metrics import Summary, SummaryBuilder
-from hub.registry import load_environment, package_hash
-from hub.rundir import RunConfig, RunDir
-from hub.runner import (
-    ProgressCallback,
-    Runner,
-    StartCallback,
-    TaskSelection,
-    grade_rollout,
-    select_tasks,
-    with_grade,
-)
-from hub.types import Sampling, Task
+from hub.env.environment import Environment
+from hub.env.errors import RunDirError, UsageError
+from hub.env.grading import TaskSelection, grade_rollout, select_tasks, with_grade
+from hub.env.types import Sampling, Task
+from hub.registry.entrypoints import load_environment, package_hash
+from hub.run.client import ClientOptions, OpenAIClient
+from hub.run.local_model import LocalModelServer, is_local_model
+from hub.run.metrics import Summary, SummaryBuilder
+from hub.run.rundir import RunConfig, RunDir
+from hub.run.runner import ProgressCallback, Runner, StartCallback
 
 __all__ = [
     "GradeOn",
@@ -124,7 +117,7 @@ def prepare_run(
     group_advantages: bool,
 ) -> tuple[Environment, TaskSelection, RunConfig]:
     """Load the environment, select its tasks and build the run's config (nothing is written)."""
-    from hub import __version__
+    from hub.version import __version__
 
     if rollouts < 1:
         raise UsageError("--rollouts must be at least 1")
@@ -237,7 +230,7 @@ async def resume(
 def grading_env(env: Environment, config: RunConfig, options: EvalOptions) -> Environment:
     """``env`` as the runner should use it: itself, or wrapped so that it grades on Ray.
 
-    With ``grade_on="ray"`` the result is a :class:`hub.distributed.RayGradedEnv` around
+    With ``grade_on="ray"`` the result is a :class:`hub.run.ray_grading.RayGradedEnv` around
     ``env`` (tasks, ``reset`` and ``step`` stay here; each Ray worker loads the environment
     ``config.env_id`` with ``config.env_args`` once and grades there).
     """
@@ -246,7 +239,7 @@ def grading_env(env: Environment, config: RunConfig, options: EvalOptions) -> En
             raise UsageError("--ray-address needs --grade-on ray")
         return env
     if options.grade_on == "ray":
-        from hub.distributed import RayGradedEnv  # Ray and the shard code load only when used
+        from hub.run.ray_grading import RayGradedEnv
 
         return RayGradedEnv(config.env_id, env_args=config.env_args, inner=env, address=options.ray_address)
     raise UsageError(f"--grade-on must be local or ray, not {options.grade_on!r}")

@@ -19,7 +19,7 @@ names, so tests are deterministic:
 ``malformed``  HTTP 200 with a body that is not JSON
 ``drop``       closes the connection without an answer
 
-Run it as a separate process for benchmarks: ``python -m hub.fake_server --port 8123``.
+Run it as a separate process for benchmarks: ``python -m hub.run.fake_server --port 8123``.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 :mod:`graders.rubric` never imports ``hub``; it asks for a :class:`~graders.rubric.JudgeModel`.
 This module provides two:
 
-- :class:`ClientJudge` adapts a client you already hold (an :class:`~hub.client.OpenAIClient`
-  inside ``async with``, or any :class:`~hub.client.ChatClient`). You own its lifetime.
+- :class:`ClientJudge` adapts a client you already hold (an :class:`~hub.run.client.OpenAIClient`
+  inside ``async with``, or any :class:`~hub.run.client.ChatClient`). You own its lifetime.
 - :class:`LazyJudge` owns its endpoint: it starts the embedded model (``local:smollm2``) or
   connects to ``base_url`` on the first judge call, so building an environment costs nothing.
 
@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from graders.rubric.judge import JudgeSampling, verdict_schema
-from hub.client import ChatClient, ClientOptions, OpenAIClient
-from hub.errors import UsageError
-from hub.local_model import LocalModelServer, is_local_model
-from hub.types import Message, Sampling
+from hub.env.errors import UsageError
+from hub.env.types import Message, Sampling
+from hub.run.client import ChatClient, ClientOptions, OpenAIClient
+from hub.run.local_model import LocalModelServer, is_local_model
 
 __all__ = ["ClientJudge", "JudgeOptions", "LazyJudge"]
 

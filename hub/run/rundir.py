@@ -16,9 +16,9 @@ from typing import IO, Any
 from pydantic import BaseModel, Field, ValidationError
 from pydantic_core import PydanticSerializationError
 
-from hub.errors import RunDirError
-from hub.metrics import Summary
-from hub.types import Rollout, Sampling, scrub_surrogates
+from hub.env.errors import RunDirError
+from hub.env.types import Rollout, Sampling, scrub_surrogates
+from hub.run.metrics import Summary
 
 __all__ = ["CONFIG_FILE", "ROLLOUTS_FILE", "SUMMARY_FILE", "RunConfig", "RunDir"]
 

@@ -23,9 +23,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from hub.errors import UsageError
-from hub.rundir import RunDir
-from hub.types import Message, Rollout
+from hub.env.errors import UsageError
+from hub.env.types import Message, Rollout
+from hub.run.rundir import RunDir
 
 __all__ = ["ExportFormat", "export_run", "preference_pairs", "sft_records"]
 

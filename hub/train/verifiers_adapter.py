@@ -43,10 +43,10 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from graders.grade import Check, Grade
-from hub.environment import Environment
-from hub.errors import UsageError
-from hub.runner import grade_rollout
-from hub.types import Message, Rollout, State, Step, Task, Timing
+from hub.env.environment import Environment
+from hub.env.errors import UsageError
+from hub.env.grading import grade_rollout
+from hub.env.types import Message, Rollout, State, Step, Task, Timing
 
 __all__ = ["SUPPORTED_VERIFIERS", "VerifiersEnv", "load_verifiers_env", "to_verifiers"]
 
@@ -156,7 +156,7 @@ class VerifiersEnv(Environment):
 
     def tasks(self, split: str = "test", *, seed: int = 0) -> Iterable[Task]:
         if split not in self.splits:
-            from hub.errors import UnknownSplitError
+            from hub.env.errors import UnknownSplitError
 
             raise UnknownSplitError(split, self.splits)
         if split not in self._tasks:
@@ -317,7 +317,7 @@ def to_verifiers(
     """
     from datasets import Dataset
 
-    from hub.runner import select_tasks
+    from hub.env.grading import select_tasks
 
     vf = _vf()
     if split not in env.splits:

@@ -1,4 +1,4 @@
-"""The automatic reviewer behind ``verihub check`` (see :mod:`hub.check.runner`).
+"""The automatic reviewer behind ``verihub check`` (see :mod:`hub.review.check.runner`).
 
 ::
 
@@ -6,8 +6,8 @@
     print(report.to_text()); report.passed
 """
 
-from hub.check.report import CHECK_NAMES, CheckReport, CheckResult
-from hub.check.runner import CheckOptions, check
-from hub.check.sandbox import Limits
+from hub.review.check.report import CHECK_NAMES, CheckReport, CheckResult
+from hub.review.check.runner import CheckOptions, check
+from hub.review.check.sandbox import Limits
 
 __all__ = ["CHECK_NAMES", "CheckOptions", "CheckReport", "CheckResult", "Limits", "check"]

@@ -1,7 +1,7 @@
 """Grading recorded rollouts again with a package's own grader, sandboxed.
 
 ``verify-submission`` uses it to confirm that the rewards in a bundle are the ones the bundled
-grader gives (the summary is checked against the rollouts separately, in :mod:`hub.submit`).
+grader gives (the summary is checked against the rollouts separately, in :mod:`hub.review.submit`).
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hub.check.report import CheckReport
-from hub.check.runner import CheckOptions, _run_worker, _stage_path
-from hub.check.sandbox import make_writable
+from hub.review.check.report import CheckReport
+from hub.review.check.runner import CheckOptions, _run_worker, _stage_path
+from hub.review.check.sandbox import make_writable
 
 __all__ = ["RegradeResult", "regrade_sandboxed"]
 

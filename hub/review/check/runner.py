@@ -3,7 +3,7 @@
 Order of work: copy the package (a source folder is first installed with pip into a staging
 folder, inside the sandbox; an installed id is copied with its metadata), make the staged copy
 read-only, run the static checks on its metadata and README, then run
-:mod:`hub.check.worker` twice in the sandbox (the full check, and a second load in another
+:mod:`hub.review.check.worker` twice in the sandbox (the full check, and a second load in another
 process with another hash seed to compare task ids).
 """
 
@@ -23,8 +23,10 @@ from email.parser import Parser
 from pathlib import Path
 from typing import Any
 
-from hub.check.report import CHECK_NAMES, CheckReport
-from hub.check.sandbox import (
+from hub.env.errors import UsageError
+from hub.registry.install import InstallError, unpack_wheel
+from hub.review.check.report import CHECK_NAMES, CheckReport
+from hub.review.check.sandbox import (
     Limits,
     SandboxResult,
     make_writable,
@@ -34,8 +36,6 @@ from hub.check.sandbox import (
     read_only_copy,
     run_sandboxed,
 )
-from hub.errors import UsageError
-from hub.install import InstallError, unpack_wheel
 
 __all__ = ["CheckOptions", "check"]
 
@@ -165,7 +165,7 @@ def _links_outside(root: Path) -> list[str]:
 
 
 def _stage_installed(env_id: str, work: Path, report: CheckReport) -> Path:
-    from hub.registry import _entry_points
+    from hub.registry.entrypoints import _entry_points
 
     ep = _entry_points().get(env_id)
     if ep is None:
@@ -284,7 +284,7 @@ def _run_worker(
     cfg_path = work / f"worker-{mode}.json"
     cfg_path.write_text(json.dumps(cfg), encoding="utf-8")
     res = run_sandboxed(
-        [sys.executable, "-m", "hub.check.worker", str(cfg_path)],
+        [sys.executable, "-m", "hub.review.check.worker", str(cfg_path)],
         limits=opts.limits,
         env=_child_env(run_dir, seed),
         cwd=run_dir,

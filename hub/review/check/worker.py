@@ -1,6 +1,6 @@
-"""The process that runs an environment under check (``python -m hub.check.worker CONFIG``).
+"""The process that runs an environment under check (``python -m hub.review.check.worker CONFIG``).
 
-It is started by :mod:`hub.check.runner` inside the sandbox. It installs audit hooks (file and
+It is started by :mod:`hub.review.check.runner` inside the sandbox. It installs audit hooks (file and
 network tripwires), loads the environment from the staged read-only package, runs the dynamic
 checks and writes JSON-lines events to the original stdout; anything the environment prints
 goes to stderr. Never import this module from library code: it is a program.
@@ -181,7 +181,7 @@ def _hang(label: str, seconds: float) -> None:
 
 async def _grade(env: Any, task: Any, response: str, label: str, timeout_s: float) -> tuple[str, Any]:
     """('ok', grade) | ('timeout', None) | ('error', message), for a one-answer rollout."""
-    from hub.types import Message, Rollout, Timing
+    from hub.env.types import Message, Rollout, Timing
 
     messages = [*task.messages(env.system_prompt), Message(role="assistant", content=response)]
     rollout = Rollout(
@@ -231,7 +231,7 @@ def _verdict(grade: Any) -> str:
 
 async def _regrade(env: Any, cfg: dict[str, Any]) -> None:
     """Grade recorded rollouts again and report every verdict that differs from the record."""
-    from hub.types import Rollout
+    from hub.env.types import Rollout
 
     phase("regrade")
     tasks = {t.id: t for t in _sample(env, str(cfg["split"]), int(cfg["seed"]), int(cfg["eval_num_tasks"]))}
@@ -268,7 +268,7 @@ async def _regrade(env: Any, cfg: dict[str, Any]) -> None:
 
 # -- the checks ----------------------------------------------------------------------------------
 def _load(stage: Path, env_id: str | None, env_args: dict[str, Any]) -> tuple[Any, str]:
-    from hub.environment import Environment
+    from hub.env.environment import Environment
 
     found = [
         ep
@@ -315,7 +315,7 @@ def _ids(env: Any, split: str, n: int) -> list[str]:
 
 
 async def _run_checks(env: Any, factory: Callable[[], Any], cfg: dict[str, Any]) -> None:
-    from hub.check.probes import (
+    from hub.review.check.probes import (
         gamed,
         gold_response,
         hacking_probes,
@@ -492,8 +492,8 @@ def main(argv: list[str] | None = None) -> None:
     sys.path.insert(0, str(stage))
     audit = _Audit(_allowed_read(stage, cfg.get("allow_read", [])), [run_dir], bool(cfg["block_network"]))
     sys.addaudithook(audit)
-    import hub.environment  # noqa: F401  (import the core before the audit starts counting)
-    import hub.types  # noqa: F401
+    import hub.env.environment  # noqa: F401  (import the core before the audit starts counting)
+    import hub.env.types  # noqa: F401
 
     env_args: dict[str, Any] = cfg.get("env_args", {})
     audit.active = True
