@@ -49,12 +49,36 @@ def search_cmd(
 
 @app.command("install")
 def install_cmd(
-    spec: str = typer.Argument(..., help="ID or ID@VERSION, e.g. arith or arith@0.1.0."),
+    spec: str = typer.Argument(..., help="ID[@VERSION] (catalogue) or OWNER/ID[@VERSION] (a hub)."),
     catalogue: list[str] = typer.Option(None, "--catalogue", help="Also read this catalogue (file or URL)."),
     no_deps: bool = typer.Option(False, "--no-deps", help="Do not install the environment's dependencies."),
     pip_arg: list[str] = typer.Option(None, "--pip-arg", help="Extra argument for pip (repeatable)."),
+    hub: str = typer.Option(None, "--hub", help="Hub URL for OWNER/ID specs (default: `verihub login`'s)."),
+    allow_unreviewed: bool = typer.Option(
+        False, "--allow-unreviewed", help="With OWNER/ID: also install a version that has not passed review."
+    ),
 ) -> None:
-    """Install an environment from the catalogue with pip, verifying its content hash."""
+    """Install an environment from the catalogue (ID[@VERSION]) or from a hub (OWNER/ID[@VERSION])
+    with pip, verifying its content hash."""
+    if "/" in spec:
+        from hub.server.client import hub_settings
+        from hub.server.installer import install_from_hub
+
+        url, token = hub_settings(hub)
+        got = install_from_hub(
+            spec,
+            hub=url,
+            token=token,
+            allow_unreviewed=allow_unreviewed,
+            no_deps=no_deps,
+            pip_args=pip_arg or (),
+        )
+        console.print(
+            f"installed {spec.split('@')[0]} {got.entry.version} from {url} "
+            f"(hash verified: {got.content_hash})",
+            soft_wrap=True,
+        )
+        return
     cat = load_catalogue(extra=catalogue or ())
     _warn_problems(cat.problems)
     res = install(spec, catalogue=cat, pip_args=pip_arg or (), no_deps=no_deps)

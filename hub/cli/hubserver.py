@@ -1,0 +1,273 @@
+"""The hub server's commands: ``verihub hub ...`` (serve, worker, migrate, accounts, review state),
+and the client commands ``verihub login``, ``logout`` and ``push``."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from hub.cli.app import app
+from hub.env.errors import UsageError
+
+__all__ = ["hub_app", "login_cmd", "logout_cmd", "push_cmd"]
+
+console = Console(highlight=False)
+
+hub_app = typer.Typer(
+    name="hub",
+    help="Run a verihub hub server and administer its data (accounts, tokens, review, yanks).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+app.add_typer(hub_app, name="hub")
+user_app = typer.Typer(name="user", help="Hub users.", no_args_is_help=True)
+org_app = typer.Typer(name="org", help="Hub organisations.", no_args_is_help=True)
+token_app = typer.Typer(name="token", help="API tokens.", no_args_is_help=True)
+hub_app.add_typer(user_app, name="user")
+hub_app.add_typer(org_app, name="org")
+hub_app.add_typer(token_app, name="token")
+
+_DATA_HELP = "The hub's data folder: artifacts, and the SQLite database unless --db is given."
+_DB_HELP = "Database URL: sqlite:///PATH (default DATA/hub.db) or postgresql://USER@HOST/DB."
+
+
+def _config(data: Path | None, db: str | None, *, lease_s: float = 60.0, fast: bool = False) -> object:
+    from hub.server.config import HubConfig
+
+    root = data or Path(os.environ.get("VERIHUB_HUB_DATA", "hub-data"))
+    return HubConfig(
+        data=root, db_url=db or os.environ.get("VERIHUB_HUB_DB", ""), lease_s=lease_s, review_fast=fast
+    )
+
+
+DataOpt = typer.Option(None, "--data", help=_DATA_HELP)
+DbOpt = typer.Option(None, "--db", help=_DB_HELP)
+
+
+@hub_app.command("serve")
+def serve_cmd(
+    data: Path = DataOpt,
+    db: str = DbOpt,
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
+    port: int = typer.Option(8000, "--port", help="Port to listen on."),
+    workers: int = typer.Option(1, "--workers", min=1, help="HTTP server processes."),
+    review_worker: bool = typer.Option(
+        None, "--review-worker/--no-review-worker", help="Run a review worker (default: on with SQLite)."
+    ),
+    lease_s: float = typer.Option(60.0, "--lease-s", min=1.0, help="Review job lease (seconds)."),
+    review_fast: bool = typer.Option(False, "--review-fast", help="Smaller review checks (tests, demos)."),
+) -> None:
+    """Serve the hub: index at /simple/, API at /api/v1/, web pages at /."""
+    from hub.server.serve import serve
+
+    cfg = _config(data, db, lease_s=lease_s, fast=review_fast)
+    sys.stderr.write(f"verihub hub on http://{host}:{port}/ (index http://{host}:{port}/simple/)\n")
+    serve(cfg, host=host, port=port, workers=workers, review_worker=review_worker)  # type: ignore[arg-type]
+
+
+@hub_app.command("worker")
+def worker_cmd(
+    data: Path = DataOpt,
+    db: str = DbOpt,
+    once: bool = typer.Option(False, "--once", help="Stop when the queue is empty."),
+    lease_s: float = typer.Option(60.0, "--lease-s", min=1.0, help="Job lease (seconds)."),
+    review_fast: bool = typer.Option(False, "--review-fast", help="Smaller review checks."),
+    parent_pid: int = typer.Option(None, "--parent-pid", hidden=True),
+) -> None:
+    """Take review jobs from the hub's database queue and run them."""
+    from hub.server.worker import work
+
+    done = work(_config(data, db, lease_s=lease_s, fast=review_fast), once=once, parent_pid=parent_pid)  # type: ignore[arg-type]
+    if once:
+        console.print(f"{done} review job(s) done")
+
+
+@hub_app.command("migrate")
+def migrate_cmd(data: Path = DataOpt, db: str = DbOpt) -> None:
+    """Create or upgrade the hub's database schema (Alembic migrations)."""
+    from hub.server.admin import open_hub
+
+    with open_hub(_config(data, db)):  # type: ignore[arg-type]
+        pass
+    console.print("the hub database is up to date")
+
+
+@user_app.command("add")
+def user_add_cmd(
+    name: str = typer.Argument(..., help="User name (lowercase letters, digits, '-')."),
+    admin: bool = typer.Option(False, "--admin", help="May create admin tokens."),
+    data: Path = DataOpt,
+    db: str = DbOpt,
+) -> None:
+    """Create a user."""
+    from hub.server.accounts import add_user
+    from hub.server.admin import open_hub
+
+    with open_hub(_config(data, db)) as session:  # type: ignore[arg-type]
+        add_user(session, name, admin=admin)
+    console.print(f"user {name} created; next: `verihub hub token create {name} --scope push`")
+
+
+@org_app.command("add")
+def org_add_cmd(
+    name: str = typer.Argument(..., help="Organisation name."),
+    member: list[str] = typer.Option(None, "--member", help="A user who may publish as it (repeatable)."),
+    data: Path = DataOpt,
+    db: str = DbOpt,
+) -> None:
+    """Create an organisation, or add members to it."""
+    from hub.server.accounts import add_org
+    from hub.server.admin import open_hub
+
+    with open_hub(_config(data, db)) as session:  # type: ignore[arg-type]
+        add_org(session, name, member or [])
+    console.print(f"organisation {name}: members {', '.join(member or []) or 'unchanged'}")
+
+
+@token_app.command("create")
+def token_create_cmd(
+    name: str = typer.Argument(..., help="User the token belongs to."),
+    scope: str = typer.Option("read", "--scope", help="read, push, review or admin."),
+    expires: float = typer.Option(None, "--expires", min=0.0, help="Days until it expires."),
+    data: Path = DataOpt,
+    db: str = DbOpt,
+) -> None:
+    """Create a token; it is printed once and stored only as a salted hash."""
+    from hub.server.accounts import create_token
+    from hub.server.admin import open_hub
+
+    with open_hub(_config(data, db)) as session:  # type: ignore[arg-type]
+        text = create_token(session, name, scope, expires_days=expires)
+    print(text)
+    sys.stderr.write("this token is shown once; store it now (`verihub login --hub URL`)\n")
+
+
+@token_app.command("revoke")
+def token_revoke_cmd(
+    token: str = typer.Argument(..., help="The token, or its id (the 12 hex digits after vh_)."),
+    data: Path = DataOpt,
+    db: str = DbOpt,
+) -> None:
+    """Revoke a token."""
+    from hub.server.accounts import revoke_token
+    from hub.server.admin import open_hub
+
+    with open_hub(_config(data, db)) as session:  # type: ignore[arg-type]
+        token_id = revoke_token(session, token)
+    console.print(f"token {token_id} revoked")
+
+
+@hub_app.command("status")
+def status_cmd(
+    ref: str = typer.Argument(..., help="OWNER/ID or OWNER/ID@VERSION."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    data: Path = DataOpt,
+    db: str = DbOpt,
+) -> None:
+    """Review state (queued, running, passed, failed) and the full report."""
+    from hub.server.admin import open_hub, status
+
+    with open_hub(_config(data, db)) as session:  # type: ignore[arg-type]
+        rows = status(session, ref)
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    for row in rows:
+        extra = "".join(f", {k} ({row[k]})" for k in ("yanked", "flagged") if row[k])
+        console.print(f"{row['ref']}: {row['state']}{extra}", soft_wrap=True)
+        report = row["report"] or {}
+        for problem in report.get("problems", []):
+            console.print(f"  problem: {problem}", soft_wrap=True)
+        if report.get("check_text"):
+            console.print(report["check_text"], soft_wrap=True)
+
+
+@hub_app.command("yank")
+def yank_cmd(
+    ref: str = typer.Argument(..., help="OWNER/ID@VERSION."),
+    reason: str = typer.Option(..., "--reason", help="Why it is withdrawn (shown to installers)."),
+    data: Path = DataOpt,
+    db: str = DbOpt,
+) -> None:
+    """Hide a version from resolution (PEP 592) without deleting it."""
+    from hub.server.admin import open_hub, yank
+
+    with open_hub(_config(data, db)) as session:  # type: ignore[arg-type]
+        done = yank(session, ref, reason)
+    console.print(f"{done} yanked: {reason}")
+
+
+@hub_app.command("approve")
+def approve_cmd(
+    ref: str = typer.Argument(..., help="OWNER/ID."), data: Path = DataOpt, db: str = DbOpt
+) -> None:
+    """Clear an environment's look-alike flag after a person checked it."""
+    from hub.server.admin import approve, open_hub
+
+    with open_hub(_config(data, db)) as session:  # type: ignore[arg-type]
+        done = approve(session, ref)
+    console.print(f"{done} approved")
+
+
+@hub_app.command("publish-bundled")
+def publish_bundled_cmd(
+    owner: str = typer.Option("verihub", "--owner", help="Owner (organisation) to publish under."),
+    only: list[str] = typer.Option(None, "--only", help="Only this environment id (repeatable)."),
+    data: Path = DataOpt,
+    db: str = DbOpt,
+) -> None:
+    """Build and publish the environments shipped with verihub (needs a verihub checkout)."""
+    from hub.server.bundled import publish_bundled
+
+    done = publish_bundled(_config(data, db), owner, only=only or (), progress=console.print)  # type: ignore[arg-type]
+    console.print(f"{len(done)} environment(s) published under {owner}")
+
+
+@app.command("login")
+def login_cmd(
+    hub: str = typer.Option(..., "--hub", help="Hub URL, e.g. http://127.0.0.1:8000."),
+    token: str = typer.Option(None, "--token", help="The token (default: read from stdin)."),
+) -> None:
+    """Store a hub URL and token in your config file (mode 0600)."""
+    from hub.server.client import hub_request, save_login
+
+    text = (token or sys.stdin.readline()).strip()
+    if not text:
+        raise UsageError("no token given: pass --token or pipe it on stdin")
+    who = hub_request(hub.rstrip("/"), "/api/v1/whoami", token=text)
+    path = save_login(hub, text)
+    console.print(f"logged in to {hub} as {who['name']} (scope {who['scope']}); saved in {path}")
+
+
+@app.command("logout")
+def logout_cmd() -> None:
+    """Forget the stored hub token."""
+    from hub.server.client import clear_login
+
+    console.print("token removed" if clear_login() else "no token was stored")
+
+
+@app.command("push")
+def push_cmd(
+    target: Path = typer.Argument(..., help="A package folder, a bundle folder or a bundle .tar.gz."),
+    hub: str = typer.Option(None, "--hub", help="Hub URL (default: the one you logged in to)."),
+    owner: str = typer.Option(None, "--owner", help="Publish under this organisation (default: you)."),
+    private: bool = typer.Option(False, "--private", help="Only you (and your organisation) see it."),
+    token: str = typer.Option(None, "--token", envvar="VERIHUB_HUB_TOKEN", help="Token (default: stored)."),
+) -> None:
+    """Build the submission bundle as `verihub submit` does and publish it on a hub."""
+    from hub.server.client import hub_settings
+    from hub.server.push import push
+
+    url, tok = hub_settings(hub, token)
+    answer = push(target, hub=url, token=tok, owner=owner, private=private)
+    console.print(f"{answer['ref']}@{answer['version']}: {answer['message']}", soft_wrap=True)
+    if answer.get("flagged"):
+        console.print(f"note: flagged for a person to look at: {answer['flagged']}", soft_wrap=True)

@@ -1,0 +1,214 @@
+"""The JSON API under ``/api/v1/``: push, environment and version details, yank, search, and the
+catalogue document (schema of ``hub/registry/catalogue.json``).
+
+Writes need ``Authorization: Bearer <token>`` with the right scope. Anything private that the
+requester may not see answers 404, exactly like something that does not exist.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from hub.server.archive import ArchiveError
+from hub.server.httpauth import AuthFailed, RateLimited, principal
+from hub.server.models import Environment, Version
+from hub.server.publish import PublishError, publish
+from hub.server.queries import find_env, offered, search
+from hub.server.webauth import error, guarded, guarded_write
+
+__all__ = ["catalogue_route", "env_route", "push_route", "search_route", "version_route", "yank_route"]
+
+
+def version_json(env: Environment, v: Version, *, full: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "version": v.version,
+        "state": v.state,
+        "yanked": v.yanked,
+        "yank_reason": v.yank_reason,
+        "uploaded_at": v.uploaded_at.isoformat() + "Z",
+        "content_hash": v.content_hash,
+        "manifest_sha256": v.manifest_sha256,
+        "requires_python": v.requires_python,
+        "files": [
+            {
+                "kind": f.kind,
+                "filename": f.filename,
+                "sha256": f.sha256,
+                "size": f.size,
+                "url": f"/files/{f.sha256}/{f.filename}",
+            }
+            for f in sorted(v.files, key=lambda f: f.kind)
+        ],
+    }
+    if full:
+        out["report"] = json.loads(v.report) if v.report else None
+    return out
+
+
+def env_json(env: Environment) -> dict[str, Any]:
+    return {
+        "ref": f"{env.owner.name}/{env.env_id}",
+        "owner": env.owner.name,
+        "id": env.env_id,
+        "distribution": env.distribution,
+        "private": env.private,
+        "flagged": env.flagged,
+        "summary": env.summary,
+        "tags": [t for t in env.tags.split(",") if t],
+        "license": env.license,
+        "versions": [version_json(env, v) for v in sorted(env.versions, key=lambda v: v.id)],
+        "offered": [v.version for v in offered(env)],
+    }
+
+
+async def push_route(request: Request) -> Response:
+    try:
+        who = await run_in_threadpool(principal, request, write=True)
+    except RateLimited as exc:
+        return error(429, str(exc))
+    except AuthFailed as exc:
+        return error(401, str(exc))
+    assert who is not None
+    state = request.app.state
+    cap = state.config.limits.max_upload_bytes
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > cap:
+        return error(413, f"the upload is {declared} bytes; the cap is {cap}")
+    fd, name = tempfile.mkstemp(dir=state.storage.tmp, prefix="upload-", suffix=".tar.gz")
+    upload = Path(name)
+    try:
+        size = 0
+        with os.fdopen(fd, "wb") as out:
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > cap:
+                    return error(413, f"the upload is over the cap of {cap} bytes")
+                out.write(chunk)
+        owner = request.query_params.get("owner") or None
+        private = request.query_params.get("private", "") in ("1", "true", "yes")
+        try:
+            res = await run_in_threadpool(
+                publish,
+                state.sessions,
+                state.storage,
+                state.config.limits,
+                who,
+                upload,
+                owner_name=owner,
+                private=private,
+            )
+        except (PublishError, ArchiveError) as exc:
+            return error(exc.status, str(exc))
+    finally:
+        upload.unlink(missing_ok=True)
+    body = {
+        "ref": res.ref,
+        "version": res.version,
+        "created": res.created,
+        "message": res.message,
+        "flagged": res.flagged,
+    }
+    return JSONResponse(body, status_code=201 if res.created else 200)
+
+
+def _lookup(request: Request) -> tuple[Any, Environment | None]:
+    p = request.path_params
+    session = request.app.state.sessions()
+    return session, find_env(session, request.state.who, owner=p["owner"], env_id=p["env_id"])
+
+
+@guarded
+def env_route(request: Request) -> Response:
+    session, env = _lookup(request)
+    with session:
+        if env is None:
+            return error(404, "no such environment")
+        return JSONResponse(env_json(env))
+
+
+@guarded
+def version_route(request: Request) -> Response:
+    session, env = _lookup(request)
+    with session:
+        found = [v for v in env.versions if v.version == request.path_params["version"]] if env else []
+        if env is None or not found:
+            return error(404, "no such environment version")
+        return JSONResponse(
+            {"ref": f"{env.owner.name}/{env.env_id}", **version_json(env, found[0], full=True)}
+        )
+
+
+@guarded_write
+def yank_route(request: Request) -> Response:
+    from hub.server.accounts import can_publish_as
+
+    who = request.state.who
+    session, env = _lookup(request)
+    with session:
+        found = [v for v in env.versions if v.version == request.path_params["version"]] if env else []
+        if env is None or not found:
+            return error(404, "no such environment version")
+        if not who.allows("push") or not can_publish_as(session, who, env.owner):
+            return error(403, f"you may not yank versions of {env.owner.name}/{env.env_id}")
+        reason = request.query_params.get("reason", "").strip()
+        if not reason:
+            return error(400, "give a reason: ?reason=...")
+        found[0].yanked, found[0].yank_reason = True, reason
+        session.commit()
+        return JSONResponse(
+            {"ref": f"{env.owner.name}/{env.env_id}", "version": found[0].version, "yanked": True}
+        )
+
+
+@guarded
+def search_route(request: Request) -> Response:
+    q, tag = request.query_params.get("q", ""), request.query_params.get("tag", "")
+    with request.app.state.sessions() as session:
+        return JSONResponse([env_json(e) for e in search(session, request.state.who, q, tag)])
+
+
+@guarded
+def catalogue_route(request: Request) -> Response:
+    """Offered versions of visible environments as a catalogue (wheel sources, content hashes)."""
+    base = str(request.base_url).rstrip("/")
+    entries: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    with request.app.state.sessions() as session:
+        for env in search(session, request.state.who):
+            for v in offered(env):
+                wheel = next((f for f in v.files if f.kind == "wheel"), None)
+                if v.yanked or wheel is None or (env.env_id, v.version) in seen:
+                    continue
+                seen.add((env.env_id, v.version))
+                entries.append(
+                    {
+                        "id": env.env_id,
+                        "version": v.version,
+                        "summary": env.summary,
+                        "tags": [t for t in env.tags.split(",") if t],
+                        "license": env.license,
+                        "author": env.owner.name,
+                        "install": {"kind": "wheel", "url": f"{base}/files/{wheel.sha256}/{wheel.filename}"},
+                        "content_hash": v.content_hash,
+                    }
+                )
+    return JSONResponse({"schema_version": 1, "environments": entries})
+
+
+@guarded
+def whoami_route(request: Request) -> Response:
+    who = request.state.who
+    if who is None:
+        return error(401, "no token sent")
+    return JSONResponse({"name": who.name, "scope": who.scope, "admin": who.is_admin})
+
+
+__all__ += ["whoami_route"]

@@ -1,0 +1,130 @@
+"""Unpacking what clients upload, refusing anything unsafe before a byte lands outside.
+
+An upload is a gzipped tar of a submission bundle (``manifest.json``, ``dist/``, ``check/``,
+``eval/`` at its top). Only regular files and folders are accepted: no absolute paths, no
+``..``, no symlinks, hard links or devices. The total unpacked size, the number of members and
+the compression ratio are capped (:class:`hub.server.config.Limits`); the wheel (a zip) and the
+sdist (a tar) inside are held to the same caps before anything else reads them.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import stat
+import tarfile
+import zipfile
+from pathlib import Path, PurePosixPath
+
+from hub.server.config import Limits
+
+__all__ = ["ArchiveError", "check_sdist", "check_wheel", "safe_member_name", "unpack_upload"]
+
+
+class ArchiveError(ValueError):
+    """An upload was refused; ``status`` is the HTTP status to answer with."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def safe_member_name(name: str) -> PurePosixPath:
+    """The relative path of an archive member, or ArchiveError when it could escape."""
+    if not name or "\x00" in name or "\\" in name:
+        raise ArchiveError(f"archive member {name!r} has an unusable name")
+    path = PurePosixPath(name)
+    if path.is_absolute() or name.startswith("/"):
+        raise ArchiveError(f"archive member {name!r} is an absolute path")
+    parts = [p for p in path.parts if p not in ("", ".")]
+    if not parts or ".." in parts:
+        raise ArchiveError(f"archive member {name!r} points outside the archive")
+    return PurePosixPath(*parts)
+
+
+def _ratio_ok(unpacked: int, packed: int, limits: Limits) -> bool:
+    return unpacked <= limits.ratio_floor or unpacked <= limits.max_ratio * max(packed, 1)
+
+
+def unpack_upload(archive: Path, dest: Path, limits: Limits) -> Path:
+    """Unpack the uploaded ``archive`` into the empty folder ``dest``; returns ``dest``."""
+    packed = archive.stat().st_size
+    if packed > limits.max_upload_bytes:
+        raise ArchiveError(f"the upload is {packed} bytes; the cap is {limits.max_upload_bytes}", 413)
+    total = members = 0
+    try:
+        with tarfile.open(archive, mode="r:gz") as tf:
+            for member in tf:
+                members += 1
+                if members > limits.max_members:
+                    raise ArchiveError(f"the archive has more than {limits.max_members} members", 413)
+                rel = safe_member_name(member.name)
+                target = dest / rel
+                if member.isdir():
+                    target.mkdir(parents=True, exist_ok=True)
+                    continue
+                if not member.isreg():
+                    kind = "symlink" if member.issym() else "hard link" if member.islnk() else "special file"
+                    raise ArchiveError(f"archive member {member.name!r} is a {kind}; only files are allowed")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                src = tf.extractfile(member)
+                if src is None:  # pragma: no cover - regular members always have data
+                    raise ArchiveError(f"cannot read archive member {member.name!r}")
+                fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+                with os.fdopen(fd, "wb") as out:
+                    for chunk in iter(functools.partial(src.read, 1 << 20), b""):
+                        total += len(chunk)
+                        if total > limits.max_unpacked_bytes:
+                            raise ArchiveError(
+                                f"the archive unpacks to more than {limits.max_unpacked_bytes} bytes", 413
+                            )
+                        if not _ratio_ok(total, packed, limits):
+                            raise ArchiveError(
+                                f"the archive expands more than {limits.max_ratio:g}x (an archive bomb?)", 413
+                            )
+                        out.write(chunk)
+    except FileExistsError as exc:
+        raise ArchiveError(f"the archive lists {exc.filename} twice") from exc
+    except (tarfile.TarError, EOFError, OSError) as exc:
+        if isinstance(exc, ArchiveError):
+            raise
+        raise ArchiveError(f"the upload is not a gzipped tar archive ({type(exc).__name__})") from exc
+    return dest
+
+
+def check_wheel(path: Path, limits: Limits) -> None:
+    """Refuse a wheel with unsafe names, links, or bomb-like sizes (before it is unpacked)."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            infos = zf.infolist()
+    except zipfile.BadZipFile as exc:
+        raise ArchiveError(f"{path.name} is not a zip file") from exc
+    if len(infos) > limits.max_members:
+        raise ArchiveError(f"{path.name} has more than {limits.max_members} files", 413)
+    total = 0
+    for info in infos:
+        safe_member_name(info.filename.rstrip("/") or info.filename)
+        mode = info.external_attr >> 16
+        if mode and (stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))):
+            raise ArchiveError(f"{path.name}: {info.filename!r} is not a plain file")
+        total += info.file_size
+    if total > limits.max_unpacked_bytes or not _ratio_ok(total, path.stat().st_size, limits):
+        raise ArchiveError(f"{path.name} unpacks to {total} bytes (over the caps)", 413)
+
+
+def check_sdist(path: Path, limits: Limits) -> None:
+    """Refuse an sdist with unsafe members or bomb-like sizes (reads headers only)."""
+    total = 0
+    try:
+        with tarfile.open(path, mode="r:gz") as tf:
+            for n, member in enumerate(tf, 1):
+                if n > limits.max_members:
+                    raise ArchiveError(f"{path.name} has more than {limits.max_members} members", 413)
+                safe_member_name(member.name)
+                if not (member.isreg() or member.isdir()):
+                    raise ArchiveError(f"{path.name}: {member.name!r} is not a plain file")
+                total += member.size
+                if total > limits.max_unpacked_bytes or not _ratio_ok(total, path.stat().st_size, limits):
+                    raise ArchiveError(f"{path.name} unpacks to more than the caps allow", 413)
+    except (tarfile.TarError, EOFError) as exc:
+        raise ArchiveError(f"{path.name} is not a gzipped tar archive") from exc

@@ -1,0 +1,147 @@
+"""The client side of the hub: login, push and install against a hub's HTTP API.
+
+The hub URL and token live in the user config file (the one the catalogue reads,
+:func:`hub.registry.catalogue.config_path`) under ``[hub] url`` and ``token``; the file is
+written with mode 0600. Uses only the standard library's ``urllib``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tarfile
+import tempfile
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from hub.env.errors import UsageError, VerihubError
+from hub.registry.catalogue import config_path
+
+__all__ = ["HubError", "clear_login", "hub_request", "hub_settings", "pack_bundle", "save_login"]
+
+
+class HubError(VerihubError):
+    """The hub refused a request or could not be reached."""
+
+    def __init__(self, message: str, status: int = 0) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _read_config(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    import tomllib
+
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}; fix or remove it") from exc
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)  # a JSON string is a valid TOML basic string
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise UsageError(f"cannot write {value!r} into the config file")
+
+
+def _write_config(path: Path, data: dict[str, Any]) -> None:
+    lines = [f"{k} = {_toml_value(v)}" for k, v in data.items() if not isinstance(v, dict)]
+    for section, table in data.items():
+        if isinstance(table, dict):
+            lines += ["", f"[{section}]"] + [f"{k} = {_toml_value(v)}" for k, v in table.items()]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config-")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(lines).lstrip("\n") + "\n")
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, path)
+
+
+def save_login(url: str, token: str, path: Path | None = None) -> Path:
+    """Store the hub URL and token in the config file (mode 0600); returns the file."""
+    cfg = path or config_path()
+    data = _read_config(cfg)
+    data.setdefault("hub", {})
+    data["hub"]["url"] = url.rstrip("/")
+    data["hub"]["token"] = token.strip()
+    _write_config(cfg, data)
+    return cfg
+
+
+def clear_login(path: Path | None = None) -> bool:
+    """Remove the stored token; True when there was one."""
+    cfg = path or config_path()
+    data = _read_config(cfg)
+    had = "token" in data.get("hub", {})
+    if had:
+        del data["hub"]["token"]
+        _write_config(cfg, data)
+    return had
+
+
+def hub_settings(url: str | None = None, token: str | None = None) -> tuple[str, str | None]:
+    """(hub URL, token or None): arguments first, then the config file."""
+    data = _read_config(config_path()).get("hub", {})
+    hub = url or data.get("url")
+    if not hub:
+        raise UsageError("no hub given: pass --hub URL or run `verihub login --hub URL`")
+    same_hub = url is None or url.rstrip("/") == str(data.get("url", "")).rstrip("/")
+    return str(hub).rstrip("/"), token or (data.get("token") if same_hub else None)
+
+
+def hub_request(
+    hub: str,
+    path: str,
+    *,
+    token: str | None = None,
+    method: str = "GET",
+    body: Path | None = None,
+    query: dict[str, str] | None = None,
+    timeout: float = 600.0,
+) -> Any:
+    """One API call; returns the decoded JSON, raises HubError with the hub's message."""
+    url = hub + path + ("?" + urllib.parse.urlencode(query) if query else "")
+    headers = {"Accept": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    data = None
+    if body is not None:
+        headers["Content-Type"] = "application/gzip"
+        headers["Content-Length"] = str(body.stat().st_size)
+        data = body.open("rb")
+    req = urllib.request.Request(url, data=data, headers=headers, method=method)  # noqa: S310
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310
+            return json.loads(resp.read() or b"null")
+    except urllib.error.HTTPError as exc:
+        try:
+            message = json.loads(exc.read()).get("error", exc.reason)
+        except (ValueError, AttributeError):
+            message = exc.reason
+        raise HubError(f"the hub answered {exc.code}: {message}", exc.code) from exc
+    except urllib.error.URLError as exc:
+        raise HubError(f"cannot reach the hub at {hub}: {exc.reason}; is it running?") from exc
+    finally:
+        if data is not None:
+            data.close()
+
+
+def pack_bundle(bundle: Path, out: Path) -> Path:
+    """A gzipped tar of a bundle folder: its files only, relative names, sorted."""
+    with tarfile.open(out, "w:gz") as tf:
+        for p in sorted(bundle.rglob("*")):
+            if p.is_symlink():
+                raise UsageError(f"{p} is a symlink; a bundle holds plain files only")
+            if p.is_file():
+                tf.add(p, arcname=p.relative_to(bundle).as_posix(), recursive=False)
+    return out

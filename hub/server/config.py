@@ -1,0 +1,61 @@
+"""Settings of one hub: where its data and database are, its size caps and review options."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hub.server.db import default_db_url
+
+__all__ = ["HubConfig", "Limits"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Caps on what one push may bring (also stated in docs/hub-server.md).
+
+    ``max_ratio`` applies once an archive unpacks to more than ``ratio_floor`` bytes, so that
+    small, very compressible bundles are not refused.
+    """
+
+    max_upload_bytes: int = 64 * 1024**2
+    max_unpacked_bytes: int = 256 * 1024**2
+    max_members: int = 2000
+    max_ratio: float = 100.0
+    ratio_floor: int = 1024**2
+
+
+@dataclass(frozen=True)
+class HubConfig:
+    """One hub: ``data`` holds the blobs (and the SQLite database unless ``db_url`` is set)."""
+
+    data: Path
+    db_url: str = ""
+    limits: Limits = field(default_factory=Limits)
+    lease_s: float = 60.0
+    review_fast: bool = False  # smaller check sizes (tests and benchmarks)
+    auth_failures_per_minute: int = 10
+
+    @property
+    def database(self) -> str:
+        return self.db_url or default_db_url(self.data)
+
+    @classmethod
+    def from_env(cls) -> HubConfig:
+        """The config a uvicorn worker process reads (set by ``verihub hub serve``)."""
+        data = Path(os.environ["VERIHUB_HUB_DATA"])
+        return cls(
+            data=data,
+            db_url=os.environ.get("VERIHUB_HUB_DB", ""),
+            lease_s=float(os.environ.get("VERIHUB_HUB_LEASE_S", "60")),
+            review_fast=os.environ.get("VERIHUB_HUB_REVIEW_FAST") == "1",
+        )
+
+    def to_env(self) -> dict[str, str]:
+        return {
+            "VERIHUB_HUB_DATA": str(self.data.resolve()),
+            "VERIHUB_HUB_DB": self.db_url,
+            "VERIHUB_HUB_LEASE_S": str(self.lease_s),
+            "VERIHUB_HUB_REVIEW_FAST": "1" if self.review_fast else "0",
+        }

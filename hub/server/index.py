@@ -1,0 +1,161 @@
+"""The package index: PEP 503 HTML and PEP 691 JSON under ``/simple/``.
+
+Every file carries its sha256, ``requires-python``, its PEP 700 upload time, its PEP 658/714
+metadata file (``<file>.metadata``), and PEP 592 ``yanked``. Project names are PEP 503
+normalised (other spellings redirect). ``/simple/`` offers reviewed versions only;
+``/simple-unreviewed/`` also offers versions whose review is queued, running or failed
+(``verihub install --allow-unreviewed``). Private environments need a token (HTTP basic auth,
+as pip sends it) and are 404 to everyone else.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, RedirectResponse, Response
+
+from hub.server.models import EnvFile, Environment, Version
+from hub.server.names import normalize
+from hub.server.queries import find_env, find_file, offered, visible_envs
+from hub.server.webauth import guarded
+
+__all__ = ["file_route", "project_route", "root_route"]
+
+JSON_V1 = "application/vnd.pypi.simple.v1+json"
+HTML_V1 = "application/vnd.pypi.simple.v1+html"
+_TYPES = {
+    JSON_V1: JSON_V1,
+    "application/vnd.pypi.simple.latest+json": JSON_V1,
+    HTML_V1: HTML_V1,
+    "application/vnd.pypi.simple.latest+html": HTML_V1,
+    "text/html": "text/html",
+    "*/*": "text/html",
+}
+
+
+def negotiate(accept: str) -> str:
+    """The content type to answer with (PEP 691 negotiation; HTML when nothing matches)."""
+    best, best_q = "text/html", -1.0
+    for part in accept.split(","):
+        media, *params = (p.strip() for p in part.split(";"))
+        q = 1.0
+        for p in params:
+            if p.startswith("q="):
+                try:
+                    q = float(p[2:])
+                except ValueError:
+                    q = 0.0
+        if media in _TYPES and q > best_q:
+            best, best_q = _TYPES[media], q
+    return best
+
+
+def _upload_time(v: Version) -> str:
+    return v.uploaded_at.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _files(env: Environment, allow_unreviewed: bool) -> list[tuple[Version, EnvFile]]:
+    return [
+        (v, f)
+        for v in offered(env, allow_unreviewed=allow_unreviewed)
+        for f in sorted(v.files, key=lambda f: f.filename)
+        if f.kind in ("wheel", "sdist")
+    ]
+
+
+def _json_file(v: Version, f: EnvFile) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "filename": f.filename,
+        "url": f"/files/{f.sha256}/{f.filename}",
+        "hashes": {"sha256": f.sha256},
+        "requires-python": v.requires_python or None,
+        "size": f.size,
+        "upload-time": _upload_time(v),
+        "yanked": (v.yank_reason or True) if v.yanked else False,
+    }
+    if f.metadata_sha256:
+        out["core-metadata"] = out["dist-info-metadata"] = {"sha256": f.metadata_sha256}
+    return out
+
+
+def _html_file(v: Version, f: EnvFile) -> str:
+    attrs = [f'href="/files/{f.sha256}/{html.escape(f.filename)}#sha256={f.sha256}"']
+    if v.requires_python:
+        attrs.append(f'data-requires-python="{html.escape(v.requires_python)}"')
+    if f.metadata_sha256:
+        attrs.append(f'data-dist-info-metadata="sha256={f.metadata_sha256}"')
+        attrs.append(f'data-core-metadata="sha256={f.metadata_sha256}"')
+    if v.yanked:
+        attrs.append(f'data-yanked="{html.escape(v.yank_reason)}"')
+    return f"<a {' '.join(attrs)}>{html.escape(f.filename)}</a><br/>"
+
+
+def _respond(kind: str, data: dict[str, Any], body_html: str, title: str) -> Response:
+    headers = {"Vary": "Accept, Authorization"}
+    if kind == JSON_V1:
+        return Response(json.dumps(data), media_type=JSON_V1, headers=headers)
+    page = (
+        '<!DOCTYPE html>\n<html><head><meta name="pypi:repository-version" content="1.1">'
+        f"<title>{html.escape(title)}</title></head><body><h1>{html.escape(title)}</h1>\n"
+        f"{body_html}\n</body></html>\n"
+    )
+    return Response(page, media_type=kind, headers=headers)
+
+
+def _kind(request: Request) -> str:
+    fmt = request.query_params.get("format")
+    return negotiate(fmt or request.headers.get("accept", "text/html"))
+
+
+@guarded
+def root_route(request: Request) -> Response:
+    who = request.state.who
+    allow = request.scope["path"].startswith("/simple-unreviewed")
+    with request.app.state.sessions() as session:
+        names = [e.distribution for e in visible_envs(session, who) if offered(e, allow_unreviewed=allow)]
+    data = {"meta": {"api-version": "1.1"}, "projects": [{"name": n} for n in names]}
+    links = "\n".join(f'<a href="{normalize(n)}/">{html.escape(n)}</a><br/>' for n in names)
+    return _respond(_kind(request), data, links, "Simple index")
+
+
+@guarded
+def project_route(request: Request) -> Response:
+    who = request.state.who
+    name = request.path_params["project"]
+    prefix = "/simple-unreviewed" if request.scope["path"].startswith("/simple-unreviewed") else "/simple"
+    if normalize(name) != name:
+        return RedirectResponse(f"{prefix}/{normalize(name)}/", status_code=301)
+    with request.app.state.sessions() as session:
+        env = find_env(session, who, project=name)
+        files = _files(env, prefix != "/simple") if env is not None else []
+    if env is None or not files:
+        return Response("not found\n", status_code=404, media_type="text/plain")
+    versions = sorted({v.version for v, _ in files}, key=lambda s: [v.version for v, _ in files].index(s))
+    data = {
+        "meta": {"api-version": "1.1"},
+        "name": env.project,
+        "versions": versions,
+        "files": [_json_file(v, f) for v, f in files],
+    }
+    body = "\n".join(_html_file(v, f) for v, f in files)
+    return _respond(_kind(request), data, body, f"Links for {env.project}")
+
+
+@guarded
+def file_route(request: Request) -> Response:
+    who = request.state.who
+    sha, filename = request.path_params["sha256"], request.path_params["filename"]
+    want_meta = filename.endswith(".metadata")
+    if want_meta:
+        filename = filename[: -len(".metadata")]
+    with request.app.state.sessions() as session:
+        row = find_file(session, who, sha, filename)
+    if row is None or (want_meta and not row.metadata_sha256):
+        return Response("not found\n", status_code=404, media_type="text/plain")
+    storage = request.app.state.storage
+    if want_meta:
+        return FileResponse(storage.path(row.metadata_sha256), media_type="application/octet-stream")
+    return FileResponse(storage.path(row.sha256), media_type="application/octet-stream", filename=filename)

@@ -1,0 +1,93 @@
+"""``verihub install OWNER/ID[@VERSION] --hub URL``: resolve through the hub's API, then install the
+reviewed wheel with the catalogue installer (download, check the file's sha256 and the package's
+content hash, install exactly that wheel, hash it again once installed)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import quote, urlsplit, urlunsplit
+
+from hub.env.errors import UsageError
+from hub.registry.catalogue import Catalogue, CatalogueEntry, WheelSource
+from hub.registry.install import InstallResult, install
+from hub.server.client import hub_request
+from hub.server.names import parse_ref
+
+__all__ = ["install_from_hub", "pick_version"]
+
+
+def pick_version(info: dict[str, Any], version: str | None, *, allow_unreviewed: bool) -> dict[str, Any]:
+    """The version to install: the one asked for, else the newest offered and not yanked."""
+    ref = info["ref"]
+    versions = info["versions"]
+    if version is not None:
+        found = [v for v in versions if v["version"] == version]
+        if not found:
+            have = ", ".join(v["version"] for v in versions) or "none"
+            raise UsageError(f"{ref} has no version {version}; available: {have}")
+        chosen = found[0]
+    else:
+        candidates = [
+            v for v in versions if not v["yanked"] and (allow_unreviewed or v["version"] in info["offered"])
+        ]
+        if not candidates:
+            raise UsageError(
+                f"{ref} has no reviewed version yet (`verihub hub status {ref}`); "
+                "--allow-unreviewed installs one anyway"
+            )
+        chosen = candidates[-1]
+    if not allow_unreviewed and chosen["version"] not in info["offered"]:
+        raise UsageError(
+            f"{ref}@{chosen['version']} has not passed review (state: {chosen['state']}); "
+            "--allow-unreviewed installs it anyway"
+        )
+    return dict(chosen)
+
+
+def _with_token(url: str, token: str | None) -> str:
+    if not token:
+        return url
+    parts = urlsplit(url)
+    netloc = f"__token__:{quote(token, safe='')}@{parts.netloc}"
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+def install_from_hub(
+    ref: str,
+    *,
+    hub: str,
+    token: str | None,
+    allow_unreviewed: bool = False,
+    no_deps: bool = False,
+    pip_args: Sequence[str] = (),
+) -> InstallResult:
+    try:
+        owner, env_id, version = parse_ref(ref)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    info = hub_request(hub, f"/api/v1/envs/{owner}/{env_id}", token=token)
+    chosen = pick_version(info, version, allow_unreviewed=allow_unreviewed)
+    wheel = next((f for f in chosen["files"] if f["kind"] == "wheel"), None)
+    if wheel is None:
+        raise UsageError(f"{ref}@{chosen['version']} has no wheel on the hub")
+    # pip checks the #sha256 fragment of the download; the installer then checks the content hash.
+    # TODO(#10): once hub.registry.wheels.verify_wheel lands (branch `install`), verify the wheel
+    # with it here as well (RECORD hashes, entry points, no install-time code).
+    url = _with_token(f"{hub}{wheel['url']}#sha256={wheel['sha256']}", token)
+    entry = CatalogueEntry(
+        id=env_id,
+        version=chosen["version"],
+        summary=info.get("summary", ""),
+        author=owner,
+        license=info.get("license", ""),
+        install=WheelSource(url=url),
+        content_hash=chosen["content_hash"],
+        catalogue=hub,
+    )
+    return install(
+        f"{env_id}@{chosen['version']}",
+        catalogue=Catalogue(environments=[entry]),
+        pip_args=pip_args,
+        no_deps=no_deps,
+    )

@@ -1,0 +1,130 @@
+"""The review queue, kept in the database.
+
+A worker claims the oldest job that is queued, or running with an expired lease (its worker
+died: ``kill -9``, a lost machine). On PostgreSQL the candidate row is locked with
+``SELECT ... FOR UPDATE SKIP LOCKED`` so concurrent workers never wait on each other; on
+every backend the claim itself is a conditional ``UPDATE`` that only one worker can win.
+While a review runs, its worker pushes ``lease_until`` forward (:func:`heartbeat`). A job that
+was claimed ``MAX_ATTEMPTS`` times without finishing is failed with that explanation.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import CursorResult, and_, or_, select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from hub.server.models import FAILED, PASSED, QUEUED, RUNNING, Job, Version, utcnow
+
+__all__ = ["MAX_ATTEMPTS", "Claim", "claim", "finish", "heartbeat", "requeue"]
+
+MAX_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A job this worker now holds."""
+
+    job_id: int
+    version_id: int
+    attempt: int
+    bundle_sha256: str
+
+
+def _claimable(now: dt.datetime) -> Any:
+    return or_(Job.state == QUEUED, and_(Job.state == RUNNING, Job.lease_until < now))
+
+
+def claim(sessions: sessionmaker[Session], worker: str, lease_s: float) -> Claim | None:
+    """Take the next job, or None when there is none."""
+    while True:
+        with sessions() as session, session.begin():
+            now = utcnow()
+            job = session.scalars(
+                select(Job).where(_claimable(now)).order_by(Job.id).limit(1).with_for_update(skip_locked=True)
+            ).first()
+            if job is None:
+                return None
+            won: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+                update(Job)
+                .where(Job.id == job.id, _claimable(now))
+                .values(
+                    state=RUNNING,
+                    worker=worker,
+                    attempts=Job.attempts + 1,
+                    lease_until=now + dt.timedelta(seconds=lease_s),
+                    started_at=now,
+                )
+                .execution_options(synchronize_session=False)
+            )
+            if won.rowcount != 1:  # another worker got it first: look again
+                continue
+            session.refresh(job)
+            version = session.get(Version, job.version_id)
+            assert version is not None
+            if job.attempts > MAX_ATTEMPTS:
+                _finish(
+                    session,
+                    job,
+                    version,
+                    passed=False,
+                    report={
+                        "problems": [
+                            f"the review stopped unfinished {MAX_ATTEMPTS} times (worker crash or timeout)"
+                        ]
+                    },
+                )
+                continue
+            version.state = RUNNING
+            bundle = next(f.sha256 for f in version.files if f.kind == "bundle")
+            return Claim(job.id, job.version_id, job.attempts, bundle)
+
+
+def heartbeat(sessions: sessionmaker[Session], claim: Claim, worker: str, lease_s: float) -> bool:
+    """Extend the lease; False when the job is no longer this worker's."""
+    with sessions() as session, session.begin():
+        res: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+            update(Job)
+            .where(Job.id == claim.job_id, Job.worker == worker, Job.state == RUNNING)
+            .values(lease_until=utcnow() + dt.timedelta(seconds=lease_s))
+            .execution_options(synchronize_session=False)
+        )
+        return bool(res.rowcount == 1)
+
+
+def _finish(session: Session, job: Job, version: Version, *, passed: bool, report: dict[str, Any]) -> None:
+    now = utcnow()
+    job.state = PASSED if passed else FAILED
+    job.finished_at = now
+    job.lease_until = None
+    version.state = job.state
+    version.report = json.dumps(report)
+    version.reviewed_at = now
+
+
+def finish(
+    sessions: sessionmaker[Session], claim: Claim, worker: str, *, passed: bool, report: dict[str, Any]
+) -> bool:
+    """Record the outcome; False (nothing recorded) when the lease was lost to another worker."""
+    with sessions() as session, session.begin():
+        job = session.get(Job, claim.job_id)
+        if job is None or job.worker != worker or job.state != RUNNING:
+            return False
+        version = session.get(Version, claim.version_id)
+        assert version is not None
+        _finish(session, job, version, passed=passed, report=report)
+        return True
+
+
+def requeue(sessions: sessionmaker[Session], version_id: int) -> None:
+    """Queue a version's review again (``verihub hub rereview``)."""
+    with sessions() as session, session.begin():
+        job = session.scalars(select(Job).where(Job.version_id == version_id)).one()
+        job.state, job.attempts, job.worker, job.lease_until = QUEUED, 0, "", None
+        version = session.get(Version, version_id)
+        assert version is not None
+        version.state, version.report = QUEUED, ""

@@ -1,0 +1,154 @@
+"""The hub's database schema (SQLAlchemy 2 declarative models).
+
+Owners are users or organisations (one namespace: ``owner/id``); an organisation's members may
+publish into it. Tokens are stored only as a salted scrypt hash (:mod:`hub.server.tokens`).
+An environment has versions; each version has files (blobs in the artifact store, named by
+sha256) and one review job. The schema is created and changed only by the Alembic migrations
+in ``hub/server/migrations`` (``verihub hub migrate``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import (
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+__all__ = [
+    "Base",
+    "EnvFile",
+    "Environment",
+    "Job",
+    "Member",
+    "Owner",
+    "Token",
+    "Version",
+    "utcnow",
+]
+
+#: Review states of a version (and so of its job).
+QUEUED, RUNNING, PASSED, FAILED = "queued", "running", "passed", "failed"
+
+
+def utcnow() -> dt.datetime:
+    """Now, in UTC, without tzinfo (stored as naive UTC in every backend)."""
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every hub table."""
+
+
+class Owner(Base):
+    """A user (``kind='user'``) or an organisation (``kind='org'``)."""
+
+    __tablename__ = "owners"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Member(Base):
+    """User ``user_id`` belongs to organisation ``org_id``."""
+
+    __tablename__ = "members"
+    org_id: Mapped[int] = mapped_column(ForeignKey("owners.id"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("owners.id"), primary_key=True)
+
+
+class Token(Base):
+    """An API token: ``vh_<id>_<secret>``; only ``id`` is stored in clear."""
+
+    __tablename__ = "tokens"
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("owners.id"))
+    scope: Mapped[str] = mapped_column(String(8))
+    salt: Mapped[str] = mapped_column(String(64))
+    hash: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    expires_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    revoked_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    user: Mapped[Owner] = relationship()
+
+
+class Environment(Base):
+    """``owner/env_id``, published as distribution ``distribution`` (unique once normalised)."""
+
+    __tablename__ = "environments"
+    __table_args__ = (UniqueConstraint("owner_id", "env_id"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    owner_id: Mapped[int] = mapped_column(ForeignKey("owners.id"))
+    env_id: Mapped[str] = mapped_column(String(100))
+    distribution: Mapped[str] = mapped_column(String(200))
+    project: Mapped[str] = mapped_column(String(200), unique=True)  # PEP 503 normalised
+    private: Mapped[bool] = mapped_column(Boolean, default=False)
+    flagged: Mapped[str] = mapped_column(Text, default="")  # why a person should look at it
+    summary: Mapped[str] = mapped_column(Text, default="")
+    tags: Mapped[str] = mapped_column(Text, default="")  # comma separated
+    license: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    owner: Mapped[Owner] = relationship()
+    versions: Mapped[list[Version]] = relationship(back_populates="environment")
+
+
+class Version(Base):
+    """One pushed version: its bundle, review state and report, yank flag."""
+
+    __tablename__ = "versions"
+    __table_args__ = (UniqueConstraint("environment_id", "version"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    environment_id: Mapped[int] = mapped_column(ForeignKey("environments.id"))
+    version: Mapped[str] = mapped_column(String(64))
+    manifest_sha256: Mapped[str] = mapped_column(String(80))
+    content_hash: Mapped[str] = mapped_column(String(80))  # hash_tree of the import package
+    requires_python: Mapped[str] = mapped_column(String(100), default="")
+    readme: Mapped[str] = mapped_column(Text, default="")
+    state: Mapped[str] = mapped_column(String(8), default=QUEUED)
+    report: Mapped[str] = mapped_column(Text, default="")
+    yanked: Mapped[bool] = mapped_column(Boolean, default=False)
+    yank_reason: Mapped[str] = mapped_column(Text, default="")
+    uploaded_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    reviewed_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    environment: Mapped[Environment] = relationship(back_populates="versions")
+    files: Mapped[list[EnvFile]] = relationship(back_populates="version")
+
+
+class EnvFile(Base):
+    """A file of a version: ``wheel``, ``sdist`` or ``bundle`` (the uploaded archive)."""
+
+    __tablename__ = "files"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    version_id: Mapped[int] = mapped_column(ForeignKey("versions.id"))
+    kind: Mapped[str] = mapped_column(String(8))
+    filename: Mapped[str] = mapped_column(String(255))
+    sha256: Mapped[str] = mapped_column(String(64))
+    size: Mapped[int] = mapped_column(Integer)
+    metadata_sha256: Mapped[str] = mapped_column(String(64), default="")  # wheels: METADATA blob
+    version: Mapped[Version] = relationship(back_populates="files")
+
+
+class Job(Base):
+    """A review job. ``lease_until`` is pushed forward by the worker's heartbeat; a running job
+    whose lease ran out (its worker died) is taken again."""
+
+    __tablename__ = "jobs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    version_id: Mapped[int] = mapped_column(ForeignKey("versions.id"), unique=True)
+    state: Mapped[str] = mapped_column(String(8), default=QUEUED)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    worker: Mapped[str] = mapped_column(String(200), default="")
+    lease_until: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    started_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    version: Mapped[Version] = relationship()

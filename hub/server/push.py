@@ -1,0 +1,50 @@
+"""``verihub push``: build the submission bundle exactly as ``verihub submit`` does, upload it."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hub.env.errors import UsageError
+from hub.server.client import hub_request, pack_bundle
+
+__all__ = ["push"]
+
+
+def push(
+    target: Path,
+    *,
+    hub: str,
+    token: str | None,
+    owner: str | None = None,
+    private: bool = False,
+    submit_options: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Push a package folder (built with :func:`hub.review.submit.submit`), a bundle folder, or a
+    bundle archive (``.tar.gz``); returns the hub's answer."""
+    if not token:
+        raise UsageError("pushing needs a token: `verihub login --hub URL` first, or --token")
+    query = {"owner": owner} if owner else {}
+    if private:
+        query["private"] = "1"
+    with tempfile.TemporaryDirectory(prefix="verihub-push-") as tmp:
+        if target.is_file() and target.name.endswith(".tar.gz"):
+            archive = target
+        elif (target / "manifest.json").is_file():
+            archive = pack_bundle(target, Path(tmp) / "bundle.tar.gz")
+        elif (target / "pyproject.toml").is_file():
+            from hub.review.submit import submit
+
+            bundle, manifest = submit(target, out=Path(tmp) / "bundle", **(submit_options or {}))
+            if not manifest.check_passed:
+                raise UsageError(
+                    f"the check of {target} fails; see {bundle}/check/report.txt (fix, then push)"
+                )
+            archive = pack_bundle(bundle, Path(tmp) / "bundle.tar.gz")
+        else:
+            raise UsageError(f"{target} is not a package folder, a bundle folder or a bundle .tar.gz")
+        answer: dict[str, Any] = hub_request(
+            hub, "/api/v1/push", token=token, method="POST", body=archive, query=query
+        )
+    return answer
