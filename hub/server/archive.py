@@ -105,7 +105,7 @@ def check_wheel(path: Path, limits: Limits) -> None:
     for info in infos:
         safe_member_name(info.filename.rstrip("/") or info.filename)
         mode = info.external_attr >> 16
-        if mode and (stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))):
+        if stat.S_IFMT(mode) not in (0, stat.S_IFREG, stat.S_IFDIR):  # 0: no type recorded
             raise ArchiveError(f"{path.name}: {info.filename!r} is not a plain file")
         total += info.file_size
     if total > limits.max_unpacked_bytes or not _ratio_ok(total, path.stat().st_size, limits):
