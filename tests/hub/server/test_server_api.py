@@ -14,7 +14,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 from sqlalchemy import func, select, update
 
 from hub.server.client import pack_bundle
@@ -71,8 +70,9 @@ def test_push_review_and_index(hub: Any, arith_bundle: Any, packed: Callable[[Pa
     root = hub.client.get("/simple/", headers={"Accept": JSON_V1}).json()
     assert root["projects"] == [{"name": "verihub-arith"}]
     cat = hub.client.get("/api/v1/catalogue.json").json()
-    from hub.registry.catalogue import parse_catalogue
     import json
+
+    from hub.registry.catalogue import parse_catalogue
 
     parsed = parse_catalogue(json.dumps(cat), origin="hub")
     assert parsed.get("arith") is not None and parsed.get("arith").content_hash == detail["content_hash"]
