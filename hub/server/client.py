@@ -131,6 +131,8 @@ def hub_request(
         raise HubError(f"the hub answered {exc.code}: {message}", exc.code) from exc
     except urllib.error.URLError as exc:
         raise HubError(f"cannot reach the hub at {hub}: {exc.reason}; is it running?") from exc
+    except OSError as exc:  # the connection dropped mid-request
+        raise HubError(f"the connection to {hub} failed ({type(exc).__name__}); try again") from exc
     finally:
         if data is not None:
             data.close()
