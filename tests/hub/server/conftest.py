@@ -201,3 +201,9 @@ def hub(tmp_path: Path) -> Iterator[Hub]:
     tokens = make_tokens(config)
     with TestClient(create_app(config)) as client:
         yield Hub(config, client, tokens)
+
+
+@pytest.fixture
+def tokens_for() -> Callable[[Any], dict[str, str]]:
+    """``tokens_for(config)``: users alice, bob, root (admin), org lab (alice), and their tokens."""
+    return make_tokens

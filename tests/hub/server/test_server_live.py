@@ -272,9 +272,7 @@ def test_push_review_and_install_with_pip_uv_and_verihub(
     )
     assert proc.returncode == 0, proc.stderr
     assert "hash verified" in proc.stdout
-    check = (
-        "from hub.registry.entrypoints import load_environment as l; print(l('hubtest_server_env').id)"
-    )
+    check = "from hub.registry.entrypoints import load_environment as l; print(l('hubtest_server_env').id)"
     got = subprocess.run([str(vpy), "-c", check], env=_env(), capture_output=True, text=True)
     assert got.stdout.strip() == "hubtest_server_env", got.stderr
     # bob cannot even resolve it
