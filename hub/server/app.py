@@ -7,7 +7,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from hub.server import api, index
+from hub.server import api, index, pages
 from hub.server.config import HubConfig
 from hub.server.db import is_sqlite, make_engine, migrate, sessions
 from hub.server.ratelimit import FailureLimiter
@@ -35,12 +35,7 @@ def create_app(config: HubConfig, *, auto_migrate: bool | None = None) -> Starle
         Route("/api/v1/envs/{owner}/{env_id}/{version}", api.version_route),
         Route("/api/v1/envs/{owner}/{env_id}/{version}/yank", api.yank_route, methods=["POST"]),
     ]
-    try:
-        from hub.server import pages
-
-        routes += pages.routes()
-    except ImportError:  # pragma: no cover - pages need jinja2, markdown-it-py and nh3
-        pass
+    routes += pages.routes()
     app = Starlette(routes=routes)
     app.state.config = config
     app.state.engine = engine

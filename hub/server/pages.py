@@ -1,0 +1,113 @@
+"""Server-rendered web pages (Jinja2, no scripts at all): home with search and tags, an owner's
+environments, and an environment with its README (sanitised Markdown), versions, review reports,
+install commands and files.
+
+Pages only read; the one form (search) uses GET. Every page is sent with a Content-Security-Policy
+that allows no script at all, so even a sanitiser bug could not run one.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment as Jinja
+from jinja2 import FileSystemLoader, select_autoescape
+from sqlalchemy import select
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, Response
+from starlette.routing import Route
+
+from hub.server.markdown import render_markdown
+from hub.server.models import Owner
+from hub.server.queries import find_env, search, visible_envs
+from hub.server.webauth import guarded
+
+__all__ = ["routes"]
+
+_HERE = Path(__file__).resolve().parent / "templates"
+_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+        "frame-ancestors 'none'; base-uri 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Vary": "Authorization",
+}
+
+
+@functools.lru_cache(maxsize=1)
+def _jinja() -> Jinja:
+    return Jinja(loader=FileSystemLoader(_HERE), autoescape=select_autoescape(["html"]))
+
+
+def _page(request: Request, template: str, status: int = 200, **context: Any) -> Response:
+    base = str(request.base_url).rstrip("/")
+    body = _jinja().get_template(template).render(base=base, **context)
+    return HTMLResponse(body, status_code=status, headers=_HEADERS)
+
+
+def _not_found(request: Request) -> Response:
+    return _page(request, "home.html", status=404, envs=[], tags=[], q="", tag="")
+
+
+@guarded
+def home(request: Request) -> Response:
+    q, tag = request.query_params.get("q", ""), request.query_params.get("tag", "")
+    with request.app.state.sessions() as session:
+        envs = search(session, request.state.who, q, tag)
+        tags = sorted({t for e in visible_envs(session, request.state.who) for t in e.tags.split(",") if t})
+        return _page(request, "home.html", envs=envs, tags=tags, q=q, tag=tag)
+
+
+@guarded
+def owner_page(request: Request) -> Response:
+    name = request.path_params["owner"]
+    with request.app.state.sessions() as session:
+        owner = session.scalars(select(Owner).where(Owner.name == name)).first()
+        envs = [
+            e
+            for e in visible_envs(session, request.state.who)
+            if owner is not None and e.owner_id == owner.id
+        ]
+        if owner is None or not envs:
+            return _not_found(request)
+        return _page(request, "owner.html", owner=name, envs=envs)
+
+
+@guarded
+def env_page(request: Request) -> Response:
+    p = request.path_params
+    with request.app.state.sessions() as session:
+        env = find_env(session, request.state.who, owner=p["owner"], env_id=p["env_id"])
+        if env is None:
+            return _not_found(request)
+        versions = sorted(env.versions, key=lambda v: v.id, reverse=True)
+        reports = {v.id: json.loads(v.report) if v.report else None for v in versions}
+        readme = render_markdown(versions[0].readme) if versions else ""
+        return _page(
+            request,
+            "env.html",
+            env=env,
+            ref=f"{env.owner.name}/{env.env_id}",
+            tags=[t for t in env.tags.split(",") if t],
+            versions=versions,
+            reports=reports,
+            readme=readme,
+        )
+
+
+def css(_request: Request) -> Response:
+    return FileResponse(_HERE / "hub.css", media_type="text/css", headers={"Cache-Control": "max-age=300"})
+
+
+def routes() -> list[Route]:
+    return [
+        Route("/", home),
+        Route("/static/hub.css", css),
+        Route("/{owner}", owner_page),
+        Route("/{owner}/{env_id}", env_page),
+    ]
