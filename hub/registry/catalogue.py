@@ -23,6 +23,7 @@ content hashes. After changing an environment, regenerate the hashes (and versio
 
     [hub]
     catalogues = ["/srv/lab-catalogue.json", "https://example.org/verihub.json"]
+    url = "http://127.0.0.1:8000"   # written by `verihub login`: adds URL/api/v1/catalogue.json
 
 The shipped catalogue comes first; a later catalogue cannot shadow an (id, version) already
 listed. A catalogue that cannot be read is reported in :attr:`Catalogue.problems`, never fatal.
@@ -46,6 +47,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from hub.env.errors import UsageError
 
 __all__ = [
+    "HUB_CATALOGUE_PATH",
     "SCHEMA_VERSION",
     "SHIPPED_ORIGIN",
     "Catalogue",
@@ -70,6 +72,8 @@ SHIPPED_ORIGIN = "verihub (shipped)"
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 _HASH = re.compile(r"^sha256:[0-9a-f]{64}$")
 _FETCH_TIMEOUT_S = 10.0
+#: Where a verihub hub serves its catalogue document (public environments, reviewed versions).
+HUB_CATALOGUE_PATH = "/api/v1/catalogue.json"
 
 
 class PypiSource(BaseModel):
@@ -308,6 +312,9 @@ def configured_catalogues(path: Path | None = None) -> list[str]:
     for c in cats:
         is_url = urllib.parse.urlparse(c).scheme in ("http", "https", "file")
         out.append(c if is_url or Path(c).expanduser().is_absolute() else str(base / c))
+    hub_url = data.get("hub", {}).get("url")
+    if isinstance(hub_url, str) and hub_url:  # set by `verihub login`: the hub's own catalogue
+        out.append(hub_url.rstrip("/") + HUB_CATALOGUE_PATH)
     return out
 
 

@@ -11,6 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from hub.env.errors import UsageError
+from hub.server.cache import bump
 from hub.server.config import HubConfig
 from hub.server.db import make_engine, migrate, sessions
 from hub.server.models import Environment, Owner, Version
@@ -29,6 +30,7 @@ def open_hub(config: HubConfig, *, create: bool = True) -> Iterator[Session]:
             migrate(engine)
         with sessions(engine)() as session, session.begin():
             yield session
+        bump(config.data)  # whatever changed, cached index pages are stale now
     finally:
         engine.dispose()
 

@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from hub.server.archive import ArchiveError
+from hub.server.cache import bump
 from hub.server.httpauth import AuthFailed, RateLimited, principal
 from hub.server.models import Environment, Version
 from hub.server.publish import PublishError, publish
@@ -163,6 +164,7 @@ def yank_route(request: Request) -> Response:
             return error(400, "give a reason: ?reason=...")
         found[0].yanked, found[0].yank_reason = True, reason
         session.commit()
+        bump(request.app.state.config.data)
         return JSONResponse(
             {"ref": f"{env.owner.name}/{env.env_id}", "version": found[0].version, "yanked": True}
         )

@@ -8,6 +8,7 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 from hub.server import api, index, pages
+from hub.server.cache import PageCache
 from hub.server.config import HubConfig
 from hub.server.db import is_sqlite, make_engine, migrate, sessions
 from hub.server.ratelimit import FailureLimiter
@@ -42,6 +43,7 @@ def create_app(config: HubConfig, *, auto_migrate: bool | None = None) -> Starle
     app.state.sessions = sessions(engine)
     app.state.storage = LocalStorage(config.data)
     app.state.limiter = FailureLimiter(config.auth_failures_per_minute)
+    app.state.page_cache = PageCache(config.data)
     return app
 
 

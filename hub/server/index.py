@@ -10,10 +10,13 @@ as pip sends it) and are 404 to everyone else.
 
 from __future__ import annotations
 
+import functools
 import html
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, RedirectResponse, Response
 
@@ -93,8 +96,11 @@ def _html_file(v: Version, f: EnvFile) -> str:
     return f"<a {' '.join(attrs)}>{html.escape(f.filename)}</a><br/>"
 
 
+_VARY = {"Vary": "Accept, Authorization"}
+
+
 def _respond(kind: str, data: dict[str, Any], body_html: str, title: str) -> Response:
-    headers = {"Vary": "Accept, Authorization"}
+    headers = dict(_VARY)
     if kind == JSON_V1:
         return Response(json.dumps(data), media_type=JSON_V1, headers=headers)
     page = (
@@ -105,11 +111,34 @@ def _respond(kind: str, data: dict[str, Any], body_html: str, title: str) -> Res
     return Response(page, media_type=kind, headers=headers)
 
 
+def cached(fn: Callable[[Request], Response]) -> Callable[[Request], Awaitable[Response]]:
+    """Serve anonymous requests from the process's page cache (see :mod:`hub.server.cache`)."""
+
+    @functools.wraps(fn)
+    async def inner(request: Request) -> Response:
+        if "authorization" in request.headers:
+            return await run_in_threadpool(fn, request)
+        cache = request.app.state.page_cache
+        key = (request.url.path, request.url.query, request.headers.get("accept", ""))
+        hit = cache.get(key)
+        if hit is not None:
+            body, media, status = hit
+            return Response(body, status_code=status, media_type=media, headers=_VARY)
+        stamp = cache.stamp()
+        resp = await run_in_threadpool(fn, request)
+        if resp.status_code in (200, 404) and resp.media_type is not None:
+            cache.put(key, stamp, (bytes(resp.body), resp.media_type, resp.status_code))
+        return resp
+
+    return inner
+
+
 def _kind(request: Request) -> str:
     fmt = request.query_params.get("format")
     return negotiate(fmt or request.headers.get("accept", "text/html"))
 
 
+@cached
 @guarded
 def root_route(request: Request) -> Response:
     who = request.state.who
@@ -121,6 +150,7 @@ def root_route(request: Request) -> Response:
     return _respond(_kind(request), data, links, "Simple index")
 
 
+@cached
 @guarded
 def project_route(request: Request) -> Response:
     who = request.state.who

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from hub.server.models import FAILED, PASSED, QUEUED, RUNNING, Job, Version, utcnow
 
-__all__ = ["MAX_ATTEMPTS", "Claim", "claim", "finish", "heartbeat", "requeue"]
+__all__ = ["MAX_ATTEMPTS", "Claim", "claim", "finish", "heartbeat"]
 
 MAX_ATTEMPTS = 3
 
@@ -118,13 +118,3 @@ def finish(
         assert version is not None
         _finish(session, job, version, passed=passed, report=report)
         return True
-
-
-def requeue(sessions: sessionmaker[Session], version_id: int) -> None:
-    """Queue a version's review again (``verihub hub rereview``)."""
-    with sessions() as session, session.begin():
-        job = session.scalars(select(Job).where(Job.version_id == version_id)).one()
-        job.state, job.attempts, job.worker, job.lease_until = QUEUED, 0, "", None
-        version = session.get(Version, version_id)
-        assert version is not None
-        version.state, version.report = QUEUED, ""

@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from hub.review.submit import MANIFEST, Manifest, file_sha256, verify_submission
 from hub.server.accounts import Principal, can_publish_as, get_owner
 from hub.server.archive import ArchiveError, check_sdist, check_wheel, unpack_upload
+from hub.server.cache import bump
 from hub.server.config import Limits
 from hub.server.models import EnvFile, Environment, Job, Version
 from hub.server.names import OWNER_RE, edit_distance, normalize
@@ -208,6 +209,7 @@ def publish(
         raise PublishError(
             f"{ref}@{manifest.version}: a concurrent push won; this one was not stored", 409
         ) from exc
+    bump(storage.root)
     return Published(ref, manifest.version, True, flagged, "published; review queued")
 
 

@@ -18,6 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from hub.server.cache import bump
 from hub.server.config import HubConfig
 from hub.server.db import make_engine, sessions
 from hub.server.jobs import claim, finish, heartbeat
@@ -74,6 +75,7 @@ def work(config: HubConfig, *, once: bool = False, poll_s: float = 1.0, parent_p
             report["duration_s"] = round(time.monotonic() - started, 2)
             report["attempt"] = job.attempt
             finish(make, job, name, passed=bool(report.get("passed")), report=report)
+            bump(config.data)
             done += 1
     engine.dispose()
     return done

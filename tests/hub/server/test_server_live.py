@@ -174,6 +174,9 @@ def test_push_review_and_install_with_pip_uv_and_verihub(
     out = _cli("push", str(scaffold_bundle.bundle), "--private", cfg=cfg).stdout
     assert "alice/hubtest_server_env@0.1.0" in out
     assert server.wait_state("alice/arith", {"passed", "failed"})["state"] == "passed"
+    # `verihub search` reads the logged-in hub's catalogue (its arith is shadowed by the shipped one)
+    found = _cli("search", "arith", cfg=cfg)
+    assert f"arith@0.1.0 from {server.url}/api/v1/catalogue.json ignored" in found.stderr
     status = _cli("hub", "status", "alice/arith@0.1.0", "--data", str(server.data), cfg=cfg).stdout
     assert "passed" in status and "PASSED" in status
     assert (

@@ -211,6 +211,21 @@ def test_config_file_is_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert os.stat(cfg).st_mode & 0o777 == 0o600
     assert hub_settings() == ("http://127.0.0.1:9", "vh_0123456789ab_" + "a" * 43)
     assert hub_settings("http://elsewhere:1")[1] is None  # a token is never sent to another hub
-    assert "/srv/cat.json" in configured_catalogues(cfg)  # the catalogue setting survived
+    # the catalogue setting survived, and the hub's catalogue is read too (list/search/info)
+    assert configured_catalogues(cfg) == ["/srv/cat.json", "http://127.0.0.1:9/api/v1/catalogue.json"]
     assert clear_login() and not clear_login()
     assert hub_settings()[1] is None
+
+
+def test_page_cache_is_dropped_on_bump(tmp_path: Path) -> None:
+    from hub.server.cache import PageCache, bump
+
+    cache = PageCache(tmp_path)
+    stamp = cache.stamp()
+    assert cache.get(("k",)) is None
+    cache.put(("k",), stamp, (b"old", "text/html", 200))
+    assert cache.get(("k",)) == (b"old", "text/html", 200)
+    bump(tmp_path)
+    assert cache.get(("k",)) is None  # without the bump, the stale page would be served
+    cache.put(("k",), stamp, (b"rendered before the bump", "text/html", 200))
+    assert cache.get(("k",)) is None
