@@ -7,8 +7,9 @@ Both servers run on loopback, serve the same wheel and sdist, and are loaded in 
 rounds by the same client (aiohttp, ``--clients`` concurrent connections, each requesting
 ``/simple/verihub-arith/`` in a loop). pypiserver runs as its docs recommend for more than toy
 use (``--server auto``, which picks waitress when it is installed, as here); the hub runs as
-``verihub hub serve`` (uvicorn, one process,
-SQLite). Prints one JSON document; medians over rounds.
+``verihub hub serve`` (uvicorn, one process, SQLite), loaded once anonymously (pages come from
+its cache) and once with a token (every request authenticated and rendered from the database).
+Prints one JSON document; medians over rounds.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
-async def load(url: str, clients: int, seconds: float) -> dict[str, float]:
+async def load(url: str, clients: int, seconds: float, token: str = "") -> dict[str, float]:
     import aiohttp
 
     latencies: list[float] = []
@@ -81,7 +82,8 @@ async def load(url: str, clients: int, seconds: float) -> dict[str, float]:
             latencies.append(time.perf_counter() - t0)
 
     conn = aiohttp.TCPConnector(limit=clients)
-    async with aiohttp.ClientSession(connector=conn) as session:
+    auth = aiohttp.BasicAuth("__token__", token) if token else None
+    async with aiohttp.ClientSession(connector=conn, auth=auth) as session:
         stop_at = time.perf_counter() + 1.0  # warm-up, not counted
         await asyncio.gather(*(client(session) for _ in range(clients)))
         latencies.clear()
@@ -197,13 +199,18 @@ def main() -> None:
             )
             try:
                 wait_up(pypi_url + "/simple/")
-                runs: dict[str, list[dict[str, float]]] = {"hub": [], "pypiserver": []}
+                runs: dict[str, list[dict[str, float]]] = {"hub": [], "pypiserver": [], "hub_with_token": []}
                 for _ in range(args.rounds):
                     runs["hub"].append(
                         asyncio.run(load(hub_url + "/simple/verihub-arith/", args.clients, args.seconds))
                     )
                     runs["pypiserver"].append(
                         asyncio.run(load(pypi_url + "/simple/verihub-arith/", args.clients, args.seconds))
+                    )
+                    runs["hub_with_token"].append(  # authenticated: never served from the page cache
+                        asyncio.run(
+                            load(hub_url + "/simple/verihub-arith/", args.clients, args.seconds, token)
+                        )
                     )
             finally:
                 stop(pypi_proc)
