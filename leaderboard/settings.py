@@ -23,6 +23,7 @@ __all__ = [
     "SERVER_DEFAULT",
     "sampling_items",
     "sampling_text",
+    "run_shape",
     "settings_key",
     "settings_label",
 ]
@@ -77,10 +78,15 @@ def settings_key(entry: BoardEntry) -> str:
     )
 
 
-def settings_label(entry: BoardEntry) -> str:
-    """A short human description of the settings of ``settings_key`` beyond the build."""
+def run_shape(entry: BoardEntry) -> list[str]:
+    """The settings beyond build, split and arguments: ``["4 tasks x 2", "temperature=0.7", ...]``."""
     sampling = {k: v for k, v in entry.sampling.items() if k not in _NOT_SETTINGS}
-    parts = [f"{entry.n_tasks} tasks x {entry.rollouts_per_task}", f"split={entry.split}"]
+    shape = [f"{entry.n_tasks} tasks x {entry.rollouts_per_task}"]
+    return shape + [f"{k}={v}" for k, v in sampling_items(sampling)]
+
+
+def settings_label(entry: BoardEntry) -> str:
+    """The settings of ``settings_key`` beyond the build, as one line."""
+    parts = [f"split={entry.split}"]
     parts += [f"{k}={json.dumps(v)}" for k, v in sorted((entry.env_args or {}).items())]
-    parts.append(sampling_text(sampling))
-    return ", ".join(parts)
+    return ", ".join(parts + run_shape(entry))

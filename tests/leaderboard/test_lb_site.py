@@ -29,7 +29,7 @@ def run_cli(*args: str) -> int:
 def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Board, Path]:
     tmp = tmp_path_factory.mktemp("site")
     board = Board(tmp / "board")
-    board.add(write_run(tmp / "r1", model="strong", rewards=((1.0, 1.0), (1.0, 0.0), (1.0, 1.0))))
+    board.add(write_run(tmp / "r1", model="strong", rewards=((1.0, 1.0), (1.0, 0.0), (1.0, 1.0), (1.0, 1.0))))
     board.add(write_run(tmp / "r2", model=HOSTILE_MODEL, completion=HOSTILE_TEXT), copy_rollouts=True)
     board.add(write_run(tmp / "r3", env_version="0.9.0", model="legacy"))
     board.add(write_run(tmp / "r4", env_id="other env/../x", model="strong"))
