@@ -24,7 +24,16 @@ from leaderboard.entry import BoardEntry
 from leaderboard.infra import DEFAULT_INFRA_THRESHOLD, InfraCheck, infra_check
 from leaderboard.settings import settings_key, settings_label
 
-__all__ = ["MixedSettingsError", "RankedRow", "Ranking", "RunFilter", "rank", "rankings"]
+__all__ = [
+    "MixedSettingsError",
+    "RankedRow",
+    "Ranking",
+    "RunFilter",
+    "merge_identical",
+    "rank",
+    "rankings",
+    "row_names",
+]
 
 
 class MixedSettingsError(ValueError):
@@ -120,7 +129,7 @@ def _date(ts: float) -> str:
     return _dt.datetime.fromtimestamp(ts, tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M")
 
 
-def _names(groups: Sequence[tuple[BoardEntry, ...]], mixed: bool) -> list[str]:
+def row_names(groups: Sequence[tuple[BoardEntry, ...]], mixed: bool) -> list[str]:
     """Labels first; a model name shared by several rows gets what sets each apart."""
     base = [g[0].label or g[0].model for g in groups]
     names = list(base)
@@ -167,7 +176,7 @@ def rank(
         )
     groups = merge_identical(items)
     groups.sort(key=lambda g: (g[0].mean_reward is None, -(g[0].mean_reward or 0.0), g[0].model, g[0].id))
-    names = _names(groups, mixed=len(keys) > 1)
+    names = row_names(groups, mixed=len(keys) > 1)
     intervals = [_interval(g[0]) for g in groups]
     # connected components of the overlap graph: walk the intervals by their upper end, highest
     # first; one that ends below every lower end of the current component starts the next one
