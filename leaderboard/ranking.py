@@ -109,11 +109,11 @@ def _identity(e: BoardEntry) -> tuple[object, ...]:
         settings_key(e),
         e.mean_reward,
         e.ci95,
-        sorted(e.pass_at_k.items()),
-        sorted(e.pass_all_k.items()),
+        tuple(sorted(e.pass_at_k.items())),
+        tuple(sorted(e.pass_all_k.items())),
         e.n_errors,
         e.n_rollouts,
-        sorted(e.usage.items()),
+        tuple(sorted(e.usage.items())),
     )
 
 
