@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -75,6 +75,11 @@ def _to_svg(fig: Figure, salt: str) -> str:
     return text[start:] if start >= 0 else text
 
 
+def _height(legend_entries: int) -> float:
+    """Figure height with room for a two-column legend below the axes."""
+    return 3.3 + 0.22 * ((legend_entries + 1) // 2)
+
+
 def _all_zero(values: Sequence[float]) -> bool:
     return all(v <= 0.0 for v in values)
 
@@ -103,7 +108,7 @@ def pass_at_k_plot(series: Sequence[Series], *, salt: str) -> str | None:
     """pass@k against k (log2 axis), one line per run; None when every value is 0."""
     if _all_zero([v for s in series for v in s.pass_at_k.values()]):
         return None
-    fig = _figure(7.0, 3.6)
+    fig = _figure(7.0, _height(len(series)))
     ax = fig.add_subplot()
     for s in series:
         pts = sorted((int(k), v) for k, v in s.pass_at_k.items())
@@ -115,7 +120,7 @@ def pass_at_k_plot(series: Sequence[Series], *, salt: str) -> str | None:
     ax.set_xlabel("k (samples per task)")
     ax.set_ylabel("pass@k")
     ax.grid(alpha=0.3)
-    ax.legend(loc="lower right", fontsize="small")
+    fig.legend(loc="outside lower center", fontsize="small", ncols=2)
     return _to_svg(fig, salt)
 
 
@@ -129,10 +134,14 @@ def pass_rate_histogram(
     drawn = [s for s in series if s.task_pass_rates]
     if not drawn:
         return None
-    fig = _figure(7.0, 3.6)
+    fig = _figure(7.0, _height(len(drawn) + (band is not None)))
     ax = fig.add_subplot()
     if band is not None:
-        ax.axvspan(band[0], band[1], color=_BAND_COLOUR, alpha=0.12, label="learnable band")
+        ax.axvspan(band[0], band[1], color=_BAND_COLOUR, alpha=0.12)
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import MaxNLocator
+
+    handles: list[Any] = [Patch(color=_BAND_COLOUR, alpha=0.12, label="learnable band")] if band else []
     width = 0.09 / len(drawn)
     for n, s in enumerate(drawn):
         bins = difficulty_bins(s.task_pass_rates)
@@ -143,7 +152,9 @@ def pass_rate_histogram(
         colours = [
             _ZERO_COLOUR if b.kind == "zero" else _FULL_COLOUR if b.kind == "full" else None for b in bins
         ]
-        bars = ax.bar([x + offset for x in xs], [b.count for b in bins], width=width, label=_short(s.label))
+        bars = ax.bar([x + offset for x in xs], [b.count for b in bins], width=width)
+        # the legend shows the run's plain colour, not the hatched end bar
+        handles.append(Patch(facecolor=bars.patches[1].get_facecolor(), label=_short(s.label)))
         for bar, colour in zip(bars, colours, strict=True):
             if colour is not None:
                 bar.set_edgecolor(colour)
@@ -157,8 +168,9 @@ def pass_rate_histogram(
     ax.axvline(1.02, color="#bbbbbb", linewidth=0.8)
     ax.set_xlabel("per-task pass rate (0% and 100% tasks hatched, at the ends)")
     ax.set_ylabel("tasks")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(loc="upper center", fontsize="small")
+    fig.legend(handles=handles, loc="outside lower center", fontsize="small", ncols=2)
     return _to_svg(fig, salt)
 
 
@@ -174,7 +186,7 @@ def band_plot(
     drawn = [s for s in series if s.task_pass_rates]
     if _all_zero([p for s in drawn for p in s.task_pass_rates]):
         return None
-    fig = _figure(7.0, 3.6)
+    fig = _figure(7.0, _height(len(drawn)))
     ax = fig.add_subplot()
     ax.axhspan(band[0], band[1], color=_BAND_COLOUR, alpha=0.15)
     for s in drawn:
@@ -189,5 +201,5 @@ def band_plot(
     ax.set_ylabel("pass rate")
     ax.text(0.99, (band[0] + band[1]) / 2, "learnable band", ha="right", va="center", color="#2d6a27")
     ax.grid(alpha=0.3)
-    ax.legend(loc="upper right", fontsize="small")
+    fig.legend(loc="outside lower center", fontsize="small", ncols=2)
     return _to_svg(fig, salt)

@@ -34,7 +34,6 @@ FRAGMENT_CSS = """
 .tie{color:#555;font-size:.8rem}
 .empty{color:#555;font-style:italic;border:1px dashed #bbb;padding:1rem;border-radius:4px}
 .note{color:#444;font-size:.9rem}
-.card-model{border-top:1px solid #ddd;margin-top:1.2rem}
 ul.tasks{columns:14em;font-size:.85rem;padding-left:1.2rem}
 """
 
@@ -106,22 +105,46 @@ def _task_list(title: str, ids: Sequence[str]) -> Safe:
     )
 
 
-def _model_section(
-    m: ModelResult, card: EvalCard, export_href: Callable[[ModelResult], Sequence[tuple[str, str]]] | None
-) -> Safe:
-    hist_rows = [
-        [b.label, b.count, {"zero": "never passed", "full": "always passed"}.get(b.kind, "")]
-        for b in m.histogram
-    ]
-    graded = len(m.task_pass_rates)
-    downloads: list[object] = []
-    if export_href is not None:
-        links = [link(href, text) for text, href in export_href(m)]
-        if links:
-            downloads = [tag("p", "Band export: ", join(links, " · "))]
+_Exports = Callable[[ModelResult], Sequence[tuple[str, str]]]
+
+
+def _settings_table(card: EvalCard) -> Safe:
+    """One row per model: every sampling field (unset: server default), split, tasks x rollouts."""
+    fields = list(dict.fromkeys(name for m in card.models for name, _ in m.sampling))
+    rows = []
+    for m in card.models:
+        values = dict(m.sampling)
+        rows.append([m.name, *(values.get(f, "–") for f in fields), f"{m.n_tasks} x {m.rollouts_per_task}"])
+    return table(["model", *fields, "tasks x rollouts"], rows)
+
+
+def _difficulty_table(card: EvalCard, export_href: _Exports | None) -> Safe:
+    """One row per model: graded tasks, tasks at 0% and at 100%, the learnable band, downloads."""
+    rows = []
+    for m in card.models:
+        links = [link(href, text) for text, href in export_href(m)] if export_href is not None else []
+        rows.append(
+            [
+                m.name,
+                len(m.task_pass_rates),
+                len(m.zero_tasks),
+                len(m.full_tasks),
+                len(m.learnable_tasks),
+                len(m.ungraded_tasks),
+                join(links, " · ") if links else "–",
+            ]
+        )
+    headers = ["model", "graded tasks", "at 0%", "at 100%", "learnable", "all errored", "band export"]
+    return table(headers, rows, numeric=(1, 2, 3, 4, 5))
+
+
+def _model_details(m: ModelResult) -> Safe:
+    """The pass-rate histogram of one model as a table, and its 0% and 100% tasks, folded."""
+    flags = {"zero": "never passed", "full": "always passed"}
+    hist_rows = [[b.label, b.count, flags.get(b.kind, "")] for b in m.histogram]
     return tag(
-        "section",
-        tag("h3", m.name),
+        "details",
+        tag("summary", m.name, f": {len(m.zero_tasks)} at 0%, {len(m.full_tasks)} at 100%"),
         tag(
             "p",
             f"model {m.model}",
@@ -129,22 +152,9 @@ def _model_section(
             f" · {m.settings}",
             class_="note",
         ),
-        tag("h4", "Sampling settings"),
-        tag("div", table(["setting", "value"], m.sampling), class_="scroll"),
-        tag("h4", "Difficulty"),
-        tag(
-            "p",
-            f"{len(m.learnable_tasks)} of {graded} graded tasks in the learnable band "
-            f"({_band_text(card.band)}); "
-            f"{len(m.zero_tasks)} at 0%, {len(m.full_tasks)} at 100%"
-            + (f"; {len(m.ungraded_tasks)} with every rollout errored" if m.ungraded_tasks else "")
-            + ".",
-        ),
-        tag("div", table(["pass rate", "tasks", "flag"], hist_rows, numeric=(1,)), class_="scroll"),
+        table(["pass rate", "tasks", "flag"], hist_rows, numeric=(1,)),
         _task_list("Tasks at 0% (no rollout passed)", m.zero_tasks),
         _task_list("Tasks at 100% (every rollout passed)", m.full_tasks),
-        *downloads,
-        class_="card-model",
     )
 
 
@@ -152,11 +162,12 @@ def render_card(
     card: EvalCard,
     *,
     run_href: Callable[[str], str] | None = None,
-    export_href: Callable[[ModelResult], Sequence[tuple[str, str]]] | None = None,
+    export_href: _Exports | None = None,
     salt: str = "card",
 ) -> Safe:
-    """The eval card as an HTML fragment: the results table, the three plots, and per model its
-    sampling settings, difficulty histogram and flagged tasks. ``run_href(entry_id)`` links a row to
+    """The eval card as an HTML fragment: the results table, the three plots, the sampling settings
+    of every model, the difficulty table (0%, 100%, learnable) and per model its histogram and
+    flagged tasks (folded). ``run_href(entry_id)`` links a row to
     its run; ``export_href(row)`` gives (text, href) download links for its band export."""
     if not card.models:
         return tag("p", f"No runs of {card.env_id} {card.env_version} yet.", class_="empty")
@@ -208,24 +219,21 @@ def render_card(
     return join(
         [
             *notes,
-            tag(
-                "div",
-                table(
-                    [
-                        "model",
-                        "mean reward",
-                        "95% CI",
-                        "pass@k",
-                        "pass^k",
-                        "errors",
-                        "tokens",
-                        "cost",
-                        "tasks x rollouts",
-                    ],
-                    rows,
-                    numeric=(1, 6, 7),
-                ),
-                class_="scroll",
+            table(
+                [
+                    "model",
+                    "mean reward",
+                    "95% CI",
+                    "pass@k",
+                    "pass^k",
+                    "errors",
+                    "tokens",
+                    "cost",
+                    "tasks x rollouts",
+                ],
+                rows,
+                numeric=(1, 6, 7),
+                nowrap=(2, 3, 4, 8),
             ),
             tag(
                 "p",
@@ -233,7 +241,12 @@ def render_card(
                 class_="note",
             ),
             plots,
-            *(_model_section(m, card, export_href) for m in card.models),
+            tag("h2", "Sampling settings"),
+            _settings_table(card),
+            tag("h2", "Difficulty and the learnable band"),
+            tag("p", f"Learnable band: {_band_text(card.band)} (as in verihub calibrate).", class_="note"),
+            _difficulty_table(card, export_href),
+            *(_model_details(m) for m in card.models),
         ]
     )
 
@@ -294,4 +307,5 @@ def render_ranking(ranking: Ranking, *, run_href: Callable[[BoardEntry], str]) -
             tag("p", "Runs of different settings, compared on request: not a ranking.", class_="flag")
         )
     numeric = (3, 5, 8) if ranking.mixed else (2, 4, 7)
-    return join([tag("div", table(headers, rows, numeric=numeric), class_="scroll"), *foot])
+    nowrap = [i for i in range(len(headers)) if headers[i] not in ("model", "settings", "owner")]
+    return join([table(headers, rows, numeric=numeric, nowrap=nowrap), *foot])

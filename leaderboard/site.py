@@ -168,23 +168,19 @@ def _index_page(envs: list[EnvironmentBoard]) -> str:
                 "Rankings never mix environment versions or settings; runs whose 95% intervals overlap "
                 "are tied; runs of older versions are kept as stale.",
             ),
-            tag(
-                "div",
-                table(
-                    [
-                        "environment",
-                        "version",
-                        "runs",
-                        "leader",
-                        "mean reward",
-                        "95% CI",
-                        "stale runs",
-                        "card",
-                    ],
-                    rows,
-                    numeric=(2, 4, 6),
-                ),
-                class_="scroll",
+            table(
+                [
+                    "environment",
+                    "version",
+                    "runs",
+                    "leader",
+                    "mean reward",
+                    "95% CI",
+                    "stale runs",
+                    "card",
+                ],
+                rows,
+                numeric=(2, 4, 6),
             ),
         ]
     )
