@@ -30,6 +30,9 @@ _ZERO_COLOUR = "#d62728"
 _FULL_COLOUR = "#7f7f7f"
 
 _MAX_LABEL = 32
+_WIDTH = 5.4
+"""Inches at 100 dpi: about the width a plot gets on the page, so its text stays readable when a
+phone shrinks it to 360 px."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,7 @@ def scores_plot(series: Sequence[Series], *, salt: str) -> str | None:
     scored = [s for s in series if s.mean is not None]
     if _all_zero([max(s.mean or 0.0, s.ci95[1] if s.ci95 else 0.0) for s in scored]):
         return None
-    fig = _figure(7.0, 0.45 * max(len(scored), 1) + 1.2)
+    fig = _figure(_WIDTH, 0.45 * max(len(scored), 1) + 1.2)
     ax = fig.add_subplot()
     ys = list(range(len(scored)))[::-1]
     means = [s.mean or 0.0 for s in scored]
@@ -99,7 +102,7 @@ def scores_plot(series: Sequence[Series], *, salt: str) -> str | None:
     ax.barh(ys, means, color="#4c78a8", xerr=[lo, hi], capsize=4, error_kw={"ecolor": "#333333"})
     ax.set_yticks(ys, [_short(s.label) for s in scored])
     ax.set_xlim(0.0, 1.0)
-    ax.set_xlabel("mean reward (95% bootstrap interval over tasks)")
+    ax.set_xlabel("mean reward, 95% interval over tasks")
     ax.grid(axis="x", alpha=0.3)
     return _to_svg(fig, salt)
 
@@ -108,7 +111,7 @@ def pass_at_k_plot(series: Sequence[Series], *, salt: str) -> str | None:
     """pass@k against k (log2 axis), one line per run; None when every value is 0."""
     if _all_zero([v for s in series for v in s.pass_at_k.values()]):
         return None
-    fig = _figure(7.0, _height(len(series)))
+    fig = _figure(_WIDTH, _height(len(series)))
     ax = fig.add_subplot()
     for s in series:
         pts = sorted((int(k), v) for k, v in s.pass_at_k.items())
@@ -134,7 +137,7 @@ def pass_rate_histogram(
     drawn = [s for s in series if s.task_pass_rates]
     if not drawn:
         return None
-    fig = _figure(7.0, _height(len(drawn) + (band is not None)))
+    fig = _figure(_WIDTH, _height(len(drawn) + (band is not None)))
     ax = fig.add_subplot()
     if band is not None:
         ax.axvspan(band[0], band[1], color=_BAND_COLOUR, alpha=0.12)
@@ -186,7 +189,7 @@ def band_plot(
     drawn = [s for s in series if s.task_pass_rates]
     if _all_zero([p for s in drawn for p in s.task_pass_rates]):
         return None
-    fig = _figure(7.0, _height(len(drawn)))
+    fig = _figure(_WIDTH, _height(len(drawn)))
     ax = fig.add_subplot()
     ax.axhspan(band[0], band[1], color=_BAND_COLOUR, alpha=0.15)
     for s in drawn:

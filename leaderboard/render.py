@@ -23,7 +23,7 @@ from leaderboard.plots import (
     pass_rate_histogram,
     scores_plot,
 )
-from leaderboard.ranking import Ranking
+from leaderboard.ranking import RankedRow, Ranking
 from leaderboard.settings import settings_label
 
 __all__ = ["FRAGMENT_CSS", "fmt", "plot_figure", "render_card", "render_ranking"]
@@ -259,46 +259,50 @@ def _date(ts: float) -> str:
     return _dt.datetime.fromtimestamp(ts, tz=_dt.timezone.utc).strftime("%Y-%m-%d")
 
 
+def _rank_cell(r: RankedRow) -> object:
+    if r.tied:
+        return tag("span", r.rank_text, class_="tie", title="tied: 95% intervals overlap")
+    return r.rank_text
+
+
 def render_ranking(ranking: Ranking, *, run_href: Callable[[BoardEntry], str]) -> Safe:
     """A ranking as a table: tied ranks shown ``=n``, identical runs as one row with their count,
-    high infrastructure-error shares flagged; mixed settings get a settings column."""
-    headers = [
-        "#",
-        "model",
-        "mean reward",
-        "95% CI",
-        "pass@1",
-        "pass@k",
-        "errors",
-        "tokens",
-        "cost",
-        "owner",
-        "run date",
+    high infrastructure-error shares flagged; mixed settings get a settings column, and the owner
+    column appears when some run has an owner."""
+
+    def name(r: RankedRow) -> object:
+        runs = f" ×{len(r.entries)} identical runs" if len(r.entries) > 1 else ""
+        return join([link(run_href(r.entry), r.name), tag("span", runs, class_="tie") if runs else ""])
+
+    # (header, cell, numeric, may wrap)
+    columns: list[tuple[str, Callable[[RankedRow], object], bool, bool]] = [
+        ("#", _rank_cell, False, False),
+        ("model", name, False, True),
+        ("mean reward", lambda r: fmt(r.entry.mean_reward), True, False),
+        ("95% CI", lambda r: _ci(r.entry.ci95), False, False),
+        ("pass@1", lambda r: fmt(r.entry.pass_at_k.get("1")), True, False),
+        ("pass@k", lambda r: _top_k(r.entry.pass_at_k), False, False),
+        (
+            "errors",
+            lambda r: _errors(
+                r.entry.n_errors,
+                r.entry.n_rollouts,
+                r.entry.errors_by_kind,
+                r.infra.flagged,
+                r.infra.describe(),
+            ),
+            False,
+            False,
+        ),
+        ("tokens", lambda r: r.entry.usage.get("total_tokens", 0), True, False),
+        ("cost", lambda r: _cost(r.entry.cost_usd), True, False),
+        ("run date", lambda r: _date(r.entry.created_at), False, False),
     ]
     if ranking.mixed:
-        headers.insert(2, "settings")
-    rows = []
-    for r in ranking.rows:
-        e = r.entry
-        runs = f" ×{len(r.entries)} identical runs" if len(r.entries) > 1 else ""
-        row: list[object] = [
-            tag("span", r.rank_text, class_="tie", title="tied: 95% intervals overlap")
-            if r.tied
-            else r.rank_text,
-            join([link(run_href(e), r.name), tag("span", runs, class_="tie") if runs else ""]),
-            fmt(e.mean_reward),
-            _ci(e.ci95),
-            fmt(e.pass_at_k.get("1")),
-            _top_k(e.pass_at_k),
-            _errors(e.n_errors, e.n_rollouts, e.errors_by_kind, r.infra.flagged, r.infra.describe()),
-            e.usage.get("total_tokens", 0),
-            _cost(e.cost_usd),
-            e.owner or "–",
-            _date(e.created_at),
-        ]
-        if ranking.mixed:
-            row.insert(2, settings_label(e))
-        rows.append(row)
+        columns.insert(2, ("settings", lambda r: settings_label(r.entry), False, True))
+    if any(r.entry.owner for r in ranking.rows):
+        columns.insert(-1, ("owner", lambda r: r.entry.owner or "–", False, True))
+    rows = [[cell(r) for _, cell, _, _ in columns] for r in ranking.rows]
     foot = []
     if any(r.tied for r in ranking.rows):
         foot.append(tag("p", "=n: tied, the 95% intervals of these runs overlap.", class_="note"))
@@ -306,6 +310,7 @@ def render_ranking(ranking: Ranking, *, run_href: Callable[[BoardEntry], str]) -
         foot.append(
             tag("p", "Runs of different settings, compared on request: not a ranking.", class_="flag")
         )
-    numeric = (3, 5, 8) if ranking.mixed else (2, 4, 7)
-    nowrap = [i for i in range(len(headers)) if headers[i] not in ("model", "settings", "owner")]
+    headers = [h for h, _, _, _ in columns]
+    numeric = [i for i, c in enumerate(columns) if c[2]]
+    nowrap = [i for i, c in enumerate(columns) if not c[3]]
     return join([table(headers, rows, numeric=numeric, nowrap=nowrap), *foot])
