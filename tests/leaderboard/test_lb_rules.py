@@ -224,3 +224,42 @@ def test_a_hand_edited_errors_by_kind_is_caught(tmp_path: Path) -> None:
     data["entries"][0]["errors_by_kind"] = {"grader": 1}
     index.write_text(json.dumps(data))
     assert any("errors_by_kind" in p for p in board.check())
+
+
+# -- the command line ---------------------------------------------------------------------------
+def test_cli_labels_filters_and_ties(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hub.cli.leaderboard  # noqa: F401  (registers the sub-app)
+    from hub.cli import main
+
+    def cli(*args: str) -> int:
+        with pytest.raises(SystemExit) as info:
+            main(list(args))
+        return info.value.code if isinstance(info.value.code, int) else 1
+
+    monkeypatch.setenv("COLUMNS", "200")
+    board = str(tmp_path / "board")
+    a = write_run(tmp_path / "a", model="m1", rewards=STRONG)
+    b = write_run(tmp_path / "b", model="m2", rewards=WEAK, seed=1)
+    c = write_run(tmp_path / "c", model="m2", rewards=WEAK, seed=2)  # identical to b
+    assert cli("leaderboard", "add", str(a), "--board", board, "--label", "best try", "--owner", "ann") == 0
+    assert cli("leaderboard", "add", str(b), str(c), "--board", board, "--owner", "bob") == 0
+    capsys.readouterr()
+    assert cli("leaderboard", "show", "--board", board) == 0
+    out = capsys.readouterr().out
+    assert "best try" in out and "m2 (x2 identical runs)" in out
+    assert cli("leaderboard", "show", "--board", board, "--owner", "ann") == 0
+    out = capsys.readouterr().out
+    assert "best try" in out and "m2" not in out
+    assert cli("leaderboard", "show", "--board", board, "--since", "2100-01-01") == 1
+    assert "match" in capsys.readouterr().err
+    assert cli("leaderboard", "show", "--board", board, "--since", "yesterday") == 1
+    assert "YYYY-MM-DD" in capsys.readouterr().err
+    entry_id = next(e.id for e in Board(board).entries() if e.model == "m1")
+    assert cli("leaderboard", "label", entry_id, "renamed", "--board", board) == 0
+    assert "labelled 'renamed'" in capsys.readouterr().out
+    assert cli("leaderboard", "label", "nope", "x", "--board", board) == 1
+    assert "no entry 'nope'" in capsys.readouterr().err
+    assert cli("leaderboard", "build", "--out", str(tmp_path / "site"), "--board", board) == 0
+    assert "renamed" in (tmp_path / "site" / "env" / env_page_name("toy")).read_text()
