@@ -23,7 +23,9 @@ RATES = {"zero": 0, "tenth": 1, "seventy": 7, "eighty": 8, "all": 10}
 
 
 def _rewards(errored_task: bool = True) -> tuple[tuple[float | None, ...], ...]:
-    rows = [tuple(1.0 if i < k else 0.0 for i in range(10)) for k in RATES.values()]
+    rows: list[tuple[float | None, ...]] = [
+        tuple(1.0 if i < k else 0.0 for i in range(10)) for k in RATES.values()
+    ]
     if errored_task:
         rows.append((None,) * 10)
     return tuple(rows)
