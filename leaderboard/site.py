@@ -19,12 +19,13 @@ from hub.env import Rollout
 from hub.run import RunDir, Summary
 from leaderboard.aggregate import Column, EnvironmentBoard, aggregate, stale_reason
 from leaderboard.board import Board, BoardEntry
-from leaderboard.card import ModelResult, eval_card
+from leaderboard.card import eval_card
+from leaderboard.card_site import card_files, card_page, card_page_name
 from leaderboard.html import Safe, join, link, page, table, tag
 from leaderboard.infra import DEFAULT_INFRA_THRESHOLD, infra_check
 from leaderboard.plots import EMPTY_REASONS, Series, pass_at_k_plot, pass_rate_histogram, scores_plot
 from leaderboard.ranking import rank
-from leaderboard.render import FRAGMENT_CSS, plot_figure, render_card, render_ranking
+from leaderboard.render import FRAGMENT_CSS, plot_figure, render_ranking
 from leaderboard.settings import sampling_text
 
 __all__ = ["DEFAULT_SAMPLE", "build_site", "card_page_name", "env_page_name"]
@@ -40,11 +41,13 @@ def build_site(
     *,
     sample: int = DEFAULT_SAMPLE,
     infra_threshold: float = DEFAULT_INFRA_THRESHOLD,
+    band_tasks: bool = False,
 ) -> list[Path]:
     """Write the site for ``board`` into ``out``; returns the pages written.
 
     Refuses a board whose stored files changed after they were added (:meth:`Board.require_sound_entries`).
-    Runs whose errored share of rollouts exceeds ``infra_threshold`` are flagged.
+    Runs whose errored share of rollouts exceeds ``infra_threshold`` are flagged. With
+    ``band_tasks`` the eval cards also offer ``learnable.jsonl`` (loads the installed environments).
     """
     entries = board.require_sound_entries()
     root = Path(out)
@@ -72,27 +75,11 @@ def build_site(
                 infra_threshold=infra_threshold,
             )
             stem = name.removesuffix(".html")
-            exports: dict[str, str] = {}
-            for n, m in enumerate(card.models):
-                exports[m.name] = f"{stem}-{n}.calibration.json"
-                write(f"card/{exports[m.name]}", m.calibration.model_dump_json(indent=2))
-
-            def export_href(m: ModelResult, exports: dict[str, str] = exports) -> list[tuple[str, str]]:
-                return [("calibration.json", exports[m.name])]
-
-            body = join(
-                [
-                    tag("p", link(f"../env/{env_page_name(env.env_id)}", f"← rankings of {env.env_id}")),
-                    render_card(
-                        card,
-                        run_href=lambda i: f"../run/{i}.html",
-                        export_href=export_href,
-                        salt=stem,
-                    ),
-                ]
-            )
-            title = f"Eval card: {env.env_id} {version}"
-            write(f"card/{name}", page(title, body, root="../", css=FRAGMENT_CSS))
+            files, links, notes = card_files(board, card, stem=stem, band_tasks=band_tasks)
+            for file_name, text in files.items():
+                write(f"card/{file_name}", text)
+            env_link = f"../env/{env_page_name(env.env_id)}"
+            write(f"card/{name}", card_page(card, env_page=env_link, stem=stem, links=links, notes=notes))
     for e in entries:
         write(
             f"run/{e.id}.html",
@@ -107,13 +94,6 @@ def env_page_name(env_id: str) -> str:
     if slug != env_id:
         slug += "-" + hashlib.sha256(env_id.encode()).hexdigest()[:8]
     return f"{slug}.html"
-
-
-def card_page_name(env_id: str, env_version: str) -> str:
-    """File name of the eval card of one environment version (distinct pairs, distinct names)."""
-    key = f"{env_id}\n{env_version}"
-    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{env_id}-{env_version}").strip("-.")[:60] or "card"
-    return f"{slug}-{hashlib.sha256(key.encode()).hexdigest()[:8]}.html"
 
 
 # -- formatting ----------------------------------------------------------------------------------

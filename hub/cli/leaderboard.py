@@ -208,10 +208,19 @@ def build_cmd(
     infra_threshold: Annotated[
         float, typer.Option("--infra-threshold", min=0.0, max=1.0, help="Flag runs with more errors.")
     ] = 0.05,
+    band_tasks: Annotated[
+        bool,
+        typer.Option(
+            "--band-tasks",
+            help="Also export learnable.jsonl on the eval cards (needs the run's environment installed).",
+        ),
+    ] = False,
 ) -> None:
     """Write the static site: index.html, one page per environment (its rankings), one eval card per
     environment version, one page per run."""
     from leaderboard import Board, build_site
 
-    pages = build_site(Board(board), out, sample=sample, infra_threshold=infra_threshold)
+    pages = build_site(
+        Board(board), out, sample=sample, infra_threshold=infra_threshold, band_tasks=band_tasks
+    )
     _console().print(Text(f"wrote {len(pages)} pages; open {out / 'index.html'}"))

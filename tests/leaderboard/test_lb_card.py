@@ -138,3 +138,34 @@ def test_the_site_writes_a_card_page_per_version_with_calibration_files(board: B
     assert all(d["learnable"] == ["tenth", "seventy"] for d in docs)
     assert (tmp_path / "site" / "card" / card_page_name("toy", "0.9.0")).is_file()
     assert card_page_name("a-b", "1") != card_page_name("a", "b-1")
+
+
+def test_the_site_exports_learnable_jsonl_when_the_environment_is_installed(tmp_path: Path) -> None:
+    """--band-tasks: with the run's environment installed (same version and hash) the card offers
+    learnable.jsonl exactly as `verihub calibrate` writes it; otherwise it says why not."""
+    from hub.registry import load_environment, package_hash
+
+    board = Board(tmp_path / "board")
+    ids = [f"test-0-{i}" for i in range(4)]
+    arith = write_run(
+        tmp_path / "arith",
+        env_id="arith",
+        env_version=load_environment("arith").version,
+        env_hash=package_hash("arith"),
+        task_ids=ids,
+        rewards=[(1.0, 0.0), (1.0, 1.0), (0.0, 0.0), (1.0, 0.0)],
+    )
+    board.add(arith)
+    board.add(write_run(tmp_path / "toy", model="m"))
+    build_site(board, tmp_path / "plain")
+    assert not list((tmp_path / "plain" / "card").glob("*.learnable.jsonl"))
+    build_site(board, tmp_path / "site", band_tasks=True)
+    card_dir = tmp_path / "site" / "card"
+    (jsonl,) = card_dir.glob("*.learnable.jsonl")
+    rows = [json.loads(line) for line in jsonl.read_text().splitlines()]
+    assert [r["task_id"] for r in rows] == ["test-0-0", "test-0-3"]  # 50%: in the band; 100%, 0%: out
+    assert rows[0]["env_id"] == "arith" and rows[0]["prompt"] and rows[0]["pass_rate"] == 0.5
+    arith_page = (card_dir / card_page_name("arith", load_environment("arith").version)).read_text()
+    assert "learnable.jsonl" in arith_page
+    toy_page = (card_dir / card_page_name("toy", "1.0.0")).read_text()
+    assert "no learnable.jsonl" in toy_page
