@@ -30,7 +30,8 @@ def card_page_name(env_id: str, env_version: str) -> str:
 def card_files(
     board: Board, card: EvalCard, *, stem: str, band_tasks: bool = False
 ) -> tuple[CardFiles, dict[str, list[tuple[str, str]]], list[str]]:
-    """The band-export files of every row of ``card``, the download links per row name, and notes
+    """The band-export files of every row of ``card``, the download links per row (by its first
+    entry id), and notes
     on exports that could not be made (tasks not installed)."""
     files: CardFiles = {}
     links: dict[str, list[tuple[str, str]]] = {}
@@ -39,7 +40,7 @@ def card_files(
     for n, m in enumerate(card.models):
         name = f"{stem}-{n}.calibration.json"
         files[name] = m.calibration.model_dump_json(indent=2)
-        links[m.name] = [("calibration.json", name)]
+        links[m.entry_ids[0]] = [("calibration.json", name)]
         if not band_tasks:
             continue
         tasks = run_tasks(board.load_config(entries[m.entry_ids[0]]))
@@ -48,7 +49,7 @@ def card_files(
             continue
         jsonl = f"{stem}-{n}.learnable.jsonl"
         files[jsonl] = band_export(m, tasks)
-        links[m.name].append(("learnable.jsonl", jsonl))
+        links[m.entry_ids[0]].append(("learnable.jsonl", jsonl))
     return files, links, notes
 
 
@@ -63,7 +64,7 @@ def card_page(
     """The standalone card page; ``env_page`` is the relative link back to the rankings."""
 
     def export_href(m: ModelResult) -> list[tuple[str, str]]:
-        return links.get(m.name, [])
+        return links.get(m.entry_ids[0], [])
 
     body = join(
         [

@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 
 from hub.review import in_band
 from leaderboard.card import EvalCard, ModelResult
-from leaderboard.entry import BoardEntry
 from leaderboard.html import Safe, join, link, table, tag
 from leaderboard.plots import (
     EMPTY_REASONS,
@@ -265,14 +264,14 @@ def _rank_cell(r: RankedRow) -> object:
     return r.rank_text
 
 
-def render_ranking(ranking: Ranking, *, run_href: Callable[[BoardEntry], str]) -> Safe:
+def render_ranking(ranking: Ranking, *, run_href: Callable[[str], str]) -> Safe:
     """A ranking as a table: tied ranks shown ``=n``, identical runs as one row with their count,
     high infrastructure-error shares flagged; mixed settings get a settings column, and the owner
-    column appears when some run has an owner."""
+    column appears when some run has an owner. ``run_href(entry_id)`` links a row to its run."""
 
     def name(r: RankedRow) -> object:
         runs = f" ×{len(r.entries)} identical runs" if len(r.entries) > 1 else ""
-        return join([link(run_href(r.entry), r.name), tag("span", runs, class_="tie") if runs else ""])
+        return join([link(run_href(r.entry.id), r.name), tag("span", runs, class_="tie") if runs else ""])
 
     # (header, cell, numeric, may wrap)
     columns: list[tuple[str, Callable[[RankedRow], object], bool, bool]] = [

@@ -234,7 +234,7 @@ def _env_page(env: EnvironmentBoard, summaries: dict[str, Summary], infra_thresh
                     ),
                     class_="note",
                 ),
-                render_ranking(ranking, run_href=lambda e: f"../run/{e.id}.html"),
+                render_ranking(ranking, run_href=lambda i: f"../run/{i}.html"),
                 plots,
                 class_="column stale" if col.stale else "column",
                 id=f"v{col.env_version}-{ci}"
