@@ -4,7 +4,8 @@ Reading guide: :func:`verify_run` decides whether a run directory may enter a bo
 is recomputed from the rollouts); :class:`Board` stores accepted runs (:class:`BoardEntry`, made by
 :func:`entry_from_run`) with their provenance; :func:`aggregate` groups entries into per-build
 columns of one settings each and marks stale ones; :func:`rankings`/:func:`rank` order runs (ties,
-merged identical runs, filters, the infrastructure-error flag); :func:`eval_card` is the card of
+merged identical runs, filters, the infrastructure-error flag); :func:`cross_environment` places
+each model in every environment's main ranking; :func:`eval_card` is the card of
 one environment version; :mod:`leaderboard.render` turns cards and rankings into HTML fragments
 (the hub server uses them); :func:`build_site` writes the static pages.
 """
@@ -12,6 +13,7 @@ one environment version; :mod:`leaderboard.render` turns cards and rankings into
 from leaderboard.aggregate import Column, EnvironmentBoard, aggregate
 from leaderboard.board import Board, BoardError, BoardIndex
 from leaderboard.card import EvalCard, ModelResult, band_export, board_card, eval_card
+from leaderboard.cross import CrossTable, cross_environment, render_cross
 from leaderboard.entry import BoardEntry, TokenPrices, entry_from_run
 from leaderboard.infra import DEFAULT_INFRA_THRESHOLD, InfraCheck, infra_check
 from leaderboard.ranking import MixedSettingsError, RankedRow, Ranking, RunFilter, rank, rankings
@@ -28,6 +30,7 @@ __all__ = [
     "BoardError",
     "BoardIndex",
     "Column",
+    "CrossTable",
     "EnvironmentBoard",
     "EvalCard",
     "InfraCheck",
@@ -44,12 +47,14 @@ __all__ = [
     "board_card",
     "bootstrap_ci",
     "build_site",
+    "cross_environment",
     "entry_from_run",
     "eval_card",
     "infra_check",
     "rank",
     "rankings",
     "render_card",
+    "render_cross",
     "render_ranking",
     "verify_run",
 ]

@@ -21,6 +21,7 @@ from leaderboard.aggregate import Column, EnvironmentBoard, aggregate, stale_rea
 from leaderboard.board import Board, BoardEntry
 from leaderboard.card import eval_card
 from leaderboard.card_site import card_files, card_page, card_page_name
+from leaderboard.cross import cross_environment, render_cross
 from leaderboard.html import Safe, join, link, page, table, tag
 from leaderboard.infra import DEFAULT_INFRA_THRESHOLD, infra_check
 from leaderboard.plots import EMPTY_REASONS, Series, pass_at_k_plot, pass_rate_histogram, scores_plot
@@ -63,7 +64,7 @@ def build_site(
         if path.suffix == ".html":
             written.append(path)
 
-    write("index.html", _index_page(envs))
+    write("index.html", _index_page(envs, entries, infra_threshold))
     for env in envs:
         write(f"env/{env_page_name(env.env_id)}", _env_page(env, summaries, infra_threshold))
         for version in dict.fromkeys(c.env_version for c in env.columns):
@@ -116,7 +117,7 @@ def _stale_badge(col: Column, env: EnvironmentBoard) -> Safe:
 
 
 # -- pages ---------------------------------------------------------------------------------------
-def _index_page(envs: list[EnvironmentBoard]) -> str:
+def _index_page(envs: list[EnvironmentBoard], entries: list[BoardEntry], infra_threshold: float) -> str:
     rows = []
     for env in envs:
         col = env.current
@@ -164,6 +165,17 @@ def _index_page(envs: list[EnvironmentBoard]) -> str:
             ),
         ]
     )
+    if len(envs) > 1:
+        cross = cross_environment(entries, infra_threshold=infra_threshold)
+        body = join(
+            [
+                body,
+                tag("h2", "Models across environments"),
+                render_cross(
+                    cross, env_href=lambda i: f"env/{env_page_name(i)}", run_href=lambda i: f"run/{i}.html"
+                ),
+            ]
+        )
     return page("Leaderboard", body, root="", css=FRAGMENT_CSS)
 
 

@@ -263,3 +263,29 @@ def test_cli_labels_filters_and_ties(
     assert "no entry 'nope'" in capsys.readouterr().err
     assert cli("leaderboard", "build", "--out", str(tmp_path / "site"), "--board", board) == 0
     assert "renamed" in (tmp_path / "site" / "env" / env_page_name("toy")).read_text()
+
+
+# -- across environments ------------------------------------------------------------------------
+def test_models_across_environments_use_each_current_ranking_and_never_average(tmp_path: Path) -> None:
+    from leaderboard import cross_environment, render_cross
+
+    board = Board(tmp_path / "board")
+    _add(board, tmp_path, "a1", env_id="alpha-env", model="m1", rewards=STRONG)
+    _add(board, tmp_path, "a2", env_id="alpha-env", model="m2", rewards=WEAK, seed=1)
+    _add(board, tmp_path, "old", env_id="alpha-env", env_version="0.1.0", model="m3", rewards=STRONG, seed=2)
+    _add(board, tmp_path, "b1", env_id="beta-env", model="m2", rewards=STRONG, seed=3)
+    cross = cross_environment(board.entries())
+    assert [(c.env_id, c.env_version) for c in cross.columns] == [
+        ("alpha-env", "1.0.0"),
+        ("beta-env", "1.0.0"),
+    ]
+    table = {model: cells for model, cells in cross.rows}
+    assert list(table) == ["m2", "m1"]  # m2 covers two environments; m3 only ran a stale version
+    m1_alpha, m1_beta = table["m1"]
+    m2_alpha, m2_beta = table["m2"]
+    assert m1_beta is None and m1_alpha is not None and m2_alpha is not None and m2_beta is not None
+    assert m1_alpha.rank_text == "1" and m2_alpha.rank_text == "2" and m2_beta.rank_text == "1"
+    html = render_cross(cross, env_href=lambda i: f"/e/{i}", run_href=lambda i: f"/r/{i}")
+    assert "not averaged" in html and 'href="/e/beta-env"' in html
+    build_site(board, tmp_path / "site")
+    assert "Models across environments" in (tmp_path / "site" / "index.html").read_text()
