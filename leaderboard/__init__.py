@@ -7,7 +7,8 @@ columns of one settings each and marks stale ones; :func:`rankings`/:func:`rank`
 merged identical runs, filters, the infrastructure-error flag); :func:`cross_environment` places
 each model in every environment's main ranking; :func:`eval_card` is the card of
 one environment version; :mod:`leaderboard.render` turns cards and rankings into HTML fragments
-(the hub server uses them); :func:`build_site` writes the static pages.
+and :func:`render_environment` an environment's rankings with plots (the hub server uses them);
+:func:`build_site` writes the static pages.
 """
 
 from leaderboard.aggregate import Column, EnvironmentBoard, aggregate
@@ -15,6 +16,7 @@ from leaderboard.board import Board, BoardError, BoardIndex
 from leaderboard.card import EvalCard, ModelResult, band_export, board_card, eval_card
 from leaderboard.cross import CrossTable, cross_environment, render_cross
 from leaderboard.entry import BoardEntry, TokenPrices, entry_from_run
+from leaderboard.env_view import render_environment
 from leaderboard.infra import DEFAULT_INFRA_THRESHOLD, InfraCheck, infra_check
 from leaderboard.ranking import MixedSettingsError, RankedRow, Ranking, RunFilter, rank, rankings
 from leaderboard.render import FRAGMENT_CSS, render_card, render_ranking
@@ -55,6 +57,7 @@ __all__ = [
     "rankings",
     "render_card",
     "render_cross",
+    "render_environment",
     "render_ranking",
     "verify_run",
 ]

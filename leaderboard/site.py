@@ -17,23 +17,22 @@ from pathlib import Path
 
 from hub.env import Rollout
 from hub.run import RunDir, Summary
-from leaderboard.aggregate import Column, EnvironmentBoard, aggregate, stale_reason
+from leaderboard.aggregate import EnvironmentBoard, aggregate
 from leaderboard.board import Board, BoardEntry
 from leaderboard.card import eval_card
 from leaderboard.card_site import card_files, card_page, card_page_name
 from leaderboard.cross import cross_environment, render_cross
+from leaderboard.env_view import render_environment
 from leaderboard.html import Safe, join, link, page, table, tag
 from leaderboard.infra import DEFAULT_INFRA_THRESHOLD, infra_check
-from leaderboard.plots import EMPTY_REASONS, Series, pass_at_k_plot, pass_rate_histogram, scores_plot
 from leaderboard.ranking import rank
-from leaderboard.render import FRAGMENT_CSS, plot_figure, render_ranking
+from leaderboard.render import FRAGMENT_CSS
 from leaderboard.settings import sampling_text
 
 __all__ = ["DEFAULT_SAMPLE", "build_site", "card_page_name", "env_page_name"]
 
 DEFAULT_SAMPLE = 20
 _MAX_TASK_ROWS = 500
-_MAX_LINES = 8  # runs drawn in the pass@k and histogram plots (all runs are in the scores plot)
 
 
 def build_site(
@@ -66,7 +65,17 @@ def build_site(
 
     write("index.html", _index_page(envs, entries, infra_threshold))
     for env in envs:
-        write(f"env/{env_page_name(env.env_id)}", _env_page(env, summaries, infra_threshold))
+        view = render_environment(
+            env,
+            summaries,
+            run_href=lambda i: f"../run/{i}.html",
+            card_href=lambda eid, v: f"../card/{card_page_name(eid, v)}",
+            infra_threshold=infra_threshold,
+        )
+        write(
+            f"env/{env_page_name(env.env_id)}",
+            page(f"Environment {env.env_id}", view, root="../", css=FRAGMENT_CSS),
+        )
         for version in dict.fromkeys(c.env_version for c in env.columns):
             name = card_page_name(env.env_id, version)
             card = eval_card(
@@ -110,13 +119,6 @@ def _date(ts: float) -> str:
     return _dt.datetime.fromtimestamp(ts, tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _stale_badge(col: Column, env: EnvironmentBoard) -> Safe:
-    if not col.stale:
-        return Safe("")
-    return tag("span", f"stale: {stale_reason(col, env)}", class_="stale")
-
-
-# -- pages ---------------------------------------------------------------------------------------
 def _index_page(envs: list[EnvironmentBoard], entries: list[BoardEntry], infra_threshold: float) -> str:
     rows = []
     for env in envs:
@@ -177,84 +179,6 @@ def _index_page(envs: list[EnvironmentBoard], entries: list[BoardEntry], infra_t
             ]
         )
     return page("Leaderboard", body, root="", css=FRAGMENT_CSS)
-
-
-def _series(col: Column, names: dict[str, str], summaries: dict[str, Summary]) -> list[Series]:
-    out = []
-    for e in col.rows:
-        if e.id not in names:
-            continue  # an identical run shown once
-        rates = tuple(t.pass_rate for t in summaries[e.id].per_task if t.pass_rate is not None)
-        out.append(
-            Series(
-                label=names[e.id],
-                mean=e.mean_reward,
-                ci95=e.ci95,
-                pass_at_k=e.pass_at_k,
-                task_pass_rates=rates,
-            )
-        )
-    return out
-
-
-def _env_page(env: EnvironmentBoard, summaries: dict[str, Summary], infra_threshold: float) -> str:
-    parts: list[object] = []
-    for ci, col in enumerate(env.columns):
-        ranking = rank(col.rows, infra_threshold=infra_threshold)
-        names = {r.entry.id: r.name for r in ranking.rows}
-        series = _series(col, names, summaries)
-        top = f", top {_MAX_LINES} runs" if len(series) > _MAX_LINES else ""
-        salt = f"{env.env_id}-{ci}"
-        plots = tag(
-            "div",
-            plot_figure(
-                "Mean reward, 95% bootstrap interval",
-                scores_plot(series, salt=salt + "-s"),
-                EMPTY_REASONS["scores"],
-            ),
-            plot_figure(
-                "pass@k" + top,
-                pass_at_k_plot(series[:_MAX_LINES], salt=salt + "-k"),
-                EMPTY_REASONS["pass_at_k"],
-            ),
-            plot_figure(
-                "Per-task difficulty (pass-rate histogram)" + top,
-                pass_rate_histogram(series[:_MAX_LINES], salt=salt + "-h"),
-                EMPTY_REASONS["histogram"],
-            ),
-            class_="plots",
-        )
-        note = (
-            tag(
-                "p",
-                f"Note: version {col.env_version} was run with more than one package content; "
-                f"this column holds the runs of hash {col.env_hash}.",
-            )
-            if col.shares_version
-            else ""
-        )
-        parts.append(
-            tag(
-                "section",
-                tag("h2", f"version {col.label} ", _stale_badge(col, env)),
-                note,
-                tag(
-                    "p",
-                    f"Settings: {col.settings}. ",
-                    link(
-                        f"../card/{card_page_name(env.env_id, col.env_version)}", "Eval card of this version"
-                    ),
-                    class_="note",
-                ),
-                render_ranking(ranking, run_href=lambda i: f"../run/{i}.html"),
-                plots,
-                class_="column stale" if col.stale else "column",
-                id=f"v{col.env_version}-{ci}"
-                if col.shares_version or col.shares_build
-                else f"v{col.env_version}",
-            )
-        )
-    return page(f"Environment {env.env_id}", join(parts), root="../", css=FRAGMENT_CSS)
 
 
 def _infra(e: BoardEntry, threshold: float) -> Safe:

@@ -289,3 +289,20 @@ def test_models_across_environments_use_each_current_ranking_and_never_average(t
     assert "not averaged" in html and 'href="/e/beta-env"' in html
     build_site(board, tmp_path / "site")
     assert "Models across environments" in (tmp_path / "site" / "index.html").read_text()
+
+
+def test_the_environment_fragment_takes_the_callers_links(tmp_path: Path) -> None:
+    """What the hub server renders: the same rankings and plots, linked to its own routes."""
+    from leaderboard import render_environment
+
+    board = Board(tmp_path / "board")
+    a = _add(board, tmp_path, "a", model="<b>m1</b>", rewards=STRONG)
+    _add(board, tmp_path, "b", model="m2", rewards=WEAK, seed=1)
+    (env,) = aggregate(board.entries())
+    summaries = {e.id: board.load_summary(e) for e in board.entries()}
+    html = render_environment(
+        env, summaries, run_href=lambda i: f"/runs/{i}", card_href=lambda e, v: f"/envs/{e}/{v}/card"
+    )
+    assert f'href="/runs/{a.id}"' in html and 'href="/envs/toy/1.0.0/card"' in html
+    assert "<b>" not in html and "&lt;b&gt;m1" in html and html.count("<svg") == 3
+    assert "<html" not in html  # a fragment, for the server's own page
