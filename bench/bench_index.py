@@ -82,8 +82,8 @@ async def load(url: str, clients: int, seconds: float, token: str = "") -> dict[
             latencies.append(time.perf_counter() - t0)
 
     conn = aiohttp.TCPConnector(limit=clients)
-    auth = aiohttp.BasicAuth("__token__", token) if token else None
-    async with aiohttp.ClientSession(connector=conn, auth=auth) as session:
+    headers = {"Authorization": aiohttp.encode_basic_auth("__token__", token)} if token else {}
+    async with aiohttp.ClientSession(connector=conn, headers=headers) as session:
         stop_at = time.perf_counter() + 1.0  # warm-up, not counted
         await asyncio.gather(*(client(session) for _ in range(clients)))
         latencies.clear()

@@ -47,6 +47,11 @@ def work(config: HubConfig, *, once: bool = False, poll_s: float = 1.0, parent_p
                 break
             time.sleep(poll_s)
             continue
+        if not storage.exists(job.bundle_sha256):
+            problem = f"the bundle blob {job.bundle_sha256} is missing from the artifact store"
+            finish(make, job, name, passed=False, report={"passed": False, "problems": [problem]})
+            bump(config.data)
+            continue
         with tempfile.TemporaryDirectory(prefix="verihub-job-") as tmp:
             out = Path(tmp) / "report.json"
             cmd = [sys.executable, "-m", "hub.server.review", str(storage.path(job.bundle_sha256)), str(out)]

@@ -245,3 +245,24 @@ def test_concurrent_pushes_of_one_version(hub: Any, arith_bundle: Any, variant: 
         t.join()
     assert sorted(results) == [201, 409]
     assert versions(hub) == 1
+
+
+def test_publish_bundled(hub: Any, arith_bundle: Any) -> None:
+    """`verihub hub publish-bundled`: the shipped arith, built as `submit` builds it, under verihub."""
+    from hub.review.check import CheckOptions
+    from hub.server.bundled import publish_bundled
+
+    fast = CheckOptions(num_tasks=10, gold_tasks=8, probe_tasks=2, grade_timeout_s=2.0)
+    said: list[str] = []
+    done = publish_bundled(
+        hub.config,
+        "verihub",
+        only=["arith"],
+        submit_options={"max_tokens": 16, "check_options": fast},
+        progress=said.append,
+    )
+    assert [(d.ref, d.created) for d in done] == [("verihub/arith", True)]
+    assert any("building arith" in s for s in said)
+    assert hub.review() == 1
+    info = hub.client.get("/api/v1/envs/verihub/arith").json()
+    assert info["offered"] == ["0.1.0"] and info["owner"] == "verihub"
