@@ -20,10 +20,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, RedirectResponse, Response
 
+from hub.server.accounts import Principal, visible_owner_ids
+from hub.server.httpauth import AuthFailed, RateLimited, principal
 from hub.server.models import EnvFile, Environment, Version
 from hub.server.names import normalize
 from hub.server.queries import find_env, find_file, offered, visible_envs
-from hub.server.webauth import guarded
+from hub.server.webauth import error, guarded
 
 __all__ = ["file_route", "project_route", "root_route"]
 
@@ -111,15 +113,33 @@ def _respond(kind: str, data: dict[str, Any], body_html: str, title: str) -> Res
     return Response(page, media_type=kind, headers=headers)
 
 
+def _who_and_scope(request: Request) -> tuple[Principal | None, str]:
+    """The requester, and which private environments it may see (part of the cache key)."""
+    who = principal(request)
+    if who is None:
+        return None, ""
+    if who.is_admin and who.allows("admin"):
+        return who, "admin"
+    with request.app.state.sessions() as session:
+        owners = visible_owner_ids(session, who)
+    return who, ",".join(str(o) for o in sorted(owners))
+
+
 def cached(fn: Callable[[Request], Response]) -> Callable[[Request], Awaitable[Response]]:
-    """Serve anonymous requests from the process's page cache (see :mod:`hub.server.cache`)."""
+    """Authenticate, then serve the page from the process's page cache (see
+    :mod:`hub.server.cache`), keyed by what the requester may see; render it on a miss."""
 
     @functools.wraps(fn)
     async def inner(request: Request) -> Response:
-        if "authorization" in request.headers:
-            return await run_in_threadpool(fn, request)
+        try:
+            who, scope = await run_in_threadpool(_who_and_scope, request)
+        except RateLimited as exc:
+            return error(429, str(exc), {"Retry-After": "60"})
+        except AuthFailed as exc:
+            return error(401, str(exc), {"WWW-Authenticate": 'Basic realm="verihub"'})
+        request.state.who = who
         cache = request.app.state.page_cache
-        key = (request.url.path, request.url.query, request.headers.get("accept", ""))
+        key = (request.url.path, request.url.query, request.headers.get("accept", ""), scope)
         hit = cache.get(key)
         if hit is not None:
             body, media, status = hit
@@ -139,7 +159,6 @@ def _kind(request: Request) -> str:
 
 
 @cached
-@guarded
 def root_route(request: Request) -> Response:
     who = request.state.who
     allow = request.scope["path"].startswith("/simple-unreviewed")
@@ -151,7 +170,6 @@ def root_route(request: Request) -> Response:
 
 
 @cached
-@guarded
 def project_route(request: Request) -> Response:
     who = request.state.who
     name = request.path_params["project"]

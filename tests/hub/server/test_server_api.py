@@ -205,6 +205,9 @@ def test_private_environments_are_invisible(
         "/simple-unreviewed/verihub-arith/", headers={"Accept": JSON_V1, **hub.auth("alice_read")}
     )
     assert files.status_code == 200
+    for other in ({}, hub.auth("bob_read")):  # the same page (and cache key) for others: not found
+        seen = hub.client.get("/simple-unreviewed/verihub-arith/", headers={"Accept": JSON_V1, **other})
+        assert seen.status_code == 404
     url = files.json()["files"][0]["url"]
     basic = {
         "Authorization": "Basic " + base64.b64encode(f"alice:{hub.tokens['alice_read']}".encode()).decode()
