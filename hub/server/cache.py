@@ -1,9 +1,10 @@
-"""A cache of anonymous index pages, invalidated by a generation stamp file.
+"""A cache of index pages, invalidated by a generation stamp file.
 
 Everything that changes what the index shows (a publish, a finished review, a yank, an approval,
 a re-review) calls :func:`bump` after its transaction commits; it rewrites ``DATA/generation``.
 Each server process compares that file's stamp (one ``stat``) with the stamp its cached pages were
-rendered under. Requests with credentials are never cached. Processes on other machines see the
+rendered under. Pages are keyed by what the requester may see (anonymous, one set of owners whose
+private environments it sees, or admin), never by who it is. Processes on other machines see the
 bump as long as they share the data folder (as they must, for the artifacts).
 """
 

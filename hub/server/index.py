@@ -131,8 +131,9 @@ def cached(fn: Callable[[Request], Response]) -> Callable[[Request], Awaitable[R
 
     @functools.wraps(fn)
     async def inner(request: Request) -> Response:
-        try:
-            who, scope = await run_in_threadpool(_who_and_scope, request)
+        try:  # anonymous requests need no thread (no credentials to check)
+            anonymous = "authorization" not in request.headers
+            who, scope = (None, "") if anonymous else await run_in_threadpool(_who_and_scope, request)
         except RateLimited as exc:
             return error(429, str(exc), {"Retry-After": "60"})
         except AuthFailed as exc:

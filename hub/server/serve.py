@@ -52,6 +52,14 @@ def serve(
     sqlite = is_sqlite(config.database)
     if sqlite:
         migrate(engine)
+    else:
+        from sqlalchemy import inspect
+
+        with engine.connect() as conn:
+            ready = "alembic_version" in inspect(conn).get_table_names()
+        if not ready:
+            engine.dispose()
+            raise UsageError("the database has no hub schema yet: run `verihub hub migrate --db URL` first")
     engine.dispose()
     if workers < 1:
         raise UsageError("--workers must be at least 1")
