@@ -38,8 +38,11 @@ def push(
 
             bundle, manifest = submit(target, out=Path(tmp) / "bundle", **(submit_options or {}))
             if not manifest.check_passed:
+                text = (bundle / "check" / "report.txt").read_text(encoding="utf-8")
+                failed = [ln.strip() for ln in text.splitlines() if ln.strip().startswith("FAIL")]
                 raise UsageError(
-                    f"the check of {target} fails; see {bundle}/check/report.txt (fix, then push)"
+                    f"the check of {target} fails ({'; '.join(failed[:3]) or 'see `verihub check`'}); "
+                    "fix it, then push"
                 )
             archive = pack_bundle(bundle, Path(tmp) / "bundle.tar.gz")
         else:

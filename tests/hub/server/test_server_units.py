@@ -229,3 +229,20 @@ def test_page_cache_is_dropped_on_bump(tmp_path: Path) -> None:
     assert cache.get(("k",)) is None  # without the bump, the stale page would be served
     cache.put(("k",), stamp, (b"rendered before the bump", "text/html", 200))
     assert cache.get(("k",)) is None
+
+
+def test_push_refuses_what_it_cannot_upload(tmp_path: Path) -> None:
+    from hub.env.errors import UsageError
+    from hub.server.client import pack_bundle
+    from hub.server.push import push
+
+    with pytest.raises(UsageError, match="needs a token"):
+        push(tmp_path, hub="http://127.0.0.1:9", token=None)
+    with pytest.raises(UsageError, match="not a package folder"):
+        push(tmp_path, hub="http://127.0.0.1:9", token="vh_x")
+    bundle = tmp_path / "bundle"
+    (bundle / "dist").mkdir(parents=True)
+    (bundle / "manifest.json").write_text("{}")
+    (bundle / "dist" / "link").symlink_to("/etc/passwd")
+    with pytest.raises(UsageError, match="symlink"):
+        pack_bundle(bundle, tmp_path / "b.tar.gz")
