@@ -216,6 +216,16 @@ def approve_cmd(
     console.print(f"{done} approved")
 
 
+@hub_app.command("gc")
+def gc_cmd(data: Path = DataOpt, db: str = DbOpt) -> None:
+    """Delete stored files no version refers to (left by interrupted pushes). Run it while the
+    hub is stopped: a push in flight stores its files before it commits."""
+    from hub.server.admin import collect_garbage
+
+    removed = collect_garbage(_config(data, db))  # type: ignore[arg-type]
+    console.print(f"removed {len(removed)} unreferenced file(s)")
+
+
 @hub_app.command("publish-bundled")
 def publish_bundled_cmd(
     owner: str = typer.Option("verihub", "--owner", help="Owner (organisation) to publish under."),

@@ -17,7 +17,7 @@ from hub.server.db import make_engine, migrate, sessions
 from hub.server.models import Environment, Owner, Version
 from hub.server.names import parse_ref
 
-__all__ = ["approve", "open_hub", "status", "yank"]
+__all__ = ["approve", "collect_garbage", "open_hub", "status", "yank"]
 
 
 @contextmanager
@@ -90,3 +90,15 @@ def approve(session: Session, ref: str) -> str:
     env, _ = _env(session, ref)
     env.flagged = ""
     return f"{env.owner.name}/{env.env_id}"
+
+
+def collect_garbage(config: HubConfig) -> list[str]:
+    """Remove blobs no file row refers to and leftover temporary files; returns the removed
+    hashes. Run it while no push is in flight (a push stores its blobs before it commits)."""
+    from hub.server.models import EnvFile
+    from hub.server.storage import LocalStorage
+
+    with open_hub(config) as session:
+        rows = session.execute(select(EnvFile.sha256, EnvFile.metadata_sha256)).all()
+    referenced = {h for row in rows for h in row if h}
+    return LocalStorage(config.data).sweep(referenced)

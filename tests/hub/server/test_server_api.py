@@ -269,3 +269,18 @@ def test_publish_bundled(hub: Any, arith_bundle: Any) -> None:
     assert hub.review() == 1
     info = hub.client.get("/api/v1/envs/verihub/arith").json()
     assert info["offered"] == ["0.1.0"] and info["owner"] == "verihub"
+
+
+def test_gc_removes_only_unreferenced_blobs(
+    hub: Any, arith_bundle: Any, packed: Callable[[Path], Path]
+) -> None:
+    from hub.server.admin import collect_garbage
+    from hub.server.storage import LocalStorage
+
+    assert hub.push(packed(arith_bundle.bundle)).status_code == 201
+    store = LocalStorage(hub.config.data)
+    orphan = store.put_bytes(b"left by a push killed before its commit")
+    assert collect_garbage(hub.config) == [orphan]
+    info = hub.client.get("/api/v1/envs/alice/arith").json()
+    for f in info["versions"][0]["files"]:
+        assert hub.client.get(f["url"]).status_code == 200
