@@ -14,6 +14,7 @@ it) the moment a limit is passed; :attr:`SandboxProcess.breach` says which.
 
 from __future__ import annotations
 
+import collections
 import fcntl
 import os
 import resource
@@ -121,10 +122,14 @@ class SandboxProcess:
         channel: bool = False,
         capture: bool = True,
         poll_s: float = 0.1,
+        unsafe: bool = False,
+        unsafe_cwd: Path | None = None,
     ) -> None:
-        reason = unavailable_reason()
+        reason = None if unsafe else unavailable_reason()
         if reason is not None:
             raise SandboxUnavailableError(reason)
+        self.unsafe = unsafe
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=40)
         self.limits = limits
         self.breach: str | None = None
         self.started = time.monotonic()
@@ -136,9 +141,9 @@ class SandboxProcess:
         theirs: socket.socket | None = None
         if channel:
             self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        filt = seccomp_filter_fd()
+        filt = -1 if unsafe else seccomp_filter_fd()
         try:
-            argv = bwrap_argv(
+            argv = list(command) if unsafe else bwrap_argv(
                 command,
                 limits=limits,
                 env=env,
@@ -150,11 +155,13 @@ class SandboxProcess:
                 cwd=HOME,
             )
             fds = (theirs.fileno() if theirs is not None else -1, filt)
-            keep = (CHANNEL_FD, _SECCOMP_FD) if theirs is not None else (_SECCOMP_FD,)
+            keep = tuple(t for t, fd in zip((CHANNEL_FD, _SECCOMP_FD), fds, strict=True) if fd >= 0)
             self.proc = subprocess.Popen(  # noqa: S603 (argv is built here, not by a shell)
                 argv,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
+                env=dict(env) if unsafe else {},
+                cwd=unsafe_cwd if unsafe else None,
                 stderr=subprocess.PIPE,
                 text=True,
                 errors="replace",
@@ -164,11 +171,28 @@ class SandboxProcess:
                 preexec_fn=lambda: _child_setup(limits, fds),  # noqa: PLW1509
             )
         finally:
-            os.close(filt)
+            if filt >= 0:
+                os.close(filt)
             if theirs is not None:
                 theirs.close()
         self._watch = threading.Thread(target=self._supervise, name="verihub-sandbox-watch", daemon=True)
         self._watch.start()
+        if not capture:  # keep only the end of stderr, and never let a full pipe block the sandbox
+            threading.Thread(target=self._drain, name="verihub-sandbox-stderr", daemon=True).start()
+
+    def _drain(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            if line.strip():
+                self.stderr_tail.append(line.rstrip()[:500])
+
+    def failure(self) -> str:
+        """Why the sandbox ended: the limit it broke, or its exit code and last stderr line."""
+        if self.breach is not None:
+            return f"killed by the sandbox supervisor ({self.breach})"
+        code = self.proc.poll()
+        last = f": {self.stderr_tail[-1]}" if self.stderr_tail else ""
+        return f"the sandboxed process ended (exit code {code}){last}"
 
     # -- supervision ---------------------------------------------------------------------------
     def _supervise(self) -> None:
