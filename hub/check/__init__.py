@@ -8,6 +8,6 @@
 
 from hub.check.report import CHECK_NAMES, CheckReport, CheckResult
 from hub.check.runner import CheckOptions, check
-from hub.check.sandbox import Limits
+from hub.sandbox.policy import Limits
 
 __all__ = ["CHECK_NAMES", "CheckOptions", "CheckReport", "CheckResult", "Limits", "check"]

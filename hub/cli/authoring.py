@@ -61,8 +61,13 @@ def check_cmd(
     time_limit: float = typer.Option(
         300.0, "--time-limit", min=1.0, help="Wall-clock limit per process (s)."
     ),
-    memory_mb: int = typer.Option(4096, "--memory-mb", min=256, help="Address-space limit (MiB)."),
+    memory_mb: int = typer.Option(
+        4096, "--memory-mb", min=256, help="Memory of all the sandbox's processes together (MiB)."
+    ),
     allow_read: list[str] = typer.Option(None, "--allow-read", help="Extra folder the environment may read."),
+    unsafe_no_sandbox: bool = typer.Option(
+        False, "--unsafe-no-sandbox", help="Run the package without the bubblewrap sandbox (trusted code only)."
+    ),
 ) -> None:
     """Run the automatic reviewer on an environment (sandboxed, no network). Exit 1 on failure."""
     from hub.check import CheckOptions, Limits, check
@@ -73,8 +78,9 @@ def check_cmd(
         gold_tasks=gold_tasks,
         probe_tasks=probe_tasks,
         grade_timeout_s=grade_timeout,
-        limits=Limits(wall_s=time_limit, cpu_s=int(time_limit) + 1, memory_bytes=memory_mb * 1024**2),
+        limits=Limits(wall_s=time_limit, cpu_s=int(time_limit) + 1, memory_mb=memory_mb),
         allow_read=tuple(allow_read or ()),
+        unsafe_no_sandbox=unsafe_no_sandbox,
     )
     report = check(target, options=opts)
     if out is not None:

@@ -17,7 +17,7 @@ import secrets
 import socket
 import threading
 from collections.abc import Awaitable, Callable, Mapping
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
 from typing import Any
 
 __all__ = ["Channel", "ChannelClosedError", "RemoteError", "TamperingError", "serve"]
@@ -94,11 +94,15 @@ class Channel:
         nonce, fut = entry
         if not isinstance(msg["nonce"], str) or not secrets.compare_digest(msg["nonce"], nonce):
             raise TamperingError(f"an answer with the wrong nonce (id {msg['id']!r})")
-        if "error" in msg:
-            err = msg["error"] if isinstance(msg["error"], dict) else {}
-            fut.set_exception(RemoteError(str(err.get("type", "Error")), str(err.get("message", ""))[:2000]))
-        else:
-            fut.set_result(msg["result"])
+        try:
+            if "error" in msg:
+                err = msg["error"] if isinstance(msg["error"], dict) else {}
+                kind, text = str(err.get("type", "Error")), str(err.get("message", ""))[:2000]
+                fut.set_exception(RemoteError(kind, text))
+            else:
+                fut.set_result(msg["result"])
+        except InvalidStateError:  # the caller stopped waiting (a timeout): a late answer is fine
+            pass
 
     def _fail_all(self, exc: BaseException) -> None:
         with self._lock:
@@ -128,7 +132,9 @@ class Channel:
             self._next += 1
             rid = self._next
             self._pending[rid] = (nonce, fut)
-            data = json.dumps({"id": rid, "nonce": nonce, "method": method, "params": params}).encode() + b"\n"
+            data = (
+                json.dumps({"id": rid, "nonce": nonce, "method": method, "params": params}).encode() + b"\n"
+            )
             try:
                 self._sock.sendall(data)
             except OSError as exc:

@@ -100,6 +100,7 @@ def _child_setup(limits: Limits, fds: tuple[int, int]) -> None:  # between fork 
         (resource.RLIMIT_FSIZE, limits.file_mb * 1024 * 1024),
         (resource.RLIMIT_CORE, 0),
         (resource.RLIMIT_NPROC, limits.processes),
+        (resource.RLIMIT_AS, limits.memory_mb * 1024 * 1024),  # one process alone: a MemoryError
     ):
         _soft, hard = resource.getrlimit(res)
         cap = value if hard == resource.RLIM_INFINITY else min(value, hard)
@@ -124,6 +125,7 @@ class SandboxProcess:
         poll_s: float = 0.1,
         unsafe: bool = False,
         unsafe_cwd: Path | None = None,
+        cwd: str | None = None,
     ) -> None:
         reason = None if unsafe else unavailable_reason()
         if reason is not None:
@@ -143,16 +145,20 @@ class SandboxProcess:
             self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         filt = -1 if unsafe else seccomp_filter_fd()
         try:
-            argv = list(command) if unsafe else bwrap_argv(
-                command,
-                limits=limits,
-                env=env,
-                ro_binds=ro_binds,
-                ro_map=ro_map,
-                rw_dir=rw_dir,
-                network=network,
-                seccomp_fd=_SECCOMP_FD,
-                cwd=HOME,
+            argv = (
+                list(command)
+                if unsafe
+                else bwrap_argv(
+                    command,
+                    limits=limits,
+                    env=env,
+                    ro_binds=ro_binds,
+                    ro_map=ro_map,
+                    rw_dir=rw_dir,
+                    network=network,
+                    seccomp_fd=_SECCOMP_FD,
+                    cwd=cwd or HOME,
+                )
             )
             fds = (theirs.fileno() if theirs is not None else -1, filt)
             keep = tuple(t for t, fd in zip((CHANNEL_FD, _SECCOMP_FD), fds, strict=True) if fd >= 0)
@@ -276,6 +282,8 @@ def run(
     memory_mb: int = 4096,
     env: Mapping[str, str] | None = None,
     limits: Limits | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    unsafe: bool = False,
 ) -> subprocess.CompletedProcess[str]:
     """Run ``argv`` in a fresh sandbox and capture its output.
 
@@ -283,7 +291,8 @@ def run(
     libraries always are); ``rw_dir``: one host folder writable at the same path (size-capped
     at ``limits.disk_mb``); ``network``: share the host's network (trusted work only);
     ``env``: the whole environment inside (default: ``PATH``, ``HOME``, ``LANG``). The working
-    directory is a private tmpfs. A limit breach kills the sandbox: returncode ``-9`` and a
+    directory is a private tmpfs unless ``cwd`` names one inside (e.g. a folder of ``rw_dir``).
+    ``unsafe``: run without the sandbox (``--unsafe-no-sandbox``; limits still apply). A limit breach kills the sandbox: returncode ``-9`` and a
     line ``verihub sandbox: killed: <why>`` at the end of stderr. Raises
     :class:`SandboxUnavailableError` when no sandbox can be made here.
     """
@@ -296,6 +305,9 @@ def run(
         ro_binds=[Path(p) for p in ro_binds],
         rw_dir=None if rw_dir is None else Path(rw_dir),
         network=network,
+        cwd=None if cwd is None else str(cwd),
+        unsafe=unsafe,
+        unsafe_cwd=None if cwd is None else Path(cwd),
     )
     try:
         out, err = box.proc.communicate(timeout=lim.wall_s)

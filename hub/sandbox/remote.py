@@ -40,7 +40,12 @@ _SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 
 
 class SandboxDiedError(RuntimeError):
-    """The sandboxed environment is gone; the message says why (a limit, a crash, tampering)."""
+    """The sandboxed environment is gone; the message says why (a limit, a crash, tampering).
+    ``returncode`` is the sandbox's exit code when it has one."""
+
+    def __init__(self, message: str, returncode: int | None = None) -> None:
+        super().__init__(message)
+        self.returncode = returncode
 
 
 def code_roots() -> list[Path]:
@@ -57,7 +62,11 @@ def data_roots(extra: Sequence[str] = ()) -> list[Path]:
     for key, value in os.environ.items():
         if key.endswith(_SECRET_SUFFIXES) or key == "VERIHUB_CONFIG":
             continue
-        if (key == "HF_HOME" or key.startswith("VERIHUB_")) and os.path.isabs(value) and os.path.exists(value):
+        if (
+            (key == "HF_HOME" or key.startswith("VERIHUB_"))
+            and os.path.isabs(value)
+            and os.path.exists(value)
+        ):
             out.append(Path(os.path.realpath(value)))
     out += [Path(os.path.realpath(p)) for p in extra if os.path.exists(p)]
     return sorted(set(out))
@@ -115,7 +124,7 @@ class RemoteEnvironment(Environment):
         if isinstance(exc, TamperingError):
             return SandboxDiedError(f"tampering: the sandboxed package sent {exc}")
         self.box.wait(timeout=2.0)
-        return SandboxDiedError(self.box.failure())
+        return SandboxDiedError(self.box.failure(), self.box.proc.returncode)
 
     def call(self, method: str, params: Mapping[str, Any] | None = None, timeout: float | None = None) -> Any:
         try:
@@ -273,7 +282,7 @@ def start_environment(
         box.wait(timeout=2.0)
         box.close()
         why = f"tampering: {exc}" if isinstance(exc, TamperingError) else box.failure()
-        raise SandboxDiedError(why) from None
+        raise SandboxDiedError(why, box.proc.returncode) from None
     except BaseException:
         channel.close()
         box.close()
