@@ -308,7 +308,7 @@ def identity_checks(
         report.add(
             "determinism",
             "fail",
-            "tasks differ between two processes for the same seed "
+            "tasks differ for the same seed between two processes "
             "(they must not depend on hash(), set order, time or unseeded randomness)",
             sorted(k for k in d1 if d1.get(k) != d2.get(k)),
         )

@@ -286,7 +286,7 @@ def _dynamic_checks(stage: Path, env_id: str | None, opts: CheckOptions, report:
         env = _start(stage, env_id, opts)
     except RemoteError as exc:
         report.add("loads", "fail", f"{exc.kind}: {exc.message[:300]}")
-        return True
+        return False
     except SandboxDiedError as exc:
         report.add("loads", "fail", "the environment process ended before loading finished", [str(exc)])
         death(exc, "load", report, opts.limits.cpu_s)

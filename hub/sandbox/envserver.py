@@ -165,7 +165,7 @@ def main() -> None:
     sys.path.insert(0, PACKAGE_DIR)
     code = [os.path.dirname(os.path.realpath(str(m.__file__))) for m in (hub, graders)]
     read = [PACKAGE_DIR, *code, *json.loads(os.environ.get("VERIHUB_SANDBOX_READ", "[]"))]
-    tripwire = Tripwire(read=read, write=[os.environ.get("HOME", "/"), "/tmp"], trusted=code)
+    tripwire = Tripwire(read=read, write=[os.environ.get("HOME", "/")], trusted=code)
     server = _Server(tripwire)
     tripwire.install()
     # what the environment prints must not reach the channel: stdout goes to stderr

@@ -102,9 +102,11 @@ def _child_setup(limits: Limits, fds: tuple[int, int]) -> None:  # between fork 
         (resource.RLIMIT_NPROC, limits.processes),
         (resource.RLIMIT_AS, limits.memory_mb * 1024 * 1024),  # one process alone: a MemoryError
     ):
+        # the CPU hard limit is 2s past the soft one: SIGXCPU first (which says why), then SIGKILL
+        grace = 2 if res == resource.RLIMIT_CPU else 0
         _soft, hard = resource.getrlimit(res)
         cap = value if hard == resource.RLIM_INFINITY else min(value, hard)
-        resource.setrlimit(res, (cap, cap))
+        resource.setrlimit(res, (cap, cap + grace if hard == resource.RLIM_INFINITY else hard))
 
 
 class SandboxProcess:

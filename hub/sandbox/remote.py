@@ -56,20 +56,26 @@ def code_roots() -> list[Path]:
     return [Path(os.path.realpath(str(m.__file__))).parent for m in (hub, graders)]
 
 
+def _hf_home() -> str:
+    return os.environ.get("HF_HOME") or os.path.join(os.path.expanduser("~"), ".cache", "huggingface")
+
+
 def data_roots(extra: Sequence[str] = ()) -> list[Path]:
-    """Data folders named by the environment (``VERIHUB_*``, ``HF_HOME``), plus ``extra``."""
-    out = []
-    for key, value in os.environ.items():
-        if key.endswith(_SECRET_SUFFIXES) or key == "VERIHUB_CONFIG":
-            continue
-        if (
-            (key == "HF_HOME" or key.startswith("VERIHUB_"))
-            and os.path.isabs(value)
-            and os.path.exists(value)
-        ):
-            out.append(Path(os.path.realpath(value)))
-    out += [Path(os.path.realpath(p)) for p in extra if os.path.exists(p)]
-    return sorted(set(out))
+    """Data folders bound read-only into the sandbox: ``VERIHUB_SHARED_DATA``, any
+    ``VERIHUB_*_PATH`` / ``VERIHUB_*_DIR``, the Hugging Face cache, and ``extra``
+    (``--allow-read``). Other variables pass into the sandbox, the files they name do not."""
+    names = [
+        value
+        for key, value in os.environ.items()
+        if key == "VERIHUB_SHARED_DATA"
+        or (
+            key.startswith("VERIHUB_")
+            and key.endswith(("_PATH", "_DIR"))
+            and not key.endswith(_SECRET_SUFFIXES)
+        )
+    ]
+    names += [_hf_home(), *extra]
+    return sorted({Path(os.path.realpath(p)) for p in names if os.path.isabs(p) and os.path.exists(p)})
 
 
 def _sandbox_env(read: Sequence[Path], unsafe_home: str | None) -> dict[str, str]:
@@ -77,7 +83,7 @@ def _sandbox_env(read: Sequence[Path], unsafe_home: str | None) -> dict[str, str
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "HOME": unsafe_home or HOME,
         "LANG": "C.UTF-8",
-        "TMPDIR": unsafe_home or "/tmp",
+        "TMPDIR": unsafe_home or HOME,
         # a fresh hash seed per sandbox: the check's two loads differ in it, and so does every eval
         "PYTHONHASHSEED": str(secrets.randbelow(2**32)),
         "PYTHONDONTWRITEBYTECODE": "1",
@@ -89,8 +95,10 @@ def _sandbox_env(read: Sequence[Path], unsafe_home: str | None) -> dict[str, str
     for key, value in os.environ.items():
         if key.endswith(_SECRET_SUFFIXES) or key == "VERIHUB_CONFIG":
             continue
-        if key == "HF_HOME" or key.startswith("VERIHUB_"):
+        if key.startswith("VERIHUB_"):
             env.setdefault(key, value)
+    if os.path.isdir(_hf_home()):
+        env["HF_HOME"] = _hf_home()
     return env
 
 
