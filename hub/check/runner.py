@@ -12,8 +12,6 @@ drawn in this process.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import os
 import re
 import shutil
 import sys
@@ -26,12 +24,12 @@ from typing import Any
 
 from hub.check.drive import Hung, Prober, death, elapsed, identity_checks, run_probes, tripwire_results
 from hub.check.report import CHECK_NAMES, CheckReport
-from hub.check.sandbox import make_writable, read_only_copy
 from hub.errors import UsageError
 from hub.install import InstallError, unpack_wheel
 from hub.sandbox import UNSAFE_BANNER, Limits, RemoteError, unavailable_reason
 from hub.sandbox import run as sandbox_run
 from hub.sandbox.remote import RemoteEnvironment, SandboxDiedError, start_environment
+from hub.sandbox.stage import StageError, links_outside, make_writable, read_only_copy, stage_installed
 
 __all__ = ["CheckOptions", "check"]
 
@@ -104,7 +102,7 @@ def _stage_path(src: Path, work: Path, opts: CheckOptions, report: CheckReport) 
         raise UsageError(
             f"{src} is not a Python package folder (no pyproject.toml); see `verihub init --help`"
         )
-    links = _links_outside(src)
+    links = links_outside(src)
     if links:
         # copying follows symlinks: it would read those files here, outside the sandbox, and hand
         # them to the package as its own
@@ -149,48 +147,13 @@ def _stage_path(src: Path, work: Path, opts: CheckOptions, report: CheckReport) 
     return read_only_copy(target, work / "stage")
 
 
-def _links_outside(root: Path) -> list[str]:
-    """Symlinks under ``root`` that resolve outside it (or nowhere), as 'link -> target'."""
-    base = os.path.realpath(root)
-    found = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            path = os.path.join(dirpath, name)
-            if os.path.islink(path):
-                target = os.path.realpath(path)
-                if not (target == base or target.startswith(base + os.sep)) or not os.path.exists(target):
-                    found.append(f"{os.path.relpath(path, root)} -> {os.readlink(path)}")
-    return found
-
-
 def _stage_installed(env_id: str, work: Path, report: CheckReport) -> Path:
-    from hub.registry import _entry_points
-
-    ep = _entry_points().get(env_id)
-    if ep is None:
-        raise UsageError(f"{env_id!r} is neither a folder nor an installed environment; see `verihub list`")
-    module = ep.value.split(":", 1)[0].split(".", 1)[0]
-    spec = importlib.util.find_spec(module)
-    if spec is None or spec.origin is None:
-        raise UsageError(f"cannot locate the package {module!r} of {env_id!r}; reinstall it")
-    root = Path(spec.origin).parent if spec.submodule_search_locations else Path(spec.origin)
-    links = _links_outside(root) if root.is_dir() else []
-    if links:
-        raise UsageError(f"{env_id!r}'s package has symlinks that lead outside it: {', '.join(links[:3])}")
-    tmp = work / "copy"
-    tmp.mkdir()
-    if root.is_dir():
-        shutil.copytree(root, tmp / root.name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    else:
-        shutil.copy2(root, tmp / root.name)
-    dist_path = getattr(ep.dist, "_path", None)
-    if dist_path is None or not Path(str(dist_path)).is_dir():
-        raise UsageError(
-            f"cannot find the metadata of {env_id!r}'s distribution; check it from its source folder"
-        )
-    shutil.copytree(Path(str(dist_path)), tmp / Path(str(dist_path)).name)
-    report.add("installs", "pass", f"installed as {ep.dist.metadata['Name'] if ep.dist else '?'}")
-    return read_only_copy(tmp, work / "stage")
+    try:
+        stage, name = stage_installed(env_id, work / "stage")
+    except StageError as exc:
+        raise UsageError(str(exc)) from None
+    report.add("installs", "pass", f"installed as {name}")
+    return stage
 
 
 def _static_checks(stage: Path, report: CheckReport) -> str | None:

@@ -89,10 +89,11 @@ class Limits:
 
     ``memory_mb``: the resident memory of every process in the sandbox summed (the supervisor
     kills the whole sandbox past it); ``processes``: processes and threads at once
-    (``RLIMIT_NPROC`` inside, and the supervisor's count); ``memory_mb`` is also each process's
-    address-space limit (``RLIMIT_AS``: one process alone gets a ``MemoryError``); ``disk_mb``: the size of the private
-    run directory and of ``/tmp`` (each a size-capped tmpfs) and of a writable host folder
-    (polled); ``cpu_s`` and ``file_mb`` are per process (``RLIMIT_CPU``, ``RLIMIT_FSIZE``).
+    (``RLIMIT_NPROC`` inside, and the supervisor's count); ``memory_mb`` is also each
+    process's address-space limit (``RLIMIT_AS``: one process alone gets a ``MemoryError``);
+    ``disk_mb``: the size of the private run directory and of ``/tmp`` (each a size-capped
+    tmpfs) and of a writable host folder (polled); ``cpu_s`` and ``file_mb`` are per process
+    (``RLIMIT_CPU``, ``RLIMIT_FSIZE``).
     """
 
     wall_s: float = 120.0

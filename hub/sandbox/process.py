@@ -215,8 +215,11 @@ class SandboxProcess:
             self.peak_rss = max(self.peak_rss, rss)
             why = None
             if rss > mem_cap:
-                why = f"memory: {rss // 2**20} MiB resident in the sandbox's processes, limit {self.limits.memory_mb} MiB"
-            elif procs + threads > 2 * self.limits.processes + 4:
+                why = (
+                    f"memory: {rss // 2**20} MiB resident in the sandbox's processes, "
+                    f"limit {self.limits.memory_mb} MiB"
+                )
+            elif threads > self.limits.processes:
                 why = f"processes: {procs} processes, {threads} threads, limit {self.limits.processes}"
             elif time.monotonic() > deadline:
                 why = f"wall clock: running past {self.limits.wall_s:g}s"
@@ -294,8 +297,9 @@ def run(
     at ``limits.disk_mb``); ``network``: share the host's network (trusted work only);
     ``env``: the whole environment inside (default: ``PATH``, ``HOME``, ``LANG``). The working
     directory is a private tmpfs unless ``cwd`` names one inside (e.g. a folder of ``rw_dir``).
-    ``unsafe``: run without the sandbox (``--unsafe-no-sandbox``; limits still apply). A limit breach kills the sandbox: returncode ``-9`` and a
-    line ``verihub sandbox: killed: <why>`` at the end of stderr. Raises
+    ``unsafe``: run without the sandbox (``--unsafe-no-sandbox``; limits still apply). A limit
+    breach kills the sandbox: returncode ``-9`` and a line ``verihub sandbox: killed: <why>``
+    at the end of stderr. Raises
     :class:`SandboxUnavailableError` when no sandbox can be made here.
     """
     lim = limits or Limits(wall_s=timeout_s, cpu_s=int(timeout_s) + 1, memory_mb=memory_mb)

@@ -33,7 +33,14 @@ from hub.sandbox.policy import Limits
 from hub.sandbox.process import SandboxProcess
 from hub.types import Message, Rollout, State, Step, Task
 
-__all__ = ["RemoteEnvironment", "SandboxDiedError", "code_roots", "data_roots", "start_environment"]
+__all__ = [
+    "RemoteEnvironment",
+    "SandboxDiedError",
+    "code_roots",
+    "data_roots",
+    "start_environment",
+    "start_installed",
+]
 
 _CHUNK = 256
 _SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
@@ -239,10 +246,15 @@ class RemoteEnvironment(Environment):
         self._closed = True
         self.channel.close()
         self.box.close()
-        if self.box.unsafe and self._unsafe_tmp is not None:
-            self._unsafe_tmp.cleanup()
+        for tmp in (self._unsafe_tmp, self._stage_dir):
+            if tmp is not None:
+                from hub.sandbox.stage import make_writable
+
+                make_writable(Path(tmp.name))
+                tmp.cleanup()
 
     _unsafe_tmp: tempfile.TemporaryDirectory[str] | None = None
+    _stage_dir: tempfile.TemporaryDirectory[str] | None = None
 
 
 def start_environment(
@@ -297,4 +309,27 @@ def start_environment(
         raise
     remote = RemoteEnvironment(box, channel, info)
     remote._unsafe_tmp = tmp
+    return remote
+
+
+def start_installed(
+    env_id: str,
+    env_args: Mapping[str, Any] | None = None,
+    *,
+    limits: Limits | None = None,
+    unsafe: bool = False,
+) -> RemoteEnvironment:
+    """Stage the installed environment ``env_id`` and start it in a sandbox
+    (``verihub eval --sandbox``); the stage is removed when the environment is closed."""
+    from hub.sandbox.stage import make_writable, stage_installed
+
+    work = tempfile.TemporaryDirectory(prefix="verihub-stage-")
+    try:
+        stage, _name = stage_installed(env_id, Path(work.name) / "stage")
+        remote = start_environment(stage, env_id, env_args, limits=limits, unsafe=unsafe)
+    except BaseException:
+        make_writable(Path(work.name))
+        work.cleanup()
+        raise
+    remote._stage_dir = work
     return remote
