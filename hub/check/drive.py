@@ -139,7 +139,7 @@ def death(exc: SandboxDiedError, phase: str, report: CheckReport, cpu_s: int) ->
         )
         return
     grading = phase.startswith(("grading", "gold", "probes"))
-    if code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
+    if "killed by the sandbox supervisor (cpu" in text or code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
         report.add(
             "grading_time" if grading else "sandbox",
             "fail",

@@ -20,7 +20,7 @@ from hub.check.report import CheckReport
 from hub.check.runner import CheckOptions, _stage_path, _start, require_sandbox
 from hub.sandbox import RemoteError
 from hub.sandbox.remote import RemoteEnvironment, SandboxDiedError
-from hub.sandbox.stage import make_writable
+from hub.sandbox.stage import STAGE_PREFIX, make_writable
 from hub.types import Rollout
 
 __all__ = ["RegradeResult", "regrade_sandboxed"]
@@ -88,7 +88,7 @@ def regrade_sandboxed(
     """Build ``source`` offline in the sandbox and regrade ``rollouts`` with its grader there."""
     opts = options or CheckOptions()
     require_sandbox(opts.unsafe_no_sandbox)
-    work = Path(tempfile.mkdtemp(prefix="verihub-regrade-"))
+    work = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))
     try:
         stage = _stage_path(source.resolve(), work, opts, CheckReport(target=str(source)))
         if stage is None:

@@ -29,7 +29,14 @@ from hub.install import InstallError, unpack_wheel
 from hub.sandbox import UNSAFE_BANNER, Limits, RemoteError, unavailable_reason
 from hub.sandbox import run as sandbox_run
 from hub.sandbox.remote import RemoteEnvironment, SandboxDiedError, start_environment
-from hub.sandbox.stage import StageError, links_outside, make_writable, read_only_copy, stage_installed
+from hub.sandbox.stage import (
+    STAGE_PREFIX,
+    StageError,
+    links_outside,
+    make_writable,
+    read_only_copy,
+    stage_installed,
+)
 
 __all__ = ["CheckOptions", "check"]
 
@@ -295,7 +302,8 @@ def check(target: str, *, options: CheckOptions | None = None) -> CheckReport:
     require_sandbox(opts.unsafe_no_sandbox)
     t0 = time.perf_counter()
     report = CheckReport(target=target, unsafe=opts.unsafe_no_sandbox, isolation=_isolation(opts))
-    work = Path(tempfile.mkdtemp(prefix="verihub-check-"))
+    # the same kind of folder as `verihub eval --sandbox` stages into: its path shows in mountinfo
+    work = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))
     try:
         src = Path(target)
         stage = (

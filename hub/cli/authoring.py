@@ -66,7 +66,9 @@ def check_cmd(
     ),
     allow_read: list[str] = typer.Option(None, "--allow-read", help="Extra folder the environment may read."),
     unsafe_no_sandbox: bool = typer.Option(
-        False, "--unsafe-no-sandbox", help="Run the package without the bubblewrap sandbox (trusted code only)."
+        False,
+        "--unsafe-no-sandbox",
+        help="Run the package without the bubblewrap sandbox (trusted code only).",
     ),
 ) -> None:
     """Run the automatic reviewer on an environment (sandboxed, no network). Exit 1 on failure."""
@@ -150,12 +152,22 @@ def submit_cmd(
     num_tasks: int = typer.Option(5, "--num-tasks", min=5, help="Tasks of the smoke evaluation (>= 5)."),
     rollouts: int = typer.Option(3, "--rollouts", min=3, help="Rollouts per task (>= 3)."),
     max_tokens: int = typer.Option(64, "--max-tokens", min=1, help="Token limit of the smoke evaluation."),
+    unsafe_no_sandbox: bool = typer.Option(
+        False, "--unsafe-no-sandbox", help="Build, check and evaluate without the bubblewrap sandbox."
+    ),
 ) -> None:
     """Build sdist and wheel, run the check and a smoke evaluation, write a submission bundle."""
+    from hub.check import CheckOptions
     from hub.submit import submit
 
     bundle, manifest = submit(
-        path, out=out, model=model, num_tasks=num_tasks, rollouts=rollouts, max_tokens=max_tokens
+        path,
+        out=out,
+        model=model,
+        num_tasks=num_tasks,
+        rollouts=rollouts,
+        max_tokens=max_tokens,
+        check_options=CheckOptions(unsafe_no_sandbox=unsafe_no_sandbox),
     )
     console.print((bundle / "check" / "report.txt").read_text(encoding="utf-8"))
     from hub.submit import file_sha256
@@ -175,11 +187,19 @@ def verify_cmd(
         help="Skip everything that runs the bundled code: the check and the sandboxed regrade of "
         "the recorded rollouts (hashes, summary and package identity are still verified).",
     ),
+    unsafe_no_sandbox: bool = typer.Option(
+        False, "--unsafe-no-sandbox", help="Run the bundled code without the bubblewrap sandbox."
+    ),
 ) -> None:
     """Re-verify a submission bundle: hashes, summary vs rollouts, package identity, check."""
+    from hub.check import CheckOptions
     from hub.submit import verify_submission
 
-    result = verify_submission(bundle, rerun_check=not skip_check)
+    result = verify_submission(
+        bundle, rerun_check=not skip_check, check_options=CheckOptions(unsafe_no_sandbox=unsafe_no_sandbox)
+    )
+    if unsafe_no_sandbox and not skip_check:
+        console.print("UNSAFE: the bundled code ran WITHOUT the sandbox (--unsafe-no-sandbox)")
     console.print(f"manifest {result.manifest_sha256}")
     if result.ok:
         console.print(f"OK: {bundle} verifies")

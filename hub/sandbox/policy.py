@@ -92,8 +92,10 @@ class Limits:
     (``RLIMIT_NPROC`` inside, and the supervisor's count); ``memory_mb`` is also each
     process's address-space limit (``RLIMIT_AS``: one process alone gets a ``MemoryError``);
     ``disk_mb``: the size of the private run directory and of ``/tmp`` (each a size-capped
-    tmpfs) and of a writable host folder (polled); ``cpu_s`` and ``file_mb`` are per process
-    (``RLIMIT_CPU``, ``RLIMIT_FSIZE``).
+    tmpfs) and of a writable host folder (polled); ``cpu_s``: CPU seconds of all its processes
+    (summed by the supervisor, not an rlimit the sandbox could see); ``file_mb``: per file
+    (``RLIMIT_FSIZE``). ``wall_s`` and ``cpu_s`` are invisible inside; the others are the same
+    for a check and an evaluation unless the user changes them.
     """
 
     wall_s: float = 120.0

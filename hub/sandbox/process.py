@@ -4,7 +4,7 @@
 rlimits of :class:`~hub.sandbox.policy.Limits` and, when asked, one end of a socket pair as
 file descriptor 3 (the only descriptor it inherits besides stdio and the seccomp filter). A
 supervisor thread walks the sandbox's process tree every ``poll_s`` seconds, sums the resident
-memory of every process in it, counts them, measures a writable host folder, and kills the
+memory and the CPU time of every process in it, counts them, measures a writable host folder, and kills the
 whole sandbox (bwrap, and through ``--die-with-parent`` and the pid namespace every process in
 it) the moment a limit is passed; :attr:`SandboxProcess.breach` says which.
 
@@ -34,6 +34,7 @@ __all__ = ["CHANNEL_FD", "SandboxProcess", "SandboxUnavailableError", "run", "tr
 CHANNEL_FD = 3
 _SECCOMP_FD = 4
 _PAGE = os.sysconf("SC_PAGE_SIZE")
+_HZ = os.sysconf("SC_CLK_TCK")
 
 
 class SandboxUnavailableError(RuntimeError):
@@ -55,12 +56,14 @@ def _children(pid: int) -> list[int]:
     return out
 
 
-def tree_usage(root: int) -> tuple[int, int, int]:
-    """(resident bytes summed, processes, threads) of ``root`` and all its descendants.
+def tree_usage(root: int) -> tuple[int, int, int, float]:
+    """(resident bytes summed, processes, threads, CPU seconds) of ``root`` and its descendants.
 
-    Shared pages count once per process that maps them: an over-count, on the safe side.
+    Shared pages count once per process that maps them: an over-count, on the safe side. CPU
+    time is user + system of every live process plus what their reaped children used.
     """
     rss = procs = threads = 0
+    ticks = 0
     todo = [root]
     seen: set[int] = set()
     while todo:
@@ -71,12 +74,15 @@ def tree_usage(root: int) -> tuple[int, int, int]:
         try:
             with open(f"/proc/{pid}/statm", encoding="ascii") as fh:
                 rss += int(fh.read().split()[1]) * _PAGE
+            with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            ticks += sum(int(f) for f in fields[11:15])  # utime stime cutime cstime
             threads += len(os.listdir(f"/proc/{pid}/task"))
         except (OSError, IndexError, ValueError):
             continue
         procs += 1
         todo += _children(pid)
-    return rss, procs, threads
+    return rss, procs, threads, ticks / _HZ
 
 
 def _dir_bytes(path: Path) -> int:
@@ -95,18 +101,17 @@ def _child_setup(limits: Limits, fds: tuple[int, int]) -> None:  # between fork 
     for target, fd in zip((CHANNEL_FD, _SECCOMP_FD), high, strict=True):
         if fd >= 0:
             os.dup2(fd, target)
+    # no RLIMIT_CPU: the supervisor sums CPU time from outside, where the sandbox cannot see
+    # the limit (a check and an evaluation, whose CPU budgets differ, must look the same inside)
     for res, value in (
-        (resource.RLIMIT_CPU, limits.cpu_s),
         (resource.RLIMIT_FSIZE, limits.file_mb * 1024 * 1024),
         (resource.RLIMIT_CORE, 0),
         (resource.RLIMIT_NPROC, limits.processes),
         (resource.RLIMIT_AS, limits.memory_mb * 1024 * 1024),  # one process alone: a MemoryError
     ):
-        # the CPU hard limit is 2s past the soft one: SIGXCPU first (which says why), then SIGKILL
-        grace = 2 if res == resource.RLIMIT_CPU else 0
         _soft, hard = resource.getrlimit(res)
         cap = value if hard == resource.RLIM_INFINITY else min(value, hard)
-        resource.setrlimit(res, (cap, cap + grace if hard == resource.RLIM_INFINITY else hard))
+        resource.setrlimit(res, (cap, cap))
 
 
 class SandboxProcess:
@@ -211,10 +216,12 @@ class SandboxProcess:
         while not self._stop.wait(self._poll_s):
             if self.proc.poll() is not None:
                 return
-            rss, procs, threads = tree_usage(self.proc.pid)
+            rss, procs, threads, cpu = tree_usage(self.proc.pid)
             self.peak_rss = max(self.peak_rss, rss)
             why = None
-            if rss > mem_cap:
+            if cpu > self.limits.cpu_s:
+                why = f"cpu: {cpu:.1f}s of CPU used by the sandbox's processes, limit {self.limits.cpu_s}s"
+            elif rss > mem_cap:
                 why = (
                     f"memory: {rss // 2**20} MiB resident in the sandbox's processes, "
                     f"limit {self.limits.memory_mb} MiB"

@@ -321,9 +321,9 @@ def start_installed(
 ) -> RemoteEnvironment:
     """Stage the installed environment ``env_id`` and start it in a sandbox
     (``verihub eval --sandbox``); the stage is removed when the environment is closed."""
-    from hub.sandbox.stage import make_writable, stage_installed
+    from hub.sandbox.stage import STAGE_PREFIX, make_writable, stage_installed
 
-    work = tempfile.TemporaryDirectory(prefix="verihub-stage-")
+    work = tempfile.TemporaryDirectory(prefix=STAGE_PREFIX)
     try:
         stage, _name = stage_installed(env_id, Path(work.name) / "stage")
         remote = start_environment(stage, env_id, env_args, limits=limits, unsafe=unsafe)

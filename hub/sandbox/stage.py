@@ -16,9 +16,19 @@ import stat
 from importlib.metadata import entry_points
 from pathlib import Path
 
-__all__ = ["StageError", "links_outside", "make_writable", "read_only_copy", "stage_installed"]
+__all__ = [
+    "STAGE_PREFIX",
+    "StageError",
+    "links_outside",
+    "make_writable",
+    "read_only_copy",
+    "stage_installed",
+]
 
 _GROUP = "verihub.environments"
+STAGE_PREFIX = "verihub-stage-"
+"""Every stage lives in ``mkdtemp(prefix=STAGE_PREFIX) / "stage"``: the check and an evaluation
+bind the same kind of path (it shows in the sandbox's ``/proc/self/mountinfo``)."""
 
 
 class StageError(ValueError):
