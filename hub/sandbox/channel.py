@@ -88,12 +88,13 @@ class Channel:
         if not isinstance(msg, dict) or set(msg) not in _ANSWER_KEYS:
             raise TamperingError(f"not an answer: {line[:80]!r}")
         with self._lock:
-            entry = self._pending.pop(msg["id"], None) if isinstance(msg["id"], int) else None
-        if entry is None:
-            raise TamperingError(f"an answer to no pending request (id {msg['id']!r})")
-        nonce, fut = entry
-        if not isinstance(msg["nonce"], str) or not secrets.compare_digest(msg["nonce"], nonce):
-            raise TamperingError(f"an answer with the wrong nonce (id {msg['id']!r})")
+            entry = self._pending.get(msg["id"]) if isinstance(msg["id"], int) else None
+            if entry is None:
+                raise TamperingError(f"an answer to no pending request (id {msg['id']!r})")
+            nonce, fut = entry
+            if not isinstance(msg["nonce"], str) or not secrets.compare_digest(msg["nonce"], nonce):
+                raise TamperingError(f"an answer with the wrong nonce (id {msg['id']!r})")
+            del self._pending[msg["id"]]
         try:
             if "error" in msg:
                 err = msg["error"] if isinstance(msg["error"], dict) else {}
