@@ -9,8 +9,8 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from hub.cli import app
-from hub.errors import UsageError
+from hub.cli.app import app
+from hub.env.errors import UsageError
 
 __all__ = ["calibrate_cmd", "check_cmd", "init_cmd", "submit_cmd", "verify_cmd"]
 
@@ -40,7 +40,7 @@ def init_cmd(
     force: bool = typer.Option(False, "--force", help="Write into a non-empty folder."),
 ) -> None:
     """Create a new environment package that passes `verihub check` as generated."""
-    from hub.scaffold import KINDS, scaffold
+    from hub.review.scaffold import KINDS, scaffold
 
     if kind not in KINDS:
         raise UsageError(f"--kind must be one of {', '.join(KINDS)}")
@@ -72,7 +72,7 @@ def check_cmd(
     ),
 ) -> None:
     """Run the automatic reviewer on an environment (sandboxed, no network). Exit 1 on failure."""
-    from hub.check import CheckOptions, Limits, check
+    from hub.review.check import CheckOptions, Limits, check
 
     opts = CheckOptions(
         env_args=_env_args(env_arg),
@@ -110,9 +110,9 @@ def calibrate_cmd(
     out: Path = typer.Option(..., "--out", "-o", help="Output folder (run/, calibration.json, learnable.*)."),
 ) -> None:
     """Per-task pass rates with Wilson intervals; export the learnable band for RL."""
-    from hub.calibrate import calibrate, histogram_text
-    from hub.evaluate import EvalOptions
-    from hub.types import Sampling
+    from hub.env.types import Sampling
+    from hub.review.calibrate import calibrate, histogram_text
+    from hub.run.evaluate import EvalOptions
 
     if band_low >= band_high:
         raise UsageError("--band-low must be below --band-high")
@@ -157,8 +157,8 @@ def submit_cmd(
     ),
 ) -> None:
     """Build sdist and wheel, run the check and a smoke evaluation, write a submission bundle."""
-    from hub.check import CheckOptions
-    from hub.submit import submit
+    from hub.review.check import CheckOptions
+    from hub.review.submit import submit
 
     bundle, manifest = submit(
         path,
@@ -170,7 +170,7 @@ def submit_cmd(
         check_options=CheckOptions(unsafe_no_sandbox=unsafe_no_sandbox),
     )
     console.print((bundle / "check" / "report.txt").read_text(encoding="utf-8"))
-    from hub.submit import file_sha256
+    from hub.review.submit import file_sha256
 
     print(f"bundle: {bundle} (manifest {file_sha256(bundle / 'manifest.json')})")
     if not manifest.check_passed:
@@ -192,8 +192,8 @@ def verify_cmd(
     ),
 ) -> None:
     """Re-verify a submission bundle: hashes, summary vs rollouts, package identity, check."""
-    from hub.check import CheckOptions
-    from hub.submit import verify_submission
+    from hub.review.check import CheckOptions
+    from hub.review.submit import verify_submission
 
     result = verify_submission(
         bundle, rerun_check=not skip_check, check_options=CheckOptions(unsafe_no_sandbox=unsafe_no_sandbox)

@@ -46,7 +46,7 @@ class _Server:
 
     # -- loading -----------------------------------------------------------------------------
     async def load(self, p: Mapping[str, Any]) -> dict[str, Any]:
-        from hub.environment import Environment
+        from hub.env.environment import Environment
 
         self.wire.phase = "load"
         env_id = p.get("env_id")
@@ -85,7 +85,7 @@ class _Server:
     # -- tasks -------------------------------------------------------------------------------
     def _task(self, data: Mapping[str, Any]) -> Any:
         """The server's own task object for ``data`` (the one the environment made)."""
-        from hub.types import Task
+        from hub.env.types import Task
 
         key = (str(data.get("id")), json.dumps(data, sort_keys=True, default=str))
         return self.tasks_by_key.get(key) or Task.model_validate(data)
@@ -118,7 +118,7 @@ class _Server:
         return {"state": handle, "messages": [m.model_dump(mode="json") for m in state.messages]}
 
     async def step(self, p: Mapping[str, Any]) -> dict[str, Any]:
-        from hub.types import Message
+        from hub.env.types import Message
 
         state = self.states[int(p["state"])]
         state.messages[:] = [Message.model_validate(m) for m in p["messages"]]
@@ -135,7 +135,7 @@ class _Server:
         self.states.pop(int(p["state"]), None)
 
     async def grade(self, p: Mapping[str, Any]) -> dict[str, Any]:
-        from hub.types import Rollout
+        from hub.env.types import Rollout
 
         self.wire.phase = f"grading {p.get('label') or p['task'].get('id')}"
         grade = await self.env.grade(self._task(p["task"]), Rollout.model_validate(p["rollout"]))
@@ -159,8 +159,8 @@ class _Server:
 def main() -> None:
     import graders
     import hub
-    import hub.environment  # noqa: F401  (the core is imported before the tripwire is armed)
-    import hub.types  # noqa: F401
+    import hub.env.environment  # noqa: F401  (the core is imported before the tripwire is armed)
+    import hub.env.types  # noqa: F401
 
     sys.path.insert(0, PACKAGE_DIR)
     code = [os.path.dirname(os.path.realpath(str(m.__file__))) for m in (hub, graders)]

@@ -1,4 +1,4 @@
-"""An :class:`~hub.environment.Environment` whose code runs in a sandbox.
+"""An :class:`~hub.env.environment.Environment` whose code runs in a sandbox.
 
 :func:`start_environment` binds a staged package (a folder holding the import package and its
 ``.dist-info``) read-only at :data:`~hub.sandbox.envserver.PACKAGE_DIR`, starts
@@ -25,13 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from graders.grade import Grade
-from hub.environment import Environment
+from hub.env.environment import Environment
+from hub.env.types import Message, Rollout, State, Step, Task
 from hub.sandbox.bwrap import HOME
 from hub.sandbox.channel import Channel, ChannelClosedError, RemoteError, TamperingError
 from hub.sandbox.envserver import PACKAGE_DIR
 from hub.sandbox.policy import Limits
 from hub.sandbox.process import SandboxProcess
-from hub.types import Message, Rollout, State, Step, Task
 
 __all__ = [
     "RemoteEnvironment",

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 import hub
-from hub.check import CheckOptions, CheckReport, Limits, check
-from hub.check.runner import _stage_path, _start
-from hub.evaluate import EvalOptions, open_environment
+from hub.review.check import CheckOptions, CheckReport, Limits, check
+from hub.review.check.runner import _stage_path, _start
+from hub.run.evaluate import EvalOptions, open_environment
 from hub.sandbox import unavailable_reason
 from hub.sandbox.channel import Channel, TamperingError
 from hub.sandbox.stage import STAGE_PREFIX, make_writable
@@ -118,7 +118,7 @@ def test_check_and_eval_look_the_same_from_inside(
 
 
 def test_missing_bubblewrap_is_one_clear_line() -> None:
-    from hub.errors import UsageError
+    from hub.env.errors import UsageError
     from hub.sandbox import bwrap
 
     with pytest.MonkeyPatch.context() as mp:

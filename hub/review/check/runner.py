@@ -1,0 +1,331 @@
+"""``verihub check PATH_OR_ID``: stage the package read-only, run it sandboxed, collect a report.
+
+Order of work: copy the package (a source folder is first built into a wheel by its own build
+backend inside the sandbox, offline; an installed id is copied with its metadata), unpack it
+into a read-only staging folder, run the static checks on its metadata and README, then start
+the environment twice in the sandbox (:func:`hub.sandbox.remote.start_environment`, exactly
+as ``verihub eval --sandbox`` does; the second copy runs with another hash seed to compare
+task ids and tasks) and ask it questions from here (:mod:`hub.review.check.drive`). Every verdict is
+drawn in this process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from email.parser import Parser
+from pathlib import Path
+from typing import Any
+
+from hub.env.errors import UsageError
+from hub.registry.install import InstallError, unpack_wheel
+from hub.review.check.drive import Hung, Prober, death, elapsed, identity_checks, run_probes, tripwire_results
+from hub.review.check.report import CHECK_NAMES, CheckReport
+from hub.sandbox import UNSAFE_BANNER, Limits, RemoteError, unavailable_reason
+from hub.sandbox import run as sandbox_run
+from hub.sandbox.remote import RemoteEnvironment, SandboxDiedError, start_environment
+from hub.sandbox.stage import (
+    STAGE_PREFIX,
+    StageError,
+    links_outside,
+    make_writable,
+    read_only_copy,
+    stage_installed,
+)
+
+__all__ = ["CheckOptions", "check"]
+
+_README_SECTIONS = {
+    "task": r"\btasks?\b",
+    "data source": r"data\s+source|dataset",
+    "licence": r"licen[cs]e",
+    "grader": r"\bgrad(er|ing|ed)\b",
+    "expected scores": r"expected\s+scores?|baseline",
+}
+_BUILD_WHEEL = """
+import importlib, os, sys
+try:
+    import tomllib
+except ImportError:
+    import tomli as tomllib
+src, out = sys.argv[1], sys.argv[2]
+os.makedirs(out, exist_ok=True)
+with open(os.path.join(src, "pyproject.toml"), "rb") as fh:
+    system = tomllib.load(fh).get("build-system", {})
+name = system.get("build-backend", "setuptools.build_meta:__legacy__")
+sys.path[:0] = [os.path.join(src, p) for p in system.get("backend-path", [])]
+mod, _, attr = name.partition(":")
+backend = importlib.import_module(mod)
+for part in filter(None, attr.split(".")):
+    backend = getattr(backend, part)
+print(backend.build_wheel(out))
+"""
+_DATA_SOURCE = re.compile(r"(data\s+source|dataset)[^\n:]{0,20}[:\-]\**\s*\S{2,}", re.IGNORECASE)
+
+
+_SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """What and how hard to check."""
+
+    env_args: dict[str, Any] = field(default_factory=dict)
+    num_tasks: int = 50
+    id_tasks: int = 2000  # ids are checked (unique, stable) on this many tasks per split
+    gold_tasks: int = 100
+    probe_tasks: int = 10
+    grade_timeout_s: float = 10.0
+    limits: Limits = field(default_factory=Limits)
+    allow_read: tuple[str, ...] = ()
+    unsafe_no_sandbox: bool = False  # run the package unsandboxed (every report says so first)
+
+
+def require_sandbox(unsafe: bool) -> None:
+    """Refuse to run untrusted code without a sandbox, with one line saying what to install."""
+    reason = None if unsafe else unavailable_reason()
+    if reason is not None:
+        raise UsageError(f"cannot run the package's code safely: {reason}")
+
+
+def _build_env(home: Path) -> dict[str, str]:
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "TMPDIR": str(home),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PIP_NO_INPUT": "1",
+    }
+
+
+def _stage_path(src: Path, work: Path, opts: CheckOptions, report: CheckReport) -> Path | None:
+    if not (src / "pyproject.toml").is_file() and not (src / "setup.py").is_file():
+        raise UsageError(
+            f"{src} is not a Python package folder (no pyproject.toml); see `verihub init --help`"
+        )
+    links = links_outside(src)
+    if links:
+        # copying follows symlinks: it would read those files here, outside the sandbox, and hand
+        # them to the package as its own
+        report.add("installs", "fail", "the package has symlinks that lead outside it", links)
+        report.add("file_access", "fail", "symlinks lead outside the package", links)
+        return None
+    # the build runs the package's own code (setup.py, a custom backend): in the sandbox, with
+    # nothing writable but this folder (its copy of the source, the wheel, a home)
+    area = work / "build"
+    build = area / "src"
+    shutil.copytree(
+        src,
+        build,
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".git", "build", "dist", "*.egg-info", ".venv"),
+    )
+    wheels, home = area / "wheels", area / "home"
+    home.mkdir()
+    cmd = [sys.executable, "-c", _BUILD_WHEEL, str(build), str(wheels)]
+    res = sandbox_run(
+        cmd,
+        rw_dir=area,
+        limits=opts.limits,
+        env=_build_env(home),
+        cwd=build,
+        unsafe=opts.unsafe_no_sandbox,
+    )
+    built = sorted(wheels.glob("*.whl")) if wheels.is_dir() else []
+    if res.returncode != 0 or len(built) != 1:
+        lines = [ln.strip() for ln in res.stderr.splitlines() if ln.strip()]
+        last = [ln for ln in lines if "error" in ln.lower()][:3] or lines[-3:]
+        report.add(
+            "installs", "fail", "the package does not build a wheel offline with its build backend", last
+        )
+        return None
+    target = work / "installed"
+    try:
+        unpack_wheel(built[0], target)
+    except InstallError as exc:
+        report.add("installs", "fail", str(exc))
+        return None
+    report.add("installs", "pass", f"built and installed {built[0].name} offline")
+    return read_only_copy(target, work / "stage")
+
+
+def _stage_installed(env_id: str, work: Path, report: CheckReport) -> Path:
+    try:
+        stage, name = stage_installed(env_id, work / "stage")
+    except StageError as exc:
+        raise UsageError(str(exc)) from None
+    report.add("installs", "pass", f"installed as {name}")
+    return stage
+
+
+def _static_checks(stage: Path, report: CheckReport) -> str | None:
+    """Metadata, README, licence and data source; returns the environment id declared."""
+    infos = list(stage.glob("*.dist-info")) + list(stage.glob("*.egg-info"))
+    if len(infos) != 1:
+        report.add("metadata", "fail", f"expected one distribution, found {len(infos)}")
+        return None
+    meta = Parser().parsestr(
+        (infos[0] / "METADATA" if (infos[0] / "METADATA").exists() else infos[0] / "PKG-INFO").read_text(
+            encoding="utf-8"
+        )
+    )
+    eps_file = infos[0] / "entry_points.txt"
+    eps = eps_file.read_text(encoding="utf-8") if eps_file.exists() else ""
+    ids = (
+        re.findall(r"^\s*([A-Za-z0-9_.-]+)\s*=", eps.split("[verihub.environments]", 1)[1], re.MULTILINE)
+        if "[verihub.environments]" in eps
+        else []
+    )
+    missing = [k for k in ("Name", "Version", "Summary") if not (meta.get(k) or "").strip()]
+    if not ids:
+        missing.append('a [project.entry-points."verihub.environments"] entry')
+    report.add(
+        "metadata",
+        "fail" if missing else "pass",
+        f"missing: {', '.join(missing)}" if missing else f"{meta.get('Name')} {meta.get('Version')}",
+    )
+    payload = meta.get_payload()
+    readme = (
+        payload if isinstance(payload, str) and payload.strip() else meta.get("Description") or ""
+    ).strip()
+    if not readme:
+        report.add("readme", "fail", 'no README: set readme = "README.md" in [project]')
+    else:
+        lacking = [s for s, rx in _README_SECTIONS.items() if not re.search(rx, readme, re.IGNORECASE)]
+        report.add(
+            "readme",
+            "fail" if lacking else "pass",
+            f"the README does not cover: {', '.join(lacking)}" if lacking else "",
+        )
+    licence = (meta.get("License-Expression") or meta.get("License") or "").strip()
+    classifiers = [c for c in meta.get_all("Classifier") or [] if c.startswith("License ::")]
+    if licence or classifiers:
+        report.add("licence", "pass", licence or classifiers[0])
+    else:
+        report.add(
+            "licence", "fail", 'no licence in the metadata: add license = { text = "SPDX-ID" } to [project]'
+        )
+    report.add(
+        "data_source",
+        "pass" if _DATA_SOURCE.search(readme) else "fail",
+        ""
+        if _DATA_SOURCE.search(readme)
+        else "the README must name the data source "
+        "(a line 'Data source: ...', or 'generated by this package')",
+    )
+    return ids[0] if ids else None
+
+
+def _isolation(opts: CheckOptions) -> str:
+    lim = opts.limits
+    limits = (
+        f"memory {lim.memory_mb} MiB summed over its processes, {lim.processes} processes, "
+        f"{lim.disk_mb} MiB tmpfs for the run directory and /tmp, cpu {lim.cpu_s}s per process, "
+        f"wall {lim.wall_s:g}s"
+    )
+    if opts.unsafe_no_sandbox:
+        return f"{UNSAFE_BANNER}; limits: {limits}"
+    return (
+        "bubblewrap sandbox: own user, pid, net, mount, ipc and uts namespaces, uid 65534, no "
+        "capabilities, seccomp filter, read-only binds of the interpreter, verihub and the staged "
+        f"package only; limits: {limits}; verdicts drawn outside the sandbox over a nonce-checked channel"
+    )
+
+
+def _start(stage: Path, env_id: str | None, opts: CheckOptions) -> RemoteEnvironment:
+    return start_environment(
+        stage,
+        env_id,
+        opts.env_args,
+        limits=opts.limits,
+        read=opts.allow_read,
+        unsafe=opts.unsafe_no_sandbox,
+    )
+
+
+def _dynamic_checks(stage: Path, env_id: str | None, opts: CheckOptions, report: CheckReport) -> bool:
+    """Load the environment in two sandboxes and ask it the check's questions; True when the
+    run got to the end."""
+    t0 = time.perf_counter()
+    try:
+        env = _start(stage, env_id, opts)
+    except RemoteError as exc:
+        report.add("loads", "fail", f"{exc.kind}: {exc.message[:300]}")
+        return False
+    except SandboxDiedError as exc:
+        report.add("loads", "fail", "the environment process ended before loading finished", [str(exc)])
+        death(exc, "load", report, opts.limits.cpu_s)
+        return False
+    report.add("loads", "pass", f"{env!r} in {elapsed(t0)}".replace(" (sandboxed)", ""))
+    report.env_id, report.version = env.id, env.version
+    prober = Prober(env, timeout_s=opts.grade_timeout_s, memory_mb=opts.limits.memory_mb)
+    finished = False
+    try:
+        prober.phase = "task ids"
+        again = _start(stage, env.id, opts)  # another hash seed: tasks must not depend on it
+        try:
+            identity_checks(env, again, report, num_tasks=opts.num_tasks, id_tasks=opts.id_tasks)
+            prober.noted += again.tripwire()
+        finally:
+            again.close()
+        asyncio.run(run_probes(prober, report, gold_tasks=opts.gold_tasks, probe_tasks=opts.probe_tasks))
+        prober.noted += env.tripwire()
+        finished = True
+    except Hung as exc:
+        report.add(
+            "grading_time",
+            "fail",
+            f"{exc.label} hung: no answer within {exc.seconds:g}s, the check stopped it "
+            "(grading must be bounded in time)",
+        )
+    except SandboxDiedError as exc:
+        death(exc, prober.phase, report, opts.limits.cpu_s)
+    except RemoteError as exc:
+        report.add("sandbox", "fail", f"the environment failed during '{prober.phase}': {exc}")
+    finally:
+        env.close()
+    tripwire_results(prober.noted, report, finished=finished)
+    return finished
+
+
+def check(target: str, *, options: CheckOptions | None = None) -> CheckReport:
+    """Check an environment package folder (or an installed environment id) and report.
+
+    Raises :class:`~hub.env.errors.UsageError` when no sandbox can be made here (unless
+    ``options.unsafe_no_sandbox``)."""
+    opts = options or CheckOptions()
+    require_sandbox(opts.unsafe_no_sandbox)
+    t0 = time.perf_counter()
+    report = CheckReport(target=target, unsafe=opts.unsafe_no_sandbox, isolation=_isolation(opts))
+    # the same kind of folder as `verihub eval --sandbox` stages into: its path shows in mountinfo
+    work = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))
+    try:
+        src = Path(target)
+        stage = (
+            _stage_path(src.resolve(), work, opts, report)
+            if src.exists()
+            else _stage_installed(target, work, report)
+        )
+        if stage is None:
+            return _finish(report, t0)
+        env_id = _static_checks(stage, report)
+        finished = _dynamic_checks(stage, env_id, opts, report)
+        if finished and report.result("sandbox") is None:
+            report.add("sandbox", "pass", "the environment process finished within its limits")
+        for name in CHECK_NAMES:
+            if report.result(name) is None:
+                report.add(name, "skip", "not reached: the environment process stopped first")
+        return _finish(report, t0)
+    finally:
+        make_writable(work)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _finish(report: CheckReport, t0: float) -> CheckReport:
+    report.duration_s = time.perf_counter() - t0
+    return report.finish()
