@@ -214,7 +214,10 @@ class RemoteEnvironment(Environment):
         )
 
     async def grade(self, task: Task, rollout: Rollout, *, label: str = "") -> Grade:
-        params = {"task": task.model_dump(mode="json"), "rollout": rollout.model_dump(mode="json")}
+        params: dict[str, Any] = {
+            "task": task.model_dump(mode="json"),
+            "rollout": rollout.model_dump(mode="json"),
+        }
         if label:
             params["label"] = label
         return Grade.model_validate(await self.acall("grade", params))

@@ -16,7 +16,6 @@ import json
 import random
 import signal
 import time
-from collections.abc import Callable
 from typing import Any
 
 from hub.env.types import Message, Rollout, Task, Timing
@@ -86,11 +85,6 @@ class Prober:
         self.memory_mb = memory_mb
         self.phase = "load"
         self.noted: list[dict[str, str]] = []
-
-    def hook(self, fn: Callable[[], Any], label: str) -> Any:
-        """Run a blocking request (a gold response hook) with the grading time limit."""
-        self.phase = label
-        return fn()
 
     async def responsive(self) -> bool:
         try:
@@ -182,7 +176,8 @@ async def run_probes(prober: Prober, report: CheckReport, *, gold_tasks: int, pr
         tasks = _sample(env, split, 0, gold_tasks)
         n_sampled += len(tasks)
         for i, task in enumerate(tasks):
-            gold = prober.hook(lambda t=task: gold_response(env, t), f"gold {task.id}")
+            prober.phase = f"gold {task.id}"
+            gold = gold_response(env, task)
             if gold is None:
                 no_gold.append(task.id)
             else:
