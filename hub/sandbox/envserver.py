@@ -34,7 +34,7 @@ class _Server:
     def __init__(self, tripwire: Tripwire) -> None:
         self.env: Any = None
         self.wire = tripwire
-        self.tasks_by_key: dict[tuple[str, str], Any] = {}
+        self.tasks_by_id: dict[str, tuple[Mapping[str, Any], Any]] = {}
         self.iters: dict[tuple[str, int], tuple[int, Iterator[Any]]] = {}
         self.states: dict[int, Any] = {}
         self.next_state = itertools.count(1)
@@ -87,8 +87,10 @@ class _Server:
         """The server's own task object for ``data`` (the one the environment made)."""
         from hub.env.types import Task
 
-        key = (str(data.get("id")), json.dumps(data, sort_keys=True, default=str))
-        return self.tasks_by_key.get(key) or Task.model_validate(data)
+        known = self.tasks_by_id.get(str(data.get("id")))
+        if known is not None and known[0] == data:
+            return known[1]
+        return Task.model_validate(data)
 
     async def tasks(self, p: Mapping[str, Any]) -> list[dict[str, Any]]:
         split, seed, start, count = str(p["split"]), int(p["seed"]), int(p["start"]), int(p["count"])
@@ -101,7 +103,7 @@ class _Server:
         out = []
         for task in itertools.islice(it, count):
             data = task.model_dump(mode="json")
-            self.tasks_by_key[(task.id, json.dumps(data, sort_keys=True, default=str))] = task
+            self.tasks_by_id[task.id] = (data, task)
             out.append(data)
         self.iters[(split, seed)] = (pos + len(out), it)
         return out

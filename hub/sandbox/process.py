@@ -143,6 +143,7 @@ class SandboxProcess:
         self.breach: str | None = None
         self.started = time.monotonic()
         self.peak_rss = 0
+        self.cpu_s = 0.0
         self._rw_dir = rw_dir
         self._poll_s = poll_s
         self._stop = threading.Event()
@@ -261,7 +262,12 @@ class SandboxProcess:
             return self.proc.wait()
 
     def close(self) -> None:
-        """End the sandbox: close the channel, give it a moment to exit, then kill it."""
+        """End the sandbox: close the channel, give it a moment to exit, then kill it.
+
+        :attr:`cpu_s` keeps the CPU time its processes used (read just before they end: bwrap
+        does not reap its pid namespace's init, so ``wait4`` on bwrap does not include it)."""
+        if self.proc.poll() is None:
+            self.cpu_s = tree_usage(self.proc.pid)[3]
         if self.sock is not None:
             try:
                 self.sock.close()
