@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 import tempfile
 import uuid
 from dataclasses import replace
@@ -133,3 +135,31 @@ def test_missing_bubblewrap_is_one_clear_line() -> None:
         finally:
             bwrap.unavailable_reason.cache_clear()
     assert unavailable_reason() is None  # here, with bubblewrap installed, the same call passes
+
+
+def test_run_check_takes_a_built_wheel(tmp_path: Path) -> None:
+    """The hub server's entry point: a wheel is unpacked (no build step) and checked the same way."""
+    from hub.review.check import run_check
+
+    bad = Path(__file__).parents[1] / "hub" / "bad_envs" / "pass_all"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(tmp_path),
+            str(bad),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    wheel = next(tmp_path.glob("*.whl"))
+    report = run_check(wheel, options=FAST)
+    fails = failed(report)
+    assert report.result("installs") is not None and "unpacked" in report.result("installs").reason  # type: ignore[union-attr]
+    assert "hacking_probes" in fails, report.to_text()

@@ -12,6 +12,7 @@ drawn in this process.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import shutil
 import sys
@@ -38,7 +39,7 @@ from hub.sandbox.stage import (
     stage_installed,
 )
 
-__all__ = ["CheckOptions", "check"]
+__all__ = ["CheckOptions", "check", "require_sandbox", "run_check"]
 
 _README_SECTIONS = {
     "task": r"\btasks?\b",
@@ -293,8 +294,26 @@ def _dynamic_checks(stage: Path, env_id: str | None, opts: CheckOptions, report:
     return finished
 
 
+def _stage_wheel(wheel: Path, work: Path, report: CheckReport) -> Path | None:
+    """A built wheel is unpacked, not built: nothing of the package runs to stage it."""
+    try:
+        unpack_wheel(wheel, work / "installed")
+    except InstallError as exc:
+        report.add("installs", "fail", str(exc))
+        return None
+    report.add("installs", "pass", f"unpacked {wheel.name}")
+    return read_only_copy(work / "installed", work / "stage")
+
+
+def run_check(target: str | os.PathLike[str], *, options: CheckOptions | None = None) -> CheckReport:
+    """The check's entry point for other rooms (the hub server's review): a package folder, a
+    built ``.whl`` or an installed id. Same as :func:`check`."""
+    return check(str(target), options=options)
+
+
 def check(target: str, *, options: CheckOptions | None = None) -> CheckReport:
-    """Check an environment package folder (or an installed environment id) and report.
+    """Check an environment package folder, a built wheel (``*.whl``) or an installed
+    environment id, and report.
 
     Raises :class:`~hub.env.errors.UsageError` when no sandbox can be made here (unless
     ``options.unsafe_no_sandbox``)."""
@@ -306,11 +325,12 @@ def check(target: str, *, options: CheckOptions | None = None) -> CheckReport:
     work = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))
     try:
         src = Path(target)
-        stage = (
-            _stage_path(src.resolve(), work, opts, report)
-            if src.exists()
-            else _stage_installed(target, work, report)
-        )
+        if src.is_file() and src.suffix == ".whl":
+            stage = _stage_wheel(src.resolve(), work, report)
+        elif src.exists():
+            stage = _stage_path(src.resolve(), work, opts, report)
+        else:
+            stage = _stage_installed(target, work, report)
         if stage is None:
             return _finish(report, t0)
         env_id = _static_checks(stage, report)
