@@ -10,13 +10,15 @@ answers no question ends the check as tampering.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import hashlib
 import itertools
 import json
 import random
 import signal
 import time
-from typing import Any
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 from hub.env.types import Message, Rollout, Task, Timing
 from hub.review.check.probes import (
@@ -33,7 +35,9 @@ from hub.review.check.report import CheckReport
 from hub.sandbox.channel import RemoteError
 from hub.sandbox.remote import RemoteEnvironment, SandboxDiedError
 
-__all__ = ["Hung", "Prober", "task_digests", "task_ids"]
+__all__ = ["Hung", "Prober", "run_sync", "task_digests", "task_ids"]
+
+T = TypeVar("T")
 
 
 class Hung(Exception):
@@ -341,6 +345,17 @@ def tripwire_results(noted: list[dict[str, str]], report: CheckReport, *, finish
                 "pass" if finished else "warn",
                 "" if finished else "nothing seen, but the run stopped early",
             )
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(coro)``, also from code that already runs an event loop (then in a thread
+    of its own: the check is synchronous for its callers)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="verihub-check") as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 def elapsed(t0: float) -> str:

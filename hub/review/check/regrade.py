@@ -8,7 +8,6 @@ here, from the grades it answers over the nonce-checked channel, so a package ca
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import shutil
 import tempfile
@@ -16,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hub.env.types import Rollout
-from hub.review.check.drive import Hung, Prober
+from hub.review.check.drive import Hung, Prober, run_sync
 from hub.review.check.report import CheckReport
 from hub.review.check.runner import CheckOptions, _stage_path, _start, require_sandbox
 from hub.sandbox import RemoteError
@@ -99,7 +98,7 @@ def regrade_sandboxed(
             return RegradeResult(error=f"the environment does not load: {exc}")
         prober = Prober(env, timeout_s=opts.grade_timeout_s, memory_mb=opts.limits.memory_mb)
         try:
-            return asyncio.run(_regrade(env, rollouts, prober, split, seed, num_tasks))
+            return run_sync(_regrade(env, rollouts, prober, split, seed, num_tasks))
         except Hung as exc:
             return RegradeResult(error=f"regrading did not finish: grading {exc.label} hung")
         except (SandboxDiedError, RemoteError) as exc:

@@ -11,7 +11,6 @@ drawn in this process.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import shutil
@@ -25,7 +24,16 @@ from typing import Any
 
 from hub.env.errors import UsageError
 from hub.registry.install import InstallError, unpack_wheel
-from hub.review.check.drive import Hung, Prober, death, elapsed, identity_checks, run_probes, tripwire_results
+from hub.review.check.drive import (
+    Hung,
+    Prober,
+    death,
+    elapsed,
+    identity_checks,
+    run_probes,
+    run_sync,
+    tripwire_results,
+)
 from hub.review.check.report import CHECK_NAMES, CheckReport
 from hub.sandbox import UNSAFE_BANNER, Limits, RemoteError, unavailable_reason
 from hub.sandbox import run as sandbox_run
@@ -274,7 +282,7 @@ def _dynamic_checks(stage: Path, env_id: str | None, opts: CheckOptions, report:
             prober.noted += again.tripwire()
         finally:
             again.close()
-        asyncio.run(run_probes(prober, report, gold_tasks=opts.gold_tasks, probe_tasks=opts.probe_tasks))
+        run_sync(run_probes(prober, report, gold_tasks=opts.gold_tasks, probe_tasks=opts.probe_tasks))
         prober.noted += env.tripwire()
         finished = True
     except Hung as exc:
