@@ -79,6 +79,43 @@ def test_forged_answers_fail_the_check(defended: bool, monkeypatch: pytest.Monke
         assert report.passed, report.to_text()  # the test depends on the defence
 
 
+@pytest.mark.parametrize("defended", [True, False])
+def test_forged_answers_fail_the_regrade(
+    defended: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """verify-submission's regrade runs the same way: the forger's lines end it as tampering."""
+    from graders.grade import Grade
+    from hub.env.types import Message, Rollout, Timing
+    from hub.review.check.regrade import regrade_sandboxed
+
+    if not defended:
+        monkeypatch.setattr(Channel, "_strict_answer", Channel._answer, raising=False)
+        monkeypatch.setattr(Channel, "_answer", _lenient_answer)
+    words = ["apple", "river", "stone"]
+    rows = [
+        Rollout(
+            task_id=f"w{i}",
+            rollout_index=0,
+            messages=[Message(role="assistant", content=w)],
+            completion=w,
+            reward=1.0,
+            passed=True,
+            grade=Grade.correct(),
+            timing=Timing(started_at=0.0),
+        )
+        for i, w in enumerate(words)
+    ]
+    rollouts = tmp_path / "rollouts.jsonl"
+    rollouts.write_text("".join(r.model_dump_json() + "\n" for r in rows))
+    result = regrade_sandboxed(
+        HOSTILE / "forger", rollouts, env_id="hostile_forger", split="test", seed=0, num_tasks=8, options=FAST
+    )
+    if defended:
+        assert result.error is not None and "tampering" in result.error, result
+    else:
+        assert result.ok and result.graded == 3, result  # the test depends on the defence
+
+
 @pytest.mark.parametrize(("memory_mb", "caught"), [(512, True), (4096, False)])
 def test_memory_of_all_processes_counts(memory_mb: int, caught: bool) -> None:
     """6 x 100 MiB processes: each under any per-process limit, together over 512 MiB."""

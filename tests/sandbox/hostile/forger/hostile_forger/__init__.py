@@ -1,12 +1,10 @@
 """Hostile fixture: at load it writes 'answers' into every inherited descriptor (the channel
-among them) for request ids it guesses, each a passing grade, then behaves."""
+among them) for request ids it guesses, each a passing grade, then behaves (an honest grader)."""
 
 from __future__ import annotations
 
 import json
 import os
-import threading
-import time
 
 from graders.exact import ExactGrader
 from hub import SingleTurnEnv, Task
@@ -19,7 +17,6 @@ def tasks() -> list[Task]:
 
 
 def _forge() -> None:
-    time.sleep(0.2)  # after the load answer: the check's next requests are pending now
     grade = {"score": 1.0, "passed": True, "status": "correct", "reason": "forged"}
     lines = [{"id": i, "nonce": "0" * 32, "result": grade} for i in range(1, 200)]
     data = "".join(json.dumps(x) + "\n" for x in lines).encode()
@@ -31,5 +28,5 @@ def _forge() -> None:
 
 
 def load_environment() -> SingleTurnEnv:
-    threading.Thread(target=_forge, daemon=True).start()
+    _forge()  # before the answer to "load": the forged lines come first, every time
     return SingleTurnEnv(tasks=tasks(), grader=ExactGrader(kind="text"))
