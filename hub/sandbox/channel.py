@@ -58,19 +58,22 @@ class Channel:
 
     # -- reading ---------------------------------------------------------------------------------
     def _read(self) -> None:
-        buf = b""
+        parts: list[bytes] = []  # the unfinished line, in pieces (no quadratic re-joining)
+        size = 0
         why: BaseException = ChannelClosedError("the sandboxed process closed the channel")
         try:
             while True:
                 chunk = self._sock.recv(1 << 16)
                 if not chunk:
                     break
-                buf += chunk
-                if b"\n" not in buf:
-                    if len(buf) > MAX_LINE:
+                if b"\n" not in chunk:
+                    parts.append(chunk)
+                    size += len(chunk)
+                    if size > MAX_LINE:
                         raise TamperingError(f"a line longer than {MAX_LINE} bytes")
                     continue
-                *lines, buf = buf.split(b"\n")
+                *lines, rest = b"".join([*parts, chunk]).split(b"\n")
+                parts, size = [rest], len(rest)
                 for line in lines:
                     self._answer(line)
         except TamperingError as exc:

@@ -21,10 +21,12 @@ import resource
 import signal
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import IO
 
 from hub.sandbox.bwrap import HOME, bwrap_argv, unavailable_reason
 from hub.sandbox.policy import Limits, seccomp_filter_fd
@@ -35,6 +37,7 @@ CHANNEL_FD = 3
 _SECCOMP_FD = 4
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 _HZ = os.sysconf("SC_CLK_TCK")
+_TAIL_BYTES = 16 * 1024
 
 
 class SandboxUnavailableError(RuntimeError):
@@ -128,7 +131,7 @@ class SandboxProcess:
         rw_dir: Path | None = None,
         network: bool = False,
         channel: bool = False,
-        capture: bool = True,
+        output: tuple[IO[bytes], IO[bytes]] | None = None,
         poll_s: float = 0.1,
         unsafe: bool = False,
         unsafe_cwd: Path | None = None,
@@ -173,12 +176,10 @@ class SandboxProcess:
             self.proc = subprocess.Popen(  # noqa: S603 (argv is built here, not by a shell)
                 argv,
                 stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
+                stdout=output[0] if output is not None else subprocess.DEVNULL,
                 env=dict(env) if unsafe else {},
                 cwd=unsafe_cwd if unsafe else None,
-                stderr=subprocess.PIPE,
-                text=True,
-                errors="replace",
+                stderr=output[1] if output is not None else subprocess.PIPE,
                 close_fds=True,
                 pass_fds=keep,
                 start_new_session=True,
@@ -191,14 +192,25 @@ class SandboxProcess:
                 theirs.close()
         self._watch = threading.Thread(target=self._supervise, name="verihub-sandbox-watch", daemon=True)
         self._watch.start()
-        if not capture:  # keep only the end of stderr, and never let a full pipe block the sandbox
+        if output is None:  # keep only the end of stderr, and never let a full pipe block the sandbox
             threading.Thread(target=self._drain, name="verihub-sandbox-stderr", daemon=True).start()
 
     def _drain(self) -> None:
+        """Read stderr in chunks and keep its last lines (a line without end stays bounded)."""
         assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            if line.strip():
-                self.stderr_tail.append(line.rstrip()[:500])
+        fd = self.proc.stderr.fileno()
+        tail = b""
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except OSError:
+                break
+            if not chunk:
+                break
+            tail = (tail + chunk)[-_TAIL_BYTES:]
+            lines = [ln.strip() for ln in tail.decode("utf-8", "replace").splitlines() if ln.strip()]
+            self.stderr_tail.clear()
+            self.stderr_tail.extend(ln[:500] for ln in lines[-40:])
 
     def failure(self) -> str:
         """Why the sandbox ended: the limit it broke, or its exit code and last stderr line."""
@@ -317,24 +329,29 @@ def run(
     """
     lim = limits or Limits(wall_s=timeout_s, cpu_s=int(timeout_s) + 1, memory_mb=memory_mb)
     base = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": HOME, "LANG": "C.UTF-8", "TMPDIR": "/tmp"}
-    box = SandboxProcess(
-        argv,
-        limits=lim,
-        env=dict(env) if env is not None else base,
-        ro_binds=[Path(p) for p in ro_binds],
-        rw_dir=None if rw_dir is None else Path(rw_dir),
-        network=network,
-        cwd=None if cwd is None else str(cwd),
-        unsafe=unsafe,
-        unsafe_cwd=None if cwd is None else Path(cwd),
-    )
-    try:
-        out, err = box.proc.communicate(timeout=lim.wall_s)
-    except subprocess.TimeoutExpired:
-        box.breach = box.breach or f"wall clock: running past {lim.wall_s:g}s"
-        box.kill()
-        out, err = box.proc.communicate()
-    box._stop.set()
+    # output goes to files (each capped by RLIMIT_FSIZE), of which the last MiB is read back
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        box = SandboxProcess(
+            argv,
+            limits=lim,
+            env=dict(env) if env is not None else base,
+            ro_binds=[Path(p) for p in ro_binds],
+            rw_dir=None if rw_dir is None else Path(rw_dir),
+            network=network,
+            output=(out, err),
+            cwd=None if cwd is None else str(cwd),
+            unsafe=unsafe,
+            unsafe_cwd=None if cwd is None else Path(cwd),
+        )
+        code = box.wait()
+        box._stop.set()
+        stdout, stderr = _tail(out), _tail(err)
     if box.breach is not None:
-        err += f"\nverihub sandbox: killed: {box.breach}\n"
-    return subprocess.CompletedProcess(list(argv), box.proc.returncode, out, err)
+        stderr += f"\nverihub sandbox: killed: {box.breach}\n"
+    return subprocess.CompletedProcess(list(argv), code, stdout, stderr)
+
+
+def _tail(fh: IO[bytes], limit: int = 1 << 20) -> str:
+    size = fh.seek(0, os.SEEK_END)
+    fh.seek(max(0, size - limit))
+    return fh.read().decode("utf-8", "replace")

@@ -290,7 +290,6 @@ def start_environment(
         ro_binds=[*code_roots(), *data],
         ro_map=[(stage, PACKAGE_DIR)],
         channel=True,
-        capture=False,
         unsafe=unsafe,
         unsafe_cwd=Path(tmp.name) if tmp is not None else None,
     )
