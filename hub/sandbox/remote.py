@@ -26,6 +26,7 @@ from typing import Any
 
 from graders.grade import Grade
 from hub.env.environment import Environment
+from hub.env.errors import EnvironmentGoneError
 from hub.env.types import Message, Rollout, State, Step, Task
 from hub.sandbox.bwrap import HOME
 from hub.sandbox.channel import Channel, ChannelClosedError, RemoteError, TamperingError
@@ -46,7 +47,7 @@ _CHUNK = 256
 _SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 
 
-class SandboxDiedError(RuntimeError):
+class SandboxDiedError(EnvironmentGoneError):
     """The sandboxed environment is gone; the message says why (a limit, a crash, tampering).
     ``returncode`` is the sandbox's exit code when it has one."""
 
@@ -139,7 +140,8 @@ class RemoteEnvironment(Environment):
         if isinstance(exc, TamperingError):
             return SandboxDiedError(f"tampering: the sandboxed package sent {exc}")
         self.box.wait(timeout=2.0)
-        return SandboxDiedError(self.box.failure(), self.box.proc.returncode)
+        why = f"the sandboxed environment {self.id} stopped: {self.box.failure()}"
+        return SandboxDiedError(why, self.box.proc.returncode)
 
     def call(self, method: str, params: Mapping[str, Any] | None = None, timeout: float | None = None) -> Any:
         try:

@@ -62,3 +62,40 @@ async def test_sandboxed_run_equals_in_process(
     if env_id == "sandbox_echo_turns":  # the sandbox kept each rollout's state: a second turn each
         assert {t for _, _, _, t in _rewards(tmp_path / "run-True")} == {2}
         assert summaries[True].mean_reward > 0
+
+
+@pytest.mark.parametrize("dies", [True, False])
+async def test_a_sandbox_that_dies_stops_the_run(
+    dies: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed mid-run (here: by the test, as a limit would), the run stops with one line naming
+    the cause instead of recording the same error on every later rollout."""
+    from hub.env.errors import EnvironmentGoneError
+    from hub.sandbox.remote import RemoteEnvironment
+
+    grade = RemoteEnvironment.grade
+    calls: list[int] = []
+
+    async def killing_grade(self: RemoteEnvironment, task: Any, rollout: Any, *, label: str = "") -> Any:
+        calls.append(1)
+        if dies and len(calls) == 3:
+            self.box.kill()
+            self.box.proc.wait()
+        return await grade(self, task, rollout, label=label)
+
+    monkeypatch.setattr(RemoteEnvironment, "grade", killing_grade)
+    async with FakeChatServer(responder=_answer) as server:
+        run = evaluate(
+            "arith",
+            model="fake",
+            base_url=server.base_url,
+            out=tmp_path / "run",
+            num_tasks=20,
+            options=EvalOptions(concurrency=1, sandbox=True),
+        )
+        if dies:
+            with pytest.raises(EnvironmentGoneError, match="sandboxed environment arith stopped") as exc:
+                await run
+            assert "\n" not in str(exc.value)
+        else:
+            assert (await run).n_rollouts == 20

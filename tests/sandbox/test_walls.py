@@ -235,3 +235,14 @@ def test_environment_is_scrubbed_and_fds_closed(tmp_path: Path, monkeypatch: pyt
     names, fds = proc.stdout.splitlines()
     assert "VERIHUB_BENCH_KEY" not in names and "HOME" not in names, names
     assert json.loads(fds) == [0, 1, 2, 3]  # 3 is listdir's own descriptor
+
+
+def test_output_flood_stays_bounded_outside(tmp_path: Path) -> None:
+    """200 MiB on stdout without a newline: the caller gets the last MiB, not all of it (the
+    files it goes to are capped by RLIMIT_FSIZE, and only their tail is read back)."""
+    code = (
+        "import os, sys\nfor _ in range(200): os.write(1, b'x' * 2**20)\nsys.stderr.write('wrote 200 MiB')\n"
+    )
+    proc = run([sys.executable, "-c", code], limits=Limits(wall_s=60.0, cpu_s=60, file_mb=256))
+    assert "wrote 200 MiB" in proc.stderr, proc.stderr[-300:]
+    assert 0 < len(proc.stdout) <= 2**20
