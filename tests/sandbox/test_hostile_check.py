@@ -200,3 +200,23 @@ def test_run_check_takes_a_built_wheel(tmp_path: Path) -> None:
     fails = failed(report)
     assert report.result("installs") is not None and "unpacked" in report.result("installs").reason  # type: ignore[union-attr]
     assert "hacking_probes" in fails, report.to_text()
+
+
+def test_no_user_namespaces_is_one_clear_line(tmp_path: Path) -> None:
+    """A bubblewrap that cannot make namespaces (a kernel with them off) is named, not hidden."""
+    from hub.env.errors import UsageError
+    from hub.sandbox import bwrap
+
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    with pytest.MonkeyPatch.context() as mp:
+        bwrap.unavailable_reason.cache_clear()
+        mp.setattr(bwrap.shutil, "which", lambda name: str(fake))
+        try:
+            with pytest.raises(UsageError, match="user namespaces") as exc:
+                check(str(HOSTILE / "forger"), options=FAST)
+            assert "\n" not in str(exc.value) and "No permissions" in str(exc.value)
+        finally:
+            bwrap.unavailable_reason.cache_clear()
+    assert unavailable_reason() is None
