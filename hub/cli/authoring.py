@@ -99,8 +99,10 @@ def calibrate_cmd(
     base_url: str = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint."),
     rollouts: int = typer.Option(16, "--rollouts", "-r", min=1, help="Rollouts per task."),
     num_tasks: int = typer.Option(None, "--num-tasks", "-n", min=1, help="Calibrate the first N tasks."),
-    band_low: float = typer.Option(0.0, "--band-low", min=0.0, max=1.0, help="Learnable band: p > LOW."),
-    band_high: float = typer.Option(0.7, "--band-high", min=0.0, max=1.0, help="Learnable band: p < HIGH."),
+    band_low: float = typer.Option(
+        1 / 64, "--band-low", min=0.0, max=1.0, help="Learnable band: p >= LOW (default 1/64), some pass."
+    ),
+    band_high: float = typer.Option(0.7, "--band-high", min=0.0, max=1.0, help="Learnable band: p <= HIGH."),
     saturated_at: float = typer.Option(0.9, "--saturated-at", min=0.0, max=1.0, help="Saturated: p >= this."),
     max_tokens: int = typer.Option(512, "--max-tokens", min=1, help="Completion token limit per turn."),
     temperature: float = typer.Option(None, "--temperature", min=0.0, help="Sampling temperature."),
@@ -139,7 +141,8 @@ def calibrate_cmd(
     )
     console.print(f"saturated (p >= {cal.saturated_at:g}): {len(cal.saturated)}")
     console.print(
-        f"learnable ({band_low:g} < p < {band_high:g}): {len(cal.learnable)} -> {out}/learnable.jsonl, "
+        f"learnable ({band_low:.3g} <= p <= {band_high:g}, p > 0): {len(cal.learnable)} -> "
+        f"{out}/learnable.jsonl, "
         f"{out}/learnable_dataset"
     )
 
