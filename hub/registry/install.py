@@ -32,7 +32,6 @@ import sys
 import tempfile
 import zipfile
 from collections.abc import Sequence
-from configparser import ConfigParser
 from dataclasses import dataclass
 from pathlib import Path
 
