@@ -28,9 +28,12 @@ def search_cmd(
     text: str = typer.Argument("", help="Words to look for in ids, summaries, tags, authors and licences."),
     catalogue: list[str] = typer.Option(None, "--catalogue", help="Also read this catalogue (file or URL)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    allow_insecure: bool = typer.Option(
+        False, "--allow-insecure", help="Accept plain-http catalogues that are not on loopback."
+    ),
 ) -> None:
     """Search the hub catalogue (the shipped one plus those in your config file)."""
-    cat = load_catalogue(extra=catalogue or ())
+    cat = load_catalogue(extra=catalogue or (), allow_insecure=allow_insecure)
     _warn_problems(cat.problems)
     found = cat.search(text)
     if as_json:
@@ -57,6 +60,12 @@ def install_cmd(
     allow_unreviewed: bool = typer.Option(
         False, "--allow-unreviewed", help="With OWNER/ID: also install a version that has not passed review."
     ),
+    allow_insecure: bool = typer.Option(
+        False, "--allow-insecure", help="Accept plain-http catalogues that are not on loopback."
+    ),
+    unsafe_no_sandbox: bool = typer.Option(
+        False, "--unsafe-no-sandbox", help="Build sources without the sandbox (where bubblewrap is missing)."
+    ),
 ) -> None:
     """Install an environment from the catalogue (ID[@VERSION]) or from a hub (OWNER/ID[@VERSION])
     with pip, verifying its content hash."""
@@ -79,9 +88,11 @@ def install_cmd(
             soft_wrap=True,
         )
         return
-    cat = load_catalogue(extra=catalogue or ())
+    cat = load_catalogue(extra=catalogue or (), allow_insecure=allow_insecure)
     _warn_problems(cat.problems)
-    res = install(spec, catalogue=cat, pip_args=pip_arg or (), no_deps=no_deps)
+    if unsafe_no_sandbox:
+        sys.stderr.write("UNSAFE: --unsafe-no-sandbox: a source is built without the sandbox\n")
+    res = install(spec, catalogue=cat, pip_args=pip_arg or (), no_deps=no_deps, unsafe=unsafe_no_sandbox)
     how = "hash verified" if res.verified else "no content hash in the catalogue: not verified"
     console.print(
         f"installed {res.entry.id} {res.entry.version} from {res.entry.source} ({how}: {res.content_hash})",

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Generator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from graders.grade import Grade
-from hub.env.errors import UsageError
+from hub.env.errors import EnvironmentGoneError, UsageError
 from hub.env.types import Rollout, RolloutError, Task
 
 if TYPE_CHECKING:
@@ -82,8 +82,8 @@ async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeo
         grade = await asyncio.wait_for(meter.run(pending), timeout=timeout_s)
     except asyncio.TimeoutError:
         return Grade.timeout(f"grader exceeded {timeout_s:g}s")
-    except asyncio.CancelledError:
-        raise
+    except (asyncio.CancelledError, EnvironmentGoneError):
+        raise  # a dead sandbox ends the run instead of failing every later rollout
     except Exception as exc:  # a grader bug must not end the run
         return Grade.error(f"grader raised {type(exc).__name__}: {one_line(exc)}")
     if meter.held_s > timeout_s:

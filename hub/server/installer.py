@@ -1,6 +1,7 @@
 """``verihub install OWNER/ID[@VERSION] --hub URL``: resolve through the hub's API, then install the
-reviewed wheel with the catalogue installer (download, check the file's sha256 and the package's
-content hash, install exactly that wheel, hash it again once installed)."""
+reviewed wheel with the catalogue installer (download, check the file's sha256, verify the wheel
+with :func:`hub.registry.wheels.verify_wheel` and its content hash, install exactly that wheel,
+hash it again once installed)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from hub.env.errors import UsageError
+from hub.env.errors import UsageError, VerihubError
 from hub.registry.catalogue import Catalogue, CatalogueEntry, WheelSource
-from hub.registry.install import InstallResult, install
+from hub.registry.install import InstallError, InstallResult, install
 from hub.server.client import hub_request
 from hub.server.names import parse_ref
 
@@ -71,9 +72,9 @@ def install_from_hub(
     wheel = next((f for f in chosen["files"] if f["kind"] == "wheel"), None)
     if wheel is None:
         raise UsageError(f"{ref}@{chosen['version']} has no wheel on the hub")
-    # pip checks the #sha256 fragment of the download; the installer then checks the content hash.
-    # TODO(#10): once hub.registry.wheels.verify_wheel lands (branch `install`), verify the wheel
-    # with it here as well (RECORD hashes, entry points, no install-time code).
+    # pip checks the #sha256 fragment of the download; install() then checks the wheel with
+    # hub.registry.wheels.verify_wheel (RECORD hashes, nothing outside the import package) and its
+    # content hash against the one the hub recorded at push, installs that file, and hashes again.
     url = _with_token(f"{hub}{wheel['url']}#sha256={wheel['sha256']}", token)
     entry = CatalogueEntry(
         id=env_id,
@@ -85,9 +86,14 @@ def install_from_hub(
         content_hash=chosen["content_hash"],
         catalogue=hub,
     )
-    return install(
-        f"{env_id}@{chosen['version']}",
-        catalogue=Catalogue(environments=[entry]),
-        pip_args=pip_args,
-        no_deps=no_deps,
-    )
+    try:
+        return install(
+            f"{env_id}@{chosen['version']}",
+            catalogue=Catalogue(environments=[entry]),
+            pip_args=pip_args,
+            no_deps=no_deps,
+        )
+    except VerihubError as exc:  # never echo the token that is part of the download URL
+        if token and token in str(exc):
+            raise InstallError(str(exc).replace(quote(token, safe=""), "***").replace(token, "***")) from None
+        raise
