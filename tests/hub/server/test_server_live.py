@@ -291,6 +291,16 @@ def test_push_review_and_install_with_pip_uv_and_verihub(
     _cli("logout", cfg=cfg)
     assert "token" not in cfg.read_text()
 
+    # administration through the CLI: yank (hidden from resolution, still listed), revoke
+    data = str(server.data)
+    _cli("hub", "yank", "alice/arith@0.1.0", "--reason", "bad grader", "--data", data, cfg=cfg)
+    v = server.api("/api/v1/envs/alice/arith")["versions"][0]
+    assert v["yanked"] and v["yank_reason"] == "bad grader"
+    assert "yanked (bad grader)" in _cli("hub", "status", "alice/arith", "--data", data, cfg=cfg).stdout
+    _cli("hub", "token", "revoke", tokens["bob"], "--data", data, cfg=cfg)
+    refused = _cli("login", "--hub", server.url, "--token", tokens["bob"], cfg=bob_cfg, check=False)
+    assert refused.returncode == 1 and "401" in refused.stderr
+
 
 def _consistent(data: Path) -> tuple[int, list[str]]:
     """(versions, problems): every version has its three files, their blobs and a job."""
