@@ -207,3 +207,10 @@ def hub(tmp_path: Path) -> Iterator[Hub]:
 def tokens_for() -> Callable[[Any], dict[str, str]]:
     """``tokens_for(config)``: users alice, bob, root (admin), org lab (alice), and their tokens."""
     return make_tokens
+
+
+@pytest.fixture
+def local_model() -> None:
+    """Skips the test where the embedded model (needed to build a bundle) is not installed."""
+    if not _have_local_model():
+        pytest.skip("needs the embedded model (verihub[local])")

@@ -372,3 +372,19 @@ def test_kill_9_during_push_and_review(tmp_path: Path, arith_bundle: Any) -> Non
         assert _consistent(data) == (1, [])
     finally:
         server.stop()
+
+
+def test_push_a_package_folder(
+    live: tuple[Server, dict[str, str], Path], arith_bundle: Any, tmp_path: Path
+) -> None:
+    """`verihub push FOLDER` builds the bundle exactly as `verihub submit` does (build, check,
+    smoke evaluation with the default model) and publishes it; the review then passes."""
+    from hub.review.scaffold import scaffold
+
+    server, tokens, cfg = live
+    src = scaffold("hubtest_push_src", dest=tmp_path / "src")
+    out = _cli("push", str(src), "--hub", server.url, "--token", tokens["bob"], cfg=cfg).stdout
+    assert "bob/hubtest_push_src@0.1.0: published" in out
+    assert server.wait_state("bob/hubtest_push_src", {"passed", "failed"})["state"] == "passed"
+    report = server.api("/api/v1/envs/bob/hubtest_push_src/0.1.0")["report"]
+    assert report["problems"] == [] and "PASSED" in report["check_text"]
