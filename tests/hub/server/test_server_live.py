@@ -375,7 +375,7 @@ def test_kill_9_during_push_and_review(tmp_path: Path, arith_bundle: Any) -> Non
 
 
 def test_push_a_package_folder(
-    live: tuple[Server, dict[str, str], Path], arith_bundle: Any, tmp_path: Path
+    live: tuple[Server, dict[str, str], Path], local_model: None, tmp_path: Path
 ) -> None:
     """`verihub push FOLDER` builds the bundle exactly as `verihub submit` does (build, check,
     smoke evaluation with the default model) and publishes it; the review then passes."""
