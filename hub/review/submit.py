@@ -35,7 +35,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from hub.env.errors import UsageError, VerihubError
-from hub.registry.install import unpack_wheel, wheel_package_hash
+from hub.registry.install import InstallError, build_wheel, unpack_wheel, wheel_package_hash
 from hub.review.check import CheckOptions, CheckReport, check
 from hub.run.metrics import Summary, SummaryBuilder
 from hub.run.rundir import RunDir
@@ -377,6 +377,24 @@ def _verify_eval(bundle: Path, manifest: Manifest) -> list[str]:
     return problems
 
 
+def bind_wheel_to_sdist(sdist: Path, wheel_hash: str, env_id: str, *, unsafe: bool = False) -> list[str]:
+    """Rebuild the wheel from ``sdist`` in the sandbox and compare its import package with the
+    bundled wheel's (``wheel_hash``); a wheel swapped for another build is a problem."""
+    with tempfile.TemporaryDirectory(prefix="verihub-bind-") as tmp:
+        try:
+            folder = _unpack_sdist(sdist, Path(tmp) / "sdist")
+            rebuilt = build_wheel(folder, Path(tmp) / "wheels", unsafe=unsafe)
+            rebuilt_hash = wheel_package_hash(rebuilt, env_id)
+        except (InstallError, SubmissionError) as exc:
+            return [f"the sdist does not rebuild into a verifiable wheel: {exc}"]
+    if rebuilt_hash != wheel_hash:
+        return [
+            "the bundled wheel is not the sdist's build: its import package differs from the wheel "
+            f"rebuilt from the sdist ({wheel_hash} vs {rebuilt_hash}); the wheel was swapped or changed"
+        ]
+    return []
+
+
 def verify_submission(
     bundle: str | os.PathLike[str], *, check_options: CheckOptions | None = None, rerun_check: bool = True
 ) -> Verification:
@@ -415,21 +433,28 @@ def verify_submission(
         result.problems.append("dist/ must hold exactly one wheel and one sdist")
         return result
     config = RunDir(root / "eval").load_config()
-    if wheel_package_hash(wheels[0], manifest.env_id) != config.env_hash:
+    try:
+        bundled_hash = wheel_package_hash(wheels[0], manifest.env_id)
+    except InstallError as exc:
+        result.problems.append(f"the bundled wheel is refused: {exc}")
+        return result
+    if bundled_hash != config.env_hash:
         result.problems.append("the evaluated package is not the bundled wheel (content hashes differ)")
+    if rerun_check and not result.problems:
+        unsafe = check_options is not None and check_options.unsafe_no_sandbox
+        result.problems += bind_wheel_to_sdist(sdists[0], bundled_hash, manifest.env_id, unsafe=unsafe)
     if rerun_check and not result.problems:
         from hub.review.check.regrade import regrade_sandboxed
 
-        with tempfile.TemporaryDirectory(prefix="verihub-verify-") as tmp:
-            regraded = regrade_sandboxed(
-                _unpack_sdist(sdists[0], Path(tmp)),
-                root / "eval" / "rollouts.jsonl",
-                env_id=manifest.env_id,
-                split=config.split,
-                seed=config.seed,
-                num_tasks=config.num_tasks or 0,
-                options=check_options,
-            )
+        regraded = regrade_sandboxed(
+            wheels[0],  # the verified wheel, bound to the sdist above
+            root / "eval" / "rollouts.jsonl",
+            env_id=manifest.env_id,
+            split=config.split,
+            seed=config.seed,
+            num_tasks=config.num_tasks or 0,
+            options=check_options,
+        )
         if regraded.error is not None:
             result.problems.append(f"regrading the rollouts failed: {regraded.error}")
         elif regraded.n_differ:
@@ -439,8 +464,7 @@ def verify_submission(
             )
         if result.problems:
             return result
-        with tempfile.TemporaryDirectory(prefix="verihub-verify-") as tmp:
-            report = check(str(_unpack_sdist(sdists[0], Path(tmp))), options=check_options)
+        report = check(str(wheels[0]), options=check_options)  # the same verified wheel
         result.report = report
         if not report.passed:
             result.problems.append(f"the check fails now: {', '.join(r.name for r in report.failures())}")

@@ -111,6 +111,10 @@ def bwrap_argv(
     ]
     for key, value in sorted(env.items()):
         argv += ["--setenv", key, value]
+    # the private tmpfs folders first: a bind below /tmp (a virtualenv or a build folder there)
+    # is mounted on top of them, not hidden by them
+    argv += ["--proc", "/proc", "--dev", "/dev", "--size", disk, "--tmpfs", "/dev/shm"]
+    argv += ["--size", disk, "--tmpfs", "/tmp", "--size", disk, "--tmpfs", HOME]
     _bind_system(argv)
     seen: set[str] = set()
     for root in [*python_roots(), *ro_binds]:
@@ -120,8 +124,6 @@ def bwrap_argv(
             argv += ["--ro-bind", path, path]
     for host, inside in ro_map:
         argv += ["--ro-bind", str(host), inside]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--size", disk, "--tmpfs", "/dev/shm"]
-    argv += ["--size", disk, "--tmpfs", "/tmp", "--size", disk, "--tmpfs", HOME]
     if rw_dir is not None:
         argv += ["--bind", str(rw_dir), str(rw_dir)]
     argv += ["--remount-ro", "/", "--chdir", cwd]

@@ -17,7 +17,7 @@ from pathlib import Path
 from hub.env.types import Rollout
 from hub.review.check.drive import Hung, Prober, run_sync
 from hub.review.check.report import CheckReport
-from hub.review.check.runner import CheckOptions, _stage_path, _start, require_sandbox
+from hub.review.check.runner import CheckOptions, _stage_path, _stage_wheel, _start, require_sandbox
 from hub.sandbox import RemoteError
 from hub.sandbox.remote import RemoteEnvironment, SandboxDiedError
 from hub.sandbox.stage import STAGE_PREFIX, make_writable
@@ -84,12 +84,17 @@ def regrade_sandboxed(
     num_tasks: int,
     options: CheckOptions | None = None,
 ) -> RegradeResult:
-    """Build ``source`` offline in the sandbox and regrade ``rollouts`` with its grader there."""
+    """Stage ``source`` (a built wheel is unpacked; a source folder is built offline in the
+    sandbox) and regrade ``rollouts`` with its grader there."""
     opts = options or CheckOptions()
     require_sandbox(opts.unsafe_no_sandbox)
     work = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))
     try:
-        stage = _stage_path(source.resolve(), work, opts, CheckReport(target=str(source)))
+        report = CheckReport(target=str(source))
+        src = source.resolve()
+        stage = (
+            _stage_wheel(src, work, report) if src.suffix == ".whl" else _stage_path(src, work, opts, report)
+        )
         if stage is None:
             return RegradeResult(error="the package does not build")
         try:
