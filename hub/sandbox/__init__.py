@@ -4,10 +4,14 @@ Public interface (everything else in this package is internal)::
 
     from hub.sandbox import run, start_environment, Limits, unavailable_reason
 
-    # one command, output captured (e.g. building a wheel from an untrusted source):
+    # one command, output captured (e.g. building a wheel from an untrusted source). Builds
+    # write into their source tree: copy it into the writable folder first.
+    shutil.copytree(src, area / "src")       # area: a folder of yours, writable inside
     proc = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                "-w", str(out), str(src)],
-               ro_binds=[src], rw_dir=out, network=False, timeout_s=300, memory_mb=2048)
+                "--no-index", "-w", str(area / "out"), str(area / "src")],
+               rw_dir=area, network=False, timeout_s=300, memory_mb=2048,
+               env={"PATH": "/usr/bin:/bin", "HOME": str(area), "TMPDIR": str(area),
+                    "LANG": "C.UTF-8"})
     proc.returncode, proc.stdout, proc.stderr       # a subprocess.CompletedProcess[str]
 
     # an environment served from a staged package (folder with the import package and its
@@ -19,6 +23,8 @@ Public interface (everything else in this package is internal)::
 - :func:`run` / :class:`SandboxProcess`: see :mod:`hub.sandbox.process`; the sandbox itself
   (namespaces, binds, tmpfs sizes, seccomp) is described in :mod:`hub.sandbox.bwrap` and
   :mod:`hub.sandbox.policy`.
+  ``ro_binds`` adds host paths readable at the same path; the interpreter, its site-packages
+  and the system libraries always are (verihub's own code only for environments).
 - :func:`start_environment` / :class:`RemoteEnvironment`: :mod:`hub.sandbox.remote`; the
   protocol: :mod:`hub.sandbox.channel`; the program inside: :mod:`hub.sandbox.envserver`.
 - :func:`unavailable_reason`: None when a sandbox can be made here, else one line saying what to
@@ -32,15 +38,20 @@ from hub.sandbox.bwrap import unavailable_reason
 from hub.sandbox.channel import RemoteError, TamperingError
 from hub.sandbox.policy import Limits
 from hub.sandbox.process import SandboxProcess, SandboxUnavailableError, run
+from hub.sandbox.remote import RemoteEnvironment, SandboxDiedError, start_environment, start_installed
 
 __all__ = [
     "Limits",
+    "RemoteEnvironment",
     "RemoteError",
+    "SandboxDiedError",
     "SandboxProcess",
     "SandboxUnavailableError",
     "TamperingError",
     "UNSAFE_BANNER",
     "run",
+    "start_environment",
+    "start_installed",
     "unavailable_reason",
 ]
 

@@ -139,7 +139,7 @@ class _Server:
     async def grade(self, p: Mapping[str, Any]) -> dict[str, Any]:
         from hub.env.types import Rollout
 
-        self.wire.phase = f"grading {p.get('label') or p['task'].get('id')}"
+        self.wire.phase = f"grading {p['task'].get('id')}"
         grade = await self.env.grade(self._task(p["task"]), Rollout.model_validate(p["rollout"]))
         return dict(grade.model_dump(mode="json"))
 

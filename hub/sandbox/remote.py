@@ -27,7 +27,7 @@ from typing import Any
 from graders.grade import Grade
 from hub.env.environment import Environment
 from hub.env.errors import EnvironmentGoneError
-from hub.env.types import Message, Rollout, State, Step, Task
+from hub.env.types import Message, Rollout, State, Step, Task, Timing, Usage
 from hub.sandbox.bwrap import HOME
 from hub.sandbox.channel import Channel, ChannelClosedError, RemoteError, TamperingError
 from hub.sandbox.envserver import PACKAGE_DIR
@@ -108,6 +108,15 @@ def _sandbox_env(read: Sequence[Path], unsafe_home: str | None) -> dict[str, str
     if os.path.isdir(_hf_home()):
         env["HF_HOME"] = _hf_home()
     return env
+
+
+_BLANK_TIMING = Timing(started_at=0.0)
+
+
+def _for_grading(rollout: Rollout) -> dict[str, Any]:
+    """What of a rollout a sandboxed grader sees (the same for a check and an evaluation)."""
+    blank = {"usage": Usage(), "timing": _BLANK_TIMING, "extra": {}, "reward": None, "passed": False}
+    return dict(rollout.model_copy(update={**blank, "grade": None, "error": None}).model_dump(mode="json"))
 
 
 class RemoteEnvironment(Environment):
@@ -215,13 +224,11 @@ class RemoteEnvironment(Environment):
             info=dict(out.get("info") or {}),
         )
 
-    async def grade(self, task: Task, rollout: Rollout, *, label: str = "") -> Grade:
-        params: dict[str, Any] = {
-            "task": task.model_dump(mode="json"),
-            "rollout": rollout.model_dump(mode="json"),
-        }
-        if label:
-            params["label"] = label
+    async def grade(self, task: Task, rollout: Rollout) -> Grade:
+        """Grade in the sandbox. The rollout crosses without its timing, usage, verdict fields and
+        runner extras: a grader has no use for them, and the check's rollouts (built, not run)
+        would differ from an evaluation's there."""
+        params = {"task": task.model_dump(mode="json"), "rollout": _for_grading(rollout)}
         return Grade.model_validate(await self.acall("grade", params))
 
     def _gold_response(self, task: Task) -> str | None:

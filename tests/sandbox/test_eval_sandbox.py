@@ -76,12 +76,12 @@ async def test_a_sandbox_that_dies_stops_the_run(
     grade = RemoteEnvironment.grade
     calls: list[int] = []
 
-    async def killing_grade(self: RemoteEnvironment, task: Any, rollout: Any, *, label: str = "") -> Any:
+    async def killing_grade(self: RemoteEnvironment, task: Any, rollout: Any) -> Any:
         calls.append(1)
         if dies and len(calls) == 3:
             self.box.kill()
             self.box.proc.wait()
-        return await grade(self, task, rollout, label=label)
+        return await grade(self, task, rollout)
 
     monkeypatch.setattr(RemoteEnvironment, "grade", killing_grade)
     async with FakeChatServer(responder=_answer) as server:
@@ -99,3 +99,25 @@ async def test_a_sandbox_that_dies_stops_the_run(
             assert "\n" not in str(exc.value)
         else:
             assert (await run).n_rollouts == 20
+
+
+def test_a_grader_sees_the_same_rollout_in_check_and_eval() -> None:
+    """The check builds its rollouts, an evaluation runs them: what crosses into the sandbox
+    for grading is the same (timing, usage and runner fields are left behind); the transcript
+    itself is what tells them apart, and must."""
+    from hub.env.types import Message, Rollout, Timing, Usage
+    from hub.sandbox.remote import _for_grading
+
+    msgs = [Message(role="user", content="What is 1 + 1?"), Message(role="assistant", content="2")]
+    checked = Rollout(
+        task_id="t", rollout_index=0, messages=msgs, completion="2", turns=1, timing=Timing(started_at=1.0)
+    )
+    evaluated = checked.model_copy(
+        update={
+            "usage": Usage(prompt_tokens=12, completion_tokens=3),
+            "timing": Timing(started_at=5.0, model_s=0.4),
+        }
+    )
+    assert _for_grading(checked) == _for_grading(evaluated)
+    other = checked.model_copy(update={"completion": "3"})
+    assert _for_grading(other) != _for_grading(evaluated)

@@ -102,7 +102,7 @@ class Prober:
         sandbox stops answering, :class:`SandboxDiedError` when it dies."""
         self.phase = f"grading {label}"
         try:
-            grade = await asyncio.wait_for(self.env.grade(task, rollout, label=label), timeout=self.timeout_s)
+            grade = await asyncio.wait_for(self.env.grade(task, rollout), timeout=self.timeout_s)
         except asyncio.TimeoutError:
             if not await self.responsive():
                 raise Hung(label, self.timeout_s + 2.0) from None
@@ -117,12 +117,13 @@ class Prober:
 
     async def grade(self, task: Task, response: str, label: str) -> tuple[str, Any]:
         messages = [*task.messages(self.env.system_prompt), Message(role="assistant", content=response)]
-        rollout = Rollout(
+        rollout = Rollout(  # shaped like an evaluation's single-turn rollout: one model turn
             task_id=task.id,
             rollout_index=0,
             messages=messages,
             completion=response,
-            timing=Timing(started_at=0.0),
+            timing=Timing(started_at=time.time()),
+            turns=1,
         )
         return await self.grade_rollout(task, rollout, label)
 
