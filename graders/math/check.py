@@ -20,7 +20,15 @@ from graders.math.parse import Answer, read_answer, read_reference, warm_up
 from graders.math.restate import restate, stray_words, strip_thinking
 from graders.math.strict import unevaluated_reason
 from graders.math.verdict import MathStatus, MathVerdict
-from graders.pool import PoolConfig, PoolError, PoolTimeout, WorkerError, WorkerPool, shared_pool
+from graders.pool import (
+    PoolConfig,
+    PoolError,
+    PoolTimeout,
+    WorkerDied,
+    WorkerError,
+    WorkerPool,
+    shared_pool,
+)
 
 __all__ = ["DEFAULT_TIMEOUT", "acheck", "check", "check_inline", "default_pool", "reference_text"]
 
@@ -146,10 +154,19 @@ def default_pool() -> WorkerPool:
 
 
 def _pooled_failure(exc: PoolError, timeout: float) -> MathVerdict:
+    """What a failed pooled check says about the response.
+
+    The call's clock starts once a ready worker has the job, so running past the timeout, running
+    out of memory or crashing the worker mid-call is the answer's doing: status ``timeout`` /
+    ``unparseable``, both graded 0 (never left out of a mean). A pool that cannot start or reach
+    a worker is the grader's failure: ``error``.
+    """
     if isinstance(exc, PoolTimeout):
-        return MathVerdict.fail("timeout", f"the check took longer than {timeout:g}s")
+        return MathVerdict.fail("timeout", f"the check of this answer took longer than {timeout:g}s")
     if isinstance(exc, WorkerError) and exc.type_name in _RESOURCE_ERRORS:
         return MathVerdict.fail("unparseable", f"the answer exhausted a resource ({exc.type_name})")
+    if isinstance(exc, WorkerDied) and exc.during_call:
+        return MathVerdict.fail("unparseable", f"the answer crashed its checker process ({exc})")
     return MathVerdict.fail("error", f"math check failed: {exc}")
 
 
