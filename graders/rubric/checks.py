@@ -129,8 +129,9 @@ def _regex(spec: RegexCheck, pool: WorkerPool | None) -> DeterministicCheck:
                 timeout=spec.timeout_s,
             )
         except PoolTimeout:
-            reason = f"{shown} ran past {spec.timeout_s:g}s (catastrophic backtracking?); killed"
-            return error_check(spec.id, spec.weight, reason, timed_out=True)
+            # the response made the pattern run away: its failure (scored 0), not the grader's
+            reason = f"timeout: {shown} ran past {spec.timeout_s:g}s on this response; killed"
+            return _verdict(spec.id, spec.weight, False, reason)
         except PoolError as exc:
             return error_check(spec.id, spec.weight, f"{shown} could not run: {exc}"[:300])
         ok = matched == want
