@@ -70,6 +70,9 @@ _BOX_OPENERS = ("\\boxed", "\\fbox")
 _HASH = re.compile(r"^[ \t]*####[ \t]*(\S[^\n]{0,300})$", re.MULTILINE)
 _ANSWER_IS = re.compile(r"(?:final answer|the answer|answer is)(?:[ \t]+is)?[ \t]*[:=]?[ \t]*", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"\.(?:\s|$)")
+# "Final Answer: The final answer is 7" (Minerva / lm-eval MATH) and "Final answer: the answer
+# is 7" announce one answer twice: a phrase followed by another phrase is not an answer itself
+_ANNOUNCED_AGAIN = re.compile(r"[ \t*_:]*(?:the[ \t]+)?(?:final[ \t]+)?answer(?![A-Za-z])", re.IGNORECASE)
 # ``A:`` (capital only: ``a:`` labels a part), ``Answer:``/``Final Answer:`` in any case
 _A_COLON = re.compile(
     r"^[ \t*#>-]*(?:A|(?i:answer|final answer))[ \t*]*:[ \t*]*([^\n]{1,300})$", re.MULTILINE
@@ -450,6 +453,8 @@ def _extract_form(response: str, form: AnswerForm, cfg: ExtractConfig) -> list[s
         for m in _ANSWER_IS.finditer(response):
             end = response.find("\n", m.end(), m.end() + 300)
             stretch = response[m.end() : end if end != -1 else m.end() + 300]
+            if _ANNOUNCED_AGAIN.match(stretch):
+                continue
             stop = _SENTENCE_END.search(stretch)
             answer = _clean(stretch[: stop.start()] if stop else stretch)
             if answer:

@@ -18,7 +18,9 @@ from graders.math.compare import ReferenceUnreadable, compare
 from graders.math.options import MathOptions
 from graders.math.parse import Answer, read_answer, read_reference, warm_up
 from graders.math.restate import restate, stray_words, strip_thinking
+from graders.math.solutions import is_solution_list
 from graders.math.strict import unevaluated_reason
+from graders.math.structure import kind_mismatch
 from graders.math.verdict import MathStatus, MathVerdict
 from graders.pool import (
     PoolConfig,
@@ -29,6 +31,7 @@ from graders.pool import (
     WorkerPool,
     shared_pool,
 )
+from graders.typography import fold_numerals
 
 __all__ = ["DEFAULT_TIMEOUT", "acheck", "check", "check_inline", "default_pool", "reference_text"]
 
@@ -67,6 +70,9 @@ def _judge_one(reference: Answer, raw: str, options: MathOptions, *, weak_form: 
         return MathVerdict.fail("no_answer", "the answer is empty", raw)
     if "\\boxed" in answer.text or "\\fbox" in answer.text:
         return MathVerdict.fail("unparseable", "a box inside the answer", raw)
+    mismatch = kind_mismatch(reference.text, answer.text)
+    if mismatch is not None:  # a set or list is not an interval or tuple (and back)
+        return MathVerdict.fail("incorrect", mismatch, raw)
     restated = restate(reference, answer)
     if isinstance(restated, str):
         return MathVerdict.fail("incorrect", restated, raw)
@@ -91,7 +97,7 @@ def check_inline(response: str, *, reference: object, options: MathOptions | Non
     """Check ``response`` against ``reference`` in this process (no time limit; see module doc)."""
     opts = options if options is not None else MathOptions()
     try:
-        ref = read_reference(reference_text(reference))
+        ref = read_reference(fold_numerals(reference_text(reference)))
         if not ref.text:
             return MathVerdict.fail("error", "the reference answer is empty")
         if not isinstance(response, str):
@@ -100,7 +106,7 @@ def check_inline(response: str, *, reference: object, options: MathOptions | Non
             return MathVerdict.fail(
                 "no_answer", f"response longer than {opts.max_response_chars} characters; not read"
             )
-        extraction = extract_answers(strip_thinking(response), opts.extract)
+        extraction = extract_answers(fold_numerals(strip_thinking(response)), opts.extract)
         if extraction.flag == "unclosed_box":
             return MathVerdict.fail(
                 "unparseable",
@@ -121,6 +127,10 @@ def check_inline(response: str, *, reference: object, options: MathOptions | Non
 
         if opts.multi_answer == "reject":
             distinct = list(dict.fromkeys(answers))
+            if len(distinct) > 1 and is_solution_list(ref.text):
+                # one box per solution ("x = \\boxed{2} or x = \\boxed{3}"): together they are
+                # the answer, compared as one list (a wrong extra box fails the set)
+                return judged(", ".join(distinct))
             results = [judged(raw) for raw in distinct]
             if all(v.passed for v in results):
                 # an answer committed in another form ("Final Answer: 8" next to \boxed{7}) that
