@@ -16,7 +16,10 @@ A response commits to an answer through any of these forms, and *every* form pre
 
 An ``Answer:`` line that is exactly one box (``The final answer is $\\boxed{7}$.``) commits to the
 box's answer. A box offered as one of alternatives on its line (``\\boxed{7} or 8``,
-``8 or \\boxed{7}``, ``\\boxed{7} (or 8)``) fails the response.
+``8 or \\boxed{7}``, ``\\boxed{7} (or 8)``) fails the response, and so does a value offered on a
+later line by a hedge (``Answer: 7`` then ``or 8``, ``Alternatively, 8.``, ``8 is also possible``):
+each such value is one more commitment, which must agree. A Unicode minus, full-width digits and
+thin-space digit groups are read as the ASCII number they show.
 
 All committed answers must agree: ``Answer: 8`` followed by ``\\boxed{7}`` commits to two
 answers and fails, whichever is right ("every option at once", spread over forms). Empty
@@ -32,6 +35,7 @@ from typing import Any, Literal
 
 from graders.extract import ExtractConfig, box_in_context, boxed_spans, extract_answers
 from graders.grade import Grade
+from graders.typography import fold_numerals
 
 __all__ = ["Commitment", "Commitments", "ExactGrader", "extract_committed", "normalize_integer"]
 
@@ -56,6 +60,15 @@ _STATEMENTS = re.compile(r"\bis\s*(?::\s*)?([\"'])((?:(?!\1)[^\n]){1,200})\1(?![
 _ALTERNATIVE_BEFORE = re.compile(r"(?:(?<![A-Za-z])or|/)[ \t]*(?:\$|\\\(|\*\*)?[ \t]*$", re.IGNORECASE)
 _ALTERNATIVE_AFTER = re.compile(r"[ \t]*(?:\$|\\\)|\*\*)?[ \t]*(?:\(?[ \t]*or(?![A-Za-z])|/)", re.IGNORECASE)
 _LATEX_TEXT = re.compile(r"\\(?:text|textbf|mathrm|mathbf|texttt)\{([^{}]*)\}")
+# a later line that offers another value: it opens with a hedge ("or 8", "(or 8)", "Alternatively,
+# 8.", "Maybe 8", "- or -8") or calls a value possible too ("8 is also possible")
+_HEDGE_LINE = re.compile(
+    r"^[ \t*_>(\[-]*(?:or|alternatively|alternately|maybe|perhaps|possibly|otherwise|either|else|unless)"
+    r"(?![A-Za-z])|(?<![A-Za-z])(?:also|equally|might|could)(?![A-Za-z])[^\n]{0,40}?"
+    r"(?<![A-Za-z])(?:possible|valid|correct|acceptable|plausible|right)(?![A-Za-z])",
+    re.IGNORECASE,
+)
+_ANY_INT = re.compile(r"(?<![\w.])[+-]?\d[\d,]*(?![\w.]?\d)")
 
 
 @dataclass(frozen=True)
@@ -127,7 +140,33 @@ def extract_committed(response: str, *, kind: AnswerKind, statements: bool = Fal
         found.append(Commitment("final line", _clean_text(last)))
     if not found and len(lines) == 1:
         found.append(Commitment("whole response", _clean_text(last)))
+    if found:
+        found += _later_alternatives(response, kind)
     return Commitments(found=tuple(found))
+
+
+def _first_commitment(response: str) -> int:
+    """Where the first committing form (a box, a ``####`` line, an answer line) starts."""
+    starts = [m.start() for m in (_HASH_LINE.search(response), _ANSWER_LINE.search(response)) if m]
+    starts += [start for start, _, _ in boxed_spans(response, _BOXED_ONLY.max_answer_chars)[:1]]
+    return min(starts, default=len(response))
+
+
+def _later_alternatives(response: str, kind: AnswerKind) -> list[Commitment]:
+    """Values offered on a line after the first answer by a hedge (the same hedge rules as the
+    math grader): each counts as a commitment, so a different one fails the response."""
+    line_end = response.find("\n", _first_commitment(response))
+    if line_end == -1:
+        return []
+    out: list[Commitment] = []
+    for line in response[line_end + 1 :].splitlines():
+        if not line.strip() or _HEDGE_LINE.search(line) is None:
+            continue
+        if kind == "integer":
+            out += [Commitment("alternative on a later line", m.group(0)) for m in _ANY_INT.finditer(line)]
+        else:
+            out.append(Commitment("alternative on a later line", line.strip()))
+    return out
 
 
 def _is_one_box(text: str) -> bool:
@@ -168,6 +207,7 @@ class ExactGrader:
         """Grade ``response`` against ``reference`` (synchronously)."""
         if len(response) > MAX_RESPONSE_CHARS:
             return Grade.incorrect(reason=f"response longer than {MAX_RESPONSE_CHARS} characters")
+        response = fold_numerals(response)  # a Unicode minus, full-width digits, thin spaces
         committed = extract_committed(response, kind=self.kind, statements=self.statements)
         if committed.flag is not None:
             return Grade.incorrect(reason=f"malformed answer: {committed.flag.replace('_', ' ')}")
@@ -188,7 +228,7 @@ class ExactGrader:
             )
         (answer,) = distinct
         forms = " + ".join(dict.fromkeys(c.form for c in committed.found))
-        expected = self._norm(str(reference))
+        expected = self._norm(fold_numerals(str(reference)))
         if expected is None:
             return Grade.error(f"reference {reference!r} is not a valid {self.kind}")
         if answer == expected:
