@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import sys
 import unicodedata
 from importlib import resources
 
@@ -36,9 +37,8 @@ _SPACES = re.compile(f"[{_GROUP_SPACES}\u2000-\u2006\u205f\u3000]")
 _DIGIT_GROUP = re.compile(rf"(?<=\d)[{_GROUP_SPACES}](?=\d)")
 _MINUS_RE = re.compile(f"[{_MINUS}]")
 _FULL_WIDTH = re.compile("[\uff01-\uff5e]")
-_INVISIBLE = re.compile(
-    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufe00-\ufe0f]"
-)
+# blank "letters" used as fillers (they render as nothing but are not format characters)
+_FILLERS = "\u034f\u115f\u1160\u2800\u3164\uffa0\ufe00\ufe01\ufe02\ufe03\ufe0e\ufe0f"
 _QUOTES = str.maketrans(
     {
         "\u2018": "'",
@@ -76,33 +76,42 @@ def fold_numerals(text: str) -> str:
     return _SPACES.sub(" ", text)
 
 
+@functools.cache
+def _invisible_table() -> dict[int, None]:
+    """Every format character (category Cf: zero-width spaces and joiners, the soft hyphen, the
+    word joiner, BOMs, bidi controls, tags) and the blank fillers, as a deletion table."""
+    table: dict[int, None] = {
+        cp: None for cp in range(sys.maxunicode + 1) if unicodedata.category(chr(cp)) == "Cf"
+    }
+    table.update({ord(ch): None for ch in _FILLERS})
+    return table
+
+
 def strip_invisible(text: str) -> str:
-    """``text`` without zero-width, joiner, soft-hyphen, variation-selector and bidi characters."""
-    return text if text.isascii() else _INVISIBLE.sub("", text)
+    """``text`` without the characters that render as nothing (see :func:`_invisible_table`)."""
+    return text if text.isascii() else text.translate(_invisible_table())
 
 
 @functools.cache
-def _confusables() -> dict[str, str]:
-    """Non-ASCII character -> the ASCII letters it is confusable with (TR39 prototypes)."""
+def _confusables() -> dict[int, str]:
+    """Non-ASCII code point -> the ASCII letters it is confusable with (TR39 prototypes), as a
+    :meth:`str.translate` table (loaded on first use)."""
     data = resources.files("confusable_homoglyphs").joinpath("confusables.json").read_text("utf-8")
-    table: dict[str, str] = {}
+    table: dict[int, str] = {}
     for char, entries in json.loads(data).items():
         if char.isascii() or len(char) != 1:
             continue
         for entry in entries:
             target = entry["c"].replace("\u200e", "")
             if target.isascii() and target.isalnum():
-                table[char] = target
+                table[ord(char)] = target
                 break
     return table
 
 
 def fold_confusables(text: str) -> str:
     """Non-ASCII look-alikes of Latin letters and digits replaced by them (ASCII kept as is)."""
-    if text.isascii():
-        return text
-    table = _confusables()
-    return "".join(table.get(ch, ch) if not ch.isascii() else ch for ch in text)
+    return text if text.isascii() else text.translate(_confusables())
 
 
 def canonical_text(text: str) -> str:
