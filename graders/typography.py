@@ -10,8 +10,9 @@ Two levels, for two purposes:
   compatibility spaces), invisible format characters removed (zero-width spaces and joiners,
   the soft hyphen, bidi controls), letters from other scripts that look like Latin ones folded to
   them (the Unicode TR39 confusables table, as shipped by ``confusable-homoglyphs``; only
-  non-ASCII characters are folded, so ``l``/``1``/``I`` stay apart), and curly quotes and dashes
-  made ASCII. A forbidden word spelled ``\\u0440assword`` (Cyrillic ``р``) or ``pass\\u200bword``
+  non-ASCII characters are folded, so ``l``/``1``/``I`` stay apart), small capitals read as the
+  capitals they look like, and curly quotes, dashes and comma look-alikes made ASCII.
+  A forbidden word spelled ``\\u0440assword`` (Cyrillic ``р``) or ``pass\\u200bword``
   is the word ``password``.
 - :func:`strip_hidden`: HTML comments (an unclosed one runs to the end, as browsers render it)
   and Markdown comment lines (``[//]: # (...)``) removed: text a reader never sees cannot
@@ -43,7 +44,11 @@ _QUOTES = str.maketrans(
     {
         "\u2018": "'",
         "\u2019": "'",
-        "\u201a": "'",
+        "\u201a": ",",  # single low-9 quotation mark: it looks like a comma
+        "\u060c": ",",  # Arabic comma
+        "\u3001": ",",  # ideographic comma
+        "\u2e34": ",",  # raised comma
+        "\u02cf": ",",
         "\u201b": "'",
         "\u2032": "'",
         "\u02bc": "'",
@@ -92,6 +97,9 @@ def strip_invisible(text: str) -> str:
     return text if text.isascii() else text.translate(_invisible_table())
 
 
+_SMALL_CAPITAL = "LATIN LETTER SMALL CAPITAL "
+
+
 @functools.cache
 def _confusables() -> dict[int, str]:
     """Non-ASCII code point -> the ASCII letters it is confusable with (TR39 prototypes), as a
@@ -106,6 +114,14 @@ def _confusables() -> dict[int, str]:
             if target.isascii() and target.isalnum():
                 table[ord(char)] = target
                 break
+    # small capitals (``\u1d1b`` LATIN LETTER SMALL CAPITAL T) read as capitals but are lower-case
+    # letters, so "\u1d1bhis" passes str.islower(); TR39 does not map them to Latin, this does
+    for cp in range(sys.maxunicode + 1):
+        name = unicodedata.name(chr(cp), "")
+        if name.startswith("LATIN LETTER SMALL CAPITAL ") and len(name) == len(
+            "LATIN LETTER SMALL CAPITAL X"
+        ):
+            table[cp] = name[-1]
     return table
 
 
