@@ -70,6 +70,18 @@ _FORBIDDEN: dict[str, tuple[str, ...]] = {
         "Positivity Checking",
         "Universe Checking",
         "Print Assumptions",
+        # commands that read or write files or probe the file system (the checker also runs
+        # confined, with one private writable directory: graders.proof.confine)
+        "Pwd",
+        "Print Universes",  # `Print Universes "graph.dot".` writes the graph to a file
+        "Locate File",
+        "Locate Library",
+        "Comments",
+        "Write State",
+        "Restore State",
+        "Print ML",
+        "Backtrack",
+        "Reset Initial",
     ),
     "lean": (
         "sorry",
@@ -153,6 +165,11 @@ _FORBIDDEN: dict[str, tuple[str, ...]] = {
         "skipKernelTC",
     ),
 }
+# Coq vernacular that names a file or a plugin function by a string: `Require "path/file".`,
+# `Require Import "file"`, `From "dir" Require`, Ltac2's `@ external "plugin" "function"`
+_COQ_FILE_ARGUMENT = re.compile(
+    r"(?<![\w.'])(?:(?:Require|From)(?:\s+(?:Import|Export))?\s*\"|Ltac2\s*@\s*external|@\s*external(?![\w']))"
+)
 _NATIVE = ("native_decide", "+native", "decide.native")
 _NATIVE_OPTION = re.compile(r"(?<![\w.])native\s*:=\s*true\b")  # decide (config := {native := true})
 
@@ -349,6 +366,10 @@ def forbidden_in(code: str, language: Language, policy: ProofPolicy) -> str | No
         why = _lean_attributes(scan)
         if why:
             return why
+    if language == "coq":
+        hit = _COQ_FILE_ARGUMENT.search(scan)
+        if hit:
+            return f"forbidden `{' '.join(hit.group(0).split())}` in the proof (it names a file or plugin)"
     return _check_tokens(scan, words, "in the proof")
 
 
