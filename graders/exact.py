@@ -2,7 +2,7 @@
 
 A response commits to an answer through any of these forms, and *every* form present counts:
 
-1. ``\\boxed{X}`` (or ``\\fbox{X}``; see :func:`graders.extract.find_boxed`);
+1. ``\\boxed{X}`` (or ``\\fbox{X}``; see :func:`graders.boxes.find_boxed`);
 2. a GSM8K-style line ``#### X``;
 3. a line ``Answer: X`` (also "Final answer: X", "The (final) answer is X", "A: X");
 4. for integers only: a final line ``<expression> = X`` (one ``=`` only, not a comparison or
@@ -33,7 +33,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from graders.extract import ExtractConfig, box_in_context, boxed_spans, extract_answers
+from graders.boxes import box_in_context, boxed_spans
+from graders.extract import ExtractConfig, extract_answers
 from graders.grade import Grade
 from graders.typography import fold_numerals
 

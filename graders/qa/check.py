@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from graders.extract import find_boxed
+from graders.boxes import find_boxed
 from graders.qa.equivalence import EquivalenceOptions, match_alias
 from graders.qa.lexicon import RETRACTIONS
 from graders.qa.normalize import canonical_text, canonical_tokens, squad_normalize, squad_tokens

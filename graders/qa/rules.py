@@ -297,9 +297,9 @@ def single_match(
         if (
             numbers_kept
             # one word of a multi-word gold is never enough ("acid" for "amino acid", "war" for
-            # "Civil War"): the generic part of a name names many things ("up to 25" keeps the
-            # words that bound its number, so it is more than the word "25")
-            and (len(pred_content) >= 2 or bool(movers(pred)))
+            # "Civil War", "F.C." for "Chelsea F.C.": initials are not words): the generic part
+            # of a name names many things ("up to 25" keeps the words that bound its number)
+            and (len([t for t in pred_content if len(t) > 1 or t.isdigit()]) >= 2 or bool(movers(pred)))
             and len(pred_content) >= need * len(gold_content)
             and (not bare_number or _unit_only(gold_content, pred_content))
         ):
