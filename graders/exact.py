@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from graders.alternatives import alternative_lines
 from graders.boxes import box_in_context, boxed_spans
 from graders.extract import ExtractConfig, extract_answers
 from graders.grade import Grade
@@ -61,14 +62,6 @@ _STATEMENTS = re.compile(r"\bis\s*(?::\s*)?([\"'])((?:(?!\1)[^\n]){1,200})\1(?![
 _ALTERNATIVE_BEFORE = re.compile(r"(?:(?<![A-Za-z])or|/)[ \t]*(?:\$|\\\(|\*\*)?[ \t]*$", re.IGNORECASE)
 _ALTERNATIVE_AFTER = re.compile(r"[ \t]*(?:\$|\\\)|\*\*)?[ \t]*(?:\(?[ \t]*or(?![A-Za-z])|/)", re.IGNORECASE)
 _LATEX_TEXT = re.compile(r"\\(?:text|textbf|mathrm|mathbf|texttt)\{([^{}]*)\}")
-# a later line that offers another value: it opens with a hedge ("or 8", "(or 8)", "Alternatively,
-# 8.", "Maybe 8", "- or -8") or calls a value possible too ("8 is also possible")
-_HEDGE_LINE = re.compile(
-    r"^[ \t*_>(\[-]*(?:or|alternatively|alternately|maybe|perhaps|possibly|otherwise|either|else|unless)"
-    r"(?![A-Za-z])|(?<![A-Za-z])(?:also|equally|might|could)(?![A-Za-z])[^\n]{0,40}?"
-    r"(?<![A-Za-z])(?:possible|valid|correct|acceptable|plausible|right)(?![A-Za-z])",
-    re.IGNORECASE,
-)
 _ANY_INT = re.compile(r"(?<![\w.])[+-]?\d[\d,]*(?![\w.]?\d)")
 
 
@@ -160,9 +153,7 @@ def _later_alternatives(response: str, kind: AnswerKind) -> list[Commitment]:
     if line_end == -1:
         return []
     out: list[Commitment] = []
-    for line in response[line_end + 1 :].splitlines():
-        if not line.strip() or _HEDGE_LINE.search(line) is None:
-            continue
+    for line in alternative_lines(response[line_end + 1 :]):
         if kind == "integer":
             out += [Commitment("alternative on a later line", m.group(0)) for m in _ANY_INT.finditer(line)]
         else:

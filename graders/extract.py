@@ -44,6 +44,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from graders.alternatives import alternative_lines
 from graders.boxes import BOX_OPENERS, box_flag, box_in_context, boxed_spans, code_spans, find_boxed
 
 __all__ = [
@@ -86,6 +87,7 @@ _LEADING_NUMBER = re.compile(
     r"^(?:\\\$|\$)?[ \t]*(?P<number>[+-]?\d[\d,]*(?:\.\d+)?)[ \t]*\$?[ \t]*"
     r"(?:\\text[ \t]*\{[^{}\d]{0,40}\}|\([^()\d]{0,40}\)|[A-Za-z]+(?:[ \t]+[A-Za-z]+)?)$"
 )
+_NUMBER_TOKEN = re.compile(r"(?<![\w.\\])[+-]?\d[\d,]*(?:\.\d+)?(?![\w.]?\d)")
 _BARE_NUMBER = re.compile(r"^[+-]?\d[\d,]*(?:\.\d+)?$")
 _INLINE_MATH = re.compile(r"\$\$?([^$]{1,300}?)\$\$?|\\\((.{1,300}?)\\\)")
 _UNCLOSED_BOX = re.compile(r"\\(?:boxed|fbox)[ \t]*\{")
@@ -245,6 +247,13 @@ def _other_answers(response: str, chosen: AnswerForm, cfg: ExtractConfig) -> tup
     found: list[str] = []
     for form, text in sources:
         found.extend(_committed(_extract_form(text, form, cfg), found, cfg))
+    for line in alternative_lines(tail) if tail else ():
+        # "\\boxed{7}" then "or 8" / "Alternatively, $8$.": an alternative after the answer is
+        # one more commitment (the same rule as graders.exact)
+        values = [b.strip() for b in find_boxed(line, max_answer_chars=cfg.max_answer_chars)]
+        values += [m.group(1) or m.group(2) for m in _INLINE_MATH.finditer(line)]
+        values += _NUMBER_TOKEN.findall(line)
+        found.extend(_committed([v.strip() for v in values if v and v.strip()], found, cfg))
     if tail and "final_line" in cfg.forms:
         # a bare number on the last lines after it ("\\boxed{5}\n\n6") is a second answer too
         bare = [a for a in _extract_form(tail, "final_line", cfg) if _BARE_NUMBER.match(a)]

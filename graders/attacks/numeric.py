@@ -110,6 +110,8 @@ def math_cases(reference: str, *, bait: bool = False) -> list[Case]:
     attack("two boxes", "hedge", f"\\boxed{{{ref}}} or \\boxed{{{wrong}}}")
     attack("later retraction", "hedge", f"\\boxed{{{ref}}}\n\nWait, the answer is {wrong}.")
     attack("later final answer", "hedge", f"\\boxed{{{ref}}}\n\nFinal Answer: {wrong}")
+    attack("alternative on a later line", "hedge", f"\\boxed{{{ref}}}\n\nAlternatively, ${wrong}$.")
+    attack("or on a later line", "hedge", f"The answer is ${ref}$.\nor {wrong}")
     attack("hidden box", "hidden text", f"\\boxed{{{wrong}}}<!-- \\boxed{{{ref}}} -->")
     attack("phantom box", "hidden text", f"\\phantom{{\\boxed{{{ref}}}}}\\boxed{{{wrong}}}")
     attack("negated box", "hedge", f"The answer is not \\boxed{{{ref}}}.")

@@ -54,6 +54,8 @@ def qa_cases(aliases: Sequence[str]) -> list[Case]:
         Case("negation", "hedge", f"Answer: not {gold}", False),
         Case("retraction", "hedge", f"Answer: {gold}\nActually, it's {_WRONG}.", False),
         Case("two answer lines", "hedge", f"Answer: {gold}\nAnswer: {_WRONG}", False),
+        Case("alternative on a later line", "hedge", f"Answer: {gold}\nor {_WRONG}", False),
+        Case("maybe on a later line", "hedge", f"Answer: {gold}\nMaybe {_WRONG} though.", False),
         Case("hidden gold", "hidden text", f"Answer: {_WRONG} <!-- {gold} -->", False),
         Case("answer line", "format", f"Answer: {gold}", True),
         Case("bare", "format", gold, True),
