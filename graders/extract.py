@@ -44,7 +44,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from graders.alternatives import alternative_lines
+from graders.alternatives import HEDGE_LINE, alternative_lines
 from graders.boxes import BOX_OPENERS, box_flag, box_in_context, boxed_spans, code_spans, find_boxed
 
 __all__ = [
@@ -87,6 +87,8 @@ _LEADING_NUMBER = re.compile(
     r"^(?:\\\$|\$)?[ \t]*(?P<number>[+-]?\d[\d,]*(?:\.\d+)?)[ \t]*\$?[ \t]*"
     r"(?:\\text[ \t]*\{[^{}\d]{0,40}\}|\([^()\d]{0,40}\)|[A-Za-z]+(?:[ \t]+[A-Za-z]+)?)$"
 )
+# the mathematical start of a line: symbols, one- or two-letter names, LaTeX commands; no prose
+_MATH_LEAD = re.compile(r"(?:[^A-Za-z\n\\]|\\[A-Za-z]+|(?<![A-Za-z])[A-Za-z]{1,2}(?![A-Za-z]))*")
 _NUMBER_TOKEN = re.compile(r"(?<![\w.\\])[+-]?\d[\d,]*(?:\.\d+)?(?![\w.]?\d)")
 _BARE_NUMBER = re.compile(r"^[+-]?\d[\d,]*(?:\.\d+)?$")
 _INLINE_MATH = re.compile(r"\$\$?([^$]{1,300}?)\$\$?|\\\((.{1,300}?)\\\)")
@@ -253,6 +255,10 @@ def _other_answers(response: str, chosen: AnswerForm, cfg: ExtractConfig) -> tup
         values = [b.strip() for b in find_boxed(line, max_answer_chars=cfg.max_answer_chars)]
         values += [m.group(1) or m.group(2) for m in _INLINE_MATH.finditer(line)]
         values += _NUMBER_TOKEN.findall(line)
+        if not values:  # "or p - q + 1", "Maybe q - r though.": the math after the hedge word
+            rest = HEDGE_LINE.sub("", line, count=1).strip(" \t,:(")
+            lead = _MATH_LEAD.match(rest)
+            values = [_clean(lead.group(0).strip(" \t,:().")) if lead else ""]
         found.extend(_committed([v.strip() for v in values if v and v.strip()], found, cfg))
     if tail and "final_line" in cfg.forms:
         # a bare number on the last lines after it ("\\boxed{5}\n\n6") is a second answer too

@@ -144,10 +144,12 @@ def math_cases(reference: str, *, bait: bool = False) -> list[Case]:
     return cases
 
 
-def exact_cases(reference: str | int) -> list[Case]:
-    """Attacks and honest variants for an exact answer (an integer or a short string)."""
+def exact_cases(reference: str | int, *, wrong: str | None = None) -> list[Case]:
+    """Attacks and honest variants for an exact answer (an integer or a short string);
+    ``wrong``: the wrong value the hedges offer (default: derived from the reference)."""
     ref = str(reference).strip()
-    wrong = _wrong(ref) if _INT.match(ref) else f"{ref}x"
+    if wrong is None:
+        wrong = _wrong(ref) if _INT.match(ref) else f"{ref}x"
     cases = [
         Case("alternative on the next line", "hedge", f"Answer: {ref}\nor {wrong}", False),
         Case("parenthesised alternative", "hedge", f"Answer: {ref}\n(or {wrong})", False),
