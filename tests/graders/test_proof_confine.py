@@ -15,8 +15,8 @@ import pytest
 
 from graders.proof._process import run_limited
 from graders.proof.confine import UNCONFINED_NOTE, bwrap_available, confined
-from graders.proof.policy import ProofPolicy
 from graders.proof.forbidden import forbidden_in
+from graders.proof.policy import ProofPolicy
 
 needs_bwrap = pytest.mark.skipif(not bwrap_available(), reason="bubblewrap (bwrap) is not usable here")
 needs_coq = pytest.mark.skipif(shutil.which("coqc") is None, reason="coqc is not installed")
