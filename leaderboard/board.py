@@ -34,13 +34,9 @@ from hub.run import CONFIG_FILE, ROLLOUTS_FILE, SUMMARY_FILE, RunConfig, Summary
 from leaderboard.stats import DEFAULT_RESAMPLES, bootstrap_ci
 from leaderboard.verify import VerifiedRun, file_sha256, verify_run
 
-__all__ = ["ERROR_SHARE_FLAG", "INDEX_FILE", "Board", "BoardEntry", "BoardError", "BoardIndex", "TokenPrices"]
+__all__ = ["INDEX_FILE", "Board", "BoardEntry", "BoardError", "BoardIndex", "TokenPrices"]
 
 INDEX_FILE = "index.json"
-ERROR_SHARE_FLAG = 0.05
-"""A run whose share of rollouts without a verdict (infrastructure errors: model endpoint,
-environment, grader crash; failures caused by a response are graded 0 and not counted here)
-exceeds this is flagged on the board: its mean is over fewer rollouts than it claims to cover."""
 _INDEX_VERSION = 1
 
 
@@ -99,16 +95,6 @@ class BoardEntry(BaseModel):
         description="Hash of the run's content whatever its formatting (config identity and the set "
         "of rollouts); one run re-serialised is still one entry. None for entries added before.",
     )
-
-    @property
-    def error_share(self) -> float:
-        """Share of the run's rollouts that have no verdict (infrastructure errors)."""
-        return self.n_errors / self.n_rollouts if self.n_rollouts else 0.0
-
-    @property
-    def error_flagged(self) -> bool:
-        """Whether :attr:`error_share` is above :data:`ERROR_SHARE_FLAG`."""
-        return self.error_share > ERROR_SHARE_FLAG
 
 
 class BoardIndex(BaseModel):

@@ -74,13 +74,6 @@ def _date(ts: float) -> str:
     return _dt.datetime.fromtimestamp(ts, tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _errors(entry: BoardEntry) -> str:
-    """The error count, flagged when the run's infrastructure-error share is above the limit."""
-    if not entry.error_flagged:
-        return str(entry.n_errors)
-    return f"{entry.n_errors} (flagged: {entry.error_share:.0%} of rollouts without a verdict)"
-
-
 def _best_k(entry: BoardEntry) -> str:
     if not entry.pass_at_k:
         return "–"
@@ -170,7 +163,7 @@ def _env_page(env: EnvironmentBoard, summaries: dict[str, Summary]) -> str:
                 _ci(e.ci95),
                 _f(e.pass_at_k.get("1")),
                 _best_k(e),
-                _errors(e),
+                e.n_errors,
                 f"{e.n_tasks} x {e.rollouts_per_task} ({e.split}, seed {e.seed})",
                 _sampling(e),
                 e.usage.get("total_tokens", 0),
@@ -285,7 +278,7 @@ def _run_page(board: Board, e: BoardEntry, summary: Summary, *, sample: int) -> 
         *((f"pass^{k}", _f(v)) for k, v in e.pass_all_k.items()),
         (
             "errors",
-            f"{_errors(e)} of {e.n_rollouts}"
+            f"{e.n_errors} of {e.n_rollouts}"
             + (
                 " (" + ", ".join(f"{k}: {v}" for k, v in summary.errors_by_kind.items()) + ")"
                 if summary.errors_by_kind

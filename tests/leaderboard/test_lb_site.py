@@ -166,22 +166,3 @@ def test_cli_show_refuses_a_hand_edited_index(tmp_path: Path, capsys: pytest.Cap
     assert run_cli("leaderboard", "show", "--board", str(board)) == 1
     err = capsys.readouterr().err
     assert "modified after runs were added" in err and "mean_reward" in err
-
-
-def test_runs_with_a_high_infrastructure_error_share_are_flagged(tmp_path: Path) -> None:
-    """A run whose rollouts often have no verdict is marked on its environment and run pages
-    (its mean covers fewer rollouts than the run claims); a clean run is not."""
-    from leaderboard.board import ERROR_SHARE_FLAG
-
-    board = Board(tmp_path / "board")
-    clean, _ = board.add(write_run(tmp_path / "clean", model="clean"))
-    rewards = ((1.0, None), (None, 0.0), (1.0, 1.0), (0.0, 0.0))
-    shaky, _ = board.add(write_run(tmp_path / "shaky", model="shaky", rewards=rewards))
-    assert not clean.error_flagged and clean.error_share == 0.0
-    assert shaky.error_flagged and shaky.error_share == 0.25 > ERROR_SHARE_FLAG
-    out = tmp_path / "out"
-    build_site(board, out, sample=2)
-    env_html = (out / "env" / env_page_name("toy")).read_text()
-    assert env_html.count("flagged: 25% of rollouts without a verdict") == 1
-    assert "flagged" in (out / "run" / f"{shaky.id}.html").read_text()
-    assert "flagged" not in (out / "run" / f"{clean.id}.html").read_text()
