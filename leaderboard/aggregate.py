@@ -1,12 +1,14 @@
 """Board entries grouped into columns: one per environment build, never mixing builds, and
-within a build one per split and environment arguments (``load_environment(**env_args)``, such as
-a difficulty), which select other tasks or grade differently.
+within a build one per settings (:func:`leaderboard.settings.settings_key`: split, environment
+arguments such as a difficulty, task count, rollouts per task, sampling), which measure
+different things.
 
 A build is an (environment version, content hash) pair: two runs of the same version whose
 package contents differ (code changed without a version bump) measured different graders or tasks,
 so they get separate columns too. A column is *stale* when the board holds a newer build: a newer
 version, or, within one version, a build whose runs started later. Rows of a column are ranked by
-mean reward (best first; runs without a score last).
+mean reward (best first; runs without a score last); :func:`leaderboard.ranking.rank` turns them
+into the table (ties, merged identical runs).
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from leaderboard.board import BoardEntry
+from leaderboard.entry import BoardEntry
+from leaderboard.settings import run_shape, settings_key, settings_label
 
 __all__ = ["Column", "EnvironmentBoard", "aggregate", "stale_reason", "version_key"]
 
@@ -39,7 +42,12 @@ class Column:
     env_args: str = "{}"
     """The arguments the environment was loaded with, as canonical JSON."""
     shares_build: bool = False
-    """True when another column has the same build run on another split or with other arguments."""
+    """True when another column has the same build run with other settings."""
+    settings: str = ""
+    """The settings of its runs beyond the build (split, arguments, tasks x rollouts, sampling)."""
+    shape_differs: str = ""
+    """The parts of :func:`leaderboard.settings.run_shape` that differ between the columns of the
+    build (``"8 tasks x 2"``), shown in the label; '' when only split or arguments differ."""
 
     @property
     def label(self) -> str:
@@ -54,9 +62,11 @@ class Column:
 
     @property
     def variant(self) -> str:
-        """``split=..., arg=value, ...``: what sets this column apart from others of its build."""
+        """``split=..., arg=value, ...`` and differing shape: what sets this column apart from others
+        of its build."""
         args = json.loads(self.env_args) if self.env_args else {}
-        return ", ".join([f"split={self.split}"] + [f"{k}={json.dumps(v)}" for k, v in args.items()])
+        parts = [f"split={self.split}"] + [f"{k}={json.dumps(v)}" for k, v in args.items()]
+        return ", ".join(parts + ([self.shape_differs] if self.shape_differs else []))
 
 
 @dataclass(frozen=True)
@@ -94,14 +104,14 @@ def _short_hash(env_hash: str) -> str:
 
 
 _Build = tuple[str, str]
-_Key = tuple[str, str, str, str]  # version, hash, split, canonical env_args
+_Key = tuple[str, str, str, str, str]  # version, hash, split, canonical env_args, settings key
 
 
 def _newest_first(columns: dict[_Key, list[BoardEntry]]) -> list[_Key]:
     """Builds by version (newest first), within a version by their latest run start; the columns
     of one build (other splits or arguments) by their number of runs, then their latest run."""
     build_latest: dict[_Build, float] = {}
-    for (v, h, _, _), rows in columns.items():
+    for (v, h, *_), rows in columns.items():
         latest = max(r.created_at for r in rows)
         build_latest[(v, h)] = max(build_latest.get((v, h), latest), latest)
 
@@ -136,6 +146,12 @@ def _rank_key(entry: BoardEntry) -> tuple[bool, float, str, str]:
     return (score is None, -(score or 0.0), entry.model, entry.id)
 
 
+def _differing(shapes: dict[_Key, list[str]], key: _Key) -> str:
+    """The parts of ``key``'s run shape that some other column of its build does not share."""
+    others = [s for k, s in shapes.items() if k[:2] == key[:2] and k != key]
+    return ", ".join(p for p in shapes[key] if any(p not in s for s in others))
+
+
 def aggregate(entries: Iterable[BoardEntry], *, env_id: str | None = None) -> list[EnvironmentBoard]:
     """Group entries by environment, build (version, hash), split and environment arguments;
     environments sorted by id, builds newest first. Every column of an older build is stale."""
@@ -143,7 +159,7 @@ def aggregate(entries: Iterable[BoardEntry], *, env_id: str | None = None) -> li
     for e in entries:
         if env_id is not None and e.env_id != env_id:
             continue
-        key = (e.env_version, e.env_hash, e.split, _canonical_args(e))
+        key = (e.env_version, e.env_hash, e.split, _canonical_args(e), settings_key(e))
         by_env.setdefault(e.env_id, {}).setdefault(key, []).append(e)
     boards: list[EnvironmentBoard] = []
     for eid in sorted(by_env):
@@ -151,6 +167,7 @@ def aggregate(entries: Iterable[BoardEntry], *, env_id: str | None = None) -> li
         ordered = _newest_first(variants)
         current = ordered[0][:2]
         builds = [k[:2] for k in ordered]
+        shapes = {k: run_shape(variants[k][0]) for k in ordered}
         versions = {b: len({h for v, h in builds if v == b[0]}) for b in builds}
         columns = tuple(
             Column(
@@ -158,13 +175,15 @@ def aggregate(entries: Iterable[BoardEntry], *, env_id: str | None = None) -> li
                 env_version=v,
                 env_hash=h,
                 stale=(v, h) != current,
-                rows=tuple(sorted(variants[(v, h, split, args)], key=_rank_key)),
+                rows=tuple(sorted(variants[(v, h, split, args, skey)], key=_rank_key)),
                 shares_version=versions[(v, h)] > 1,
                 split=split,
                 env_args=args,
                 shares_build=builds.count((v, h)) > 1,
+                settings=settings_label(variants[(v, h, split, args, skey)][0]),
+                shape_differs=_differing(shapes, (v, h, split, args, skey)),
             )
-            for v, h, split, args in ordered
+            for v, h, split, args, skey in ordered
         )
         boards.append(EnvironmentBoard(env_id=eid, columns=columns))
     return boards

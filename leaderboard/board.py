@@ -16,23 +16,19 @@ sha256, so :meth:`Board.check` notices a board edited after the fact.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
-import re
 import shutil
-import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
 from hub.env import UsageError
 from hub.run import CONFIG_FILE, ROLLOUTS_FILE, SUMMARY_FILE, RunConfig, Summary
-from leaderboard.stats import DEFAULT_RESAMPLES, bootstrap_ci
-from leaderboard.verify import VerifiedRun, file_sha256, verify_run
+from leaderboard.entry import BoardEntry, TokenPrices, clean_label, entry_from_run
+from leaderboard.stats import bootstrap_ci
+from leaderboard.verify import file_sha256, verify_run
 
 __all__ = ["INDEX_FILE", "Board", "BoardEntry", "BoardError", "BoardIndex", "TokenPrices"]
 
@@ -42,59 +38,6 @@ _INDEX_VERSION = 1
 
 class BoardError(UsageError):
     """The board folder is missing, malformed, or was edited after runs were added."""
-
-
-class BoardEntry(BaseModel):
-    """One accepted run, with everything the pages show about where its numbers came from."""
-
-    id: str = Field(
-        pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$",
-        max_length=200,
-        description="Stable entry id; also the folder name under runs/ and the run page's name.",
-    )
-    env_id: str
-    env_version: str
-    env_hash: str = Field(description="Content hash of the environment package at run time.")
-    env_args: dict[str, Any] | None = Field(
-        default=None, description="Arguments the environment was loaded with (None: entry predates it)."
-    )
-    model: str
-    base_url: str | None = None
-    sampling: dict[str, Any] = Field(description="Sampling settings of the run.")
-    seed: int
-    split: str
-    verihub_version: str
-    created_at: float = Field(description="Unix time the run started.")
-    added_at: float = Field(description="Unix time the run entered the board.")
-    n_tasks: int
-    rollouts_per_task: int
-    n_rollouts: int
-    n_errors: int
-    mean_reward: float | None
-    ci95: tuple[float, float] | None = Field(description="Bootstrap 95% interval over tasks.")
-    bootstrap_seed: int
-    bootstrap_resamples: int
-    pass_at_k: dict[str, float]
-    pass_all_k: dict[str, float]
-    usage: dict[str, int]
-    cost_usd: float | None = Field(
-        default=None,
-        description="Total cost: recorded by every rollout, or from token usage at given prices.",
-    )
-    cost_basis: str | None = Field(
-        default=None, description="Where cost_usd comes from: 'rollouts' or the per-token prices used."
-    )
-    source: str = Field(description="Run directory the entry was added from.")
-    rollouts_copied: bool
-    tasks_checked: bool = Field(
-        default=False, description="The task ids were re-derived from the installed environment."
-    )
-    sha256: dict[str, str] = Field(description="Hash of config.json, summary.json, rollouts.jsonl.")
-    content_sha256: str | None = Field(
-        default=None,
-        description="Hash of the run's content whatever its formatting (config identity and the set "
-        "of rollouts); one run re-serialised is still one entry. None for entries added before.",
-    )
 
 
 class BoardIndex(BaseModel):
@@ -229,13 +172,16 @@ class Board:
         check_tasks: bool = False,
         bootstrap_seed: int = 0,
         prices: TokenPrices | None = None,
+        label: str | None = None,
+        owner: str | None = None,
     ) -> tuple[BoardEntry, bool]:
         """Verify ``run_dir`` and add it. Returns (entry, added); ``added`` is False when the very
         same run (same config and rollouts files) is already on the board. Raises ``RunRejected``.
 
         ``copy_rollouts`` keeps the transcripts on the board; ``check_tasks`` also re-derives the
         task set from the installed environment (see :func:`leaderboard.verify.verify_run`);
-        ``prices`` give the cost from the run's token usage when its rollouts record none.
+        ``prices`` give the cost from the run's token usage when its rollouts record none;
+        ``label`` names the run on the pages, ``owner`` says who added it.
         """
         verified = verify_run(run_dir, check_tasks=check_tasks)
         index = self.load_index()
@@ -246,7 +192,14 @@ class Board:
                 return entry, False
             if entry.content_sha256 is not None and entry.content_sha256 == verified.content_sha256:
                 return entry, False  # the same run, re-serialised: counting it twice would double it
-        entry = _entry(verified, copy_rollouts=copy_rollouts, bootstrap_seed=bootstrap_seed, prices=prices)
+        entry = entry_from_run(
+            verified,
+            copy_rollouts=copy_rollouts,
+            bootstrap_seed=bootstrap_seed,
+            prices=prices,
+            label=label,
+            owner=owner,
+        )
         if any(e.id == entry.id for e in index.entries):
             raise BoardError(
                 f"{self.path} already has an entry {entry.id} for different files; check index.json"
@@ -263,6 +216,16 @@ class Board:
         index.entries.append(entry)
         self._write_index(index)
         return entry, True
+
+    def set_label(self, entry_id: str, label: str | None) -> BoardEntry:
+        """Give the entry ``entry_id`` a human label (None or blank removes it)."""
+        index = self.load_index()
+        for i, entry in enumerate(index.entries):
+            if entry.id == entry_id:
+                index.entries[i] = entry.model_copy(update={"label": clean_label(label)})
+                self._write_index(index)
+                return index.entries[i]
+        raise BoardError(f"no entry {entry_id!r} on the board {self.path}; see `verihub leaderboard show`")
 
     def _write_index(self, index: BoardIndex) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
@@ -307,6 +270,8 @@ def _index_disagreements(entry: BoardEntry, config: RunConfig, summary: Summary)
     }
     if "usage" in summary.model_fields_set:
         claimed["usage"] = (entry.usage, summary.usage)
+    if entry.errors_by_kind:  # entries added before the field have none (n_errors still counts)
+        claimed["errors_by_kind"] = (entry.errors_by_kind, summary.errors_by_kind)
     out += [f"index.json says {k} {a!r}, its files say {b!r}" for k, (a, b) in claimed.items() if a != b]
     if not _close(entry.mean_reward, summary.mean_reward):
         out.append(f"index.json says mean_reward {entry.mean_reward!r}, its summary {summary.mean_reward!r}")
@@ -329,82 +294,3 @@ def _index_disagreements(entry: BoardEntry, config: RunConfig, summary: Summary)
         ):
             out.append(f"index.json says ci95 {entry.ci95!r}, its summary gives {ci!r}")
     return out
-
-
-def _slug(text: str, limit: int = 40) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.")[:limit] or "x"
-
-
-@dataclass(frozen=True)
-class TokenPrices:
-    """What a model's tokens cost, in US dollars per million tokens."""
-
-    prompt_usd_per_mtok: float
-    completion_usd_per_mtok: float
-
-    def __post_init__(self) -> None:
-        prices = (self.prompt_usd_per_mtok, self.completion_usd_per_mtok)
-        if not all(math.isfinite(p) and p >= 0 for p in prices):
-            raise ValueError("token prices must be finite and not negative")
-
-    def cost(self, usage: dict[str, int]) -> float:
-        """Cost of a usage record (``prompt_tokens``, ``completion_tokens``)."""
-        return (
-            usage.get("prompt_tokens", 0) * self.prompt_usd_per_mtok
-            + usage.get("completion_tokens", 0) * self.completion_usd_per_mtok
-        ) / 1e6
-
-    def describe(self) -> str:
-        return (
-            f"${self.prompt_usd_per_mtok:g}/M prompt + ${self.completion_usd_per_mtok:g}/M completion tokens"
-        )
-
-
-def _cost(v: VerifiedRun, prices: TokenPrices | None) -> tuple[float | None, str | None]:
-    if v.cost_usd is not None:
-        return v.cost_usd, "rollouts"
-    if prices is not None:
-        return prices.cost(v.summary.usage), prices.describe()
-    return None, None
-
-
-def _entry(
-    v: VerifiedRun, *, copy_rollouts: bool, bootstrap_seed: int, prices: TokenPrices | None = None
-) -> BoardEntry:
-    c, s = v.config, v.summary
-    cost_usd, cost_basis = _cost(v, prices)
-    # config and rollouts together: two models with identical rollouts are still two runs
-    digest = hashlib.sha256((v.sha256[CONFIG_FILE] + v.sha256[ROLLOUTS_FILE]).encode()).hexdigest()[:10]
-    return BoardEntry(
-        id=f"{_slug(c.env_id)}-{_slug(c.env_version, 16)}-{_slug(c.model)}-{digest}",
-        env_id=c.env_id,
-        env_version=c.env_version,
-        env_hash=c.env_hash,
-        env_args=json.loads(json.dumps(c.env_args)),
-        model=c.model,
-        base_url=c.base_url,
-        sampling=c.sampling.model_dump(mode="json"),
-        seed=c.seed,
-        split=c.split,
-        verihub_version=c.verihub_version,
-        created_at=c.created_at,
-        added_at=time.time(),
-        n_tasks=s.n_tasks,
-        rollouts_per_task=s.rollouts_per_task,
-        n_rollouts=s.n_rollouts,
-        n_errors=s.n_errors,
-        mean_reward=s.mean_reward,
-        ci95=bootstrap_ci(v.task_means, weights=v.task_weights, seed=bootstrap_seed),
-        bootstrap_seed=bootstrap_seed,
-        bootstrap_resamples=DEFAULT_RESAMPLES,
-        pass_at_k=s.pass_at_k,
-        pass_all_k=s.pass_all_k,
-        usage=s.usage,
-        cost_usd=cost_usd,
-        cost_basis=cost_basis,
-        source=str(v.path.resolve()),
-        rollouts_copied=copy_rollouts,
-        tasks_checked=v.tasks_checked,
-        sha256=v.sha256,
-        content_sha256=v.content_sha256 or None,
-    )

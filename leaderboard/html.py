@@ -18,20 +18,25 @@ _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri '
 
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;
-padding:1rem 1.5rem;color:#1d1d1f;line-height:1.45}
+padding:1rem 1.5rem;color:#1d1d1f;line-height:1.45;overflow-wrap:anywhere}
+@media (max-width:600px){body{padding:.6rem .7rem}h1{font-size:1.4rem}}
 nav{font-size:.9rem;margin-bottom:1rem}
 table{border-collapse:collapse;margin:.5rem 0 1.5rem;font-size:.9rem}
-th,td{border-bottom:1px solid #ddd;padding:.3rem .6rem;text-align:left;vertical-align:top}
+th,td{border-bottom:1px solid #ddd;padding:.3rem .6rem;text-align:left;vertical-align:top;
+overflow-wrap:normal;min-width:2.5em}
+th,td.num,td.nw{white-space:nowrap}
 th{background:#f4f4f6}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 .stale{color:#8a5a00;background:#fff4d6;padding:0 .3rem;border-radius:3px;font-size:.8rem}
 .plot svg{max-width:100%;height:auto}
-.plots{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:1rem}
+.plots{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(420px,100%),1fr));gap:1rem}
+figure{margin:0;min-width:0}
 details{border:1px solid #ddd;border-radius:4px;margin:.4rem 0;padding:.3rem .6rem}
 summary{cursor:pointer}
 pre{white-space:pre-wrap;word-break:break-word;background:#f7f7f9;padding:.5rem;margin:.3rem 0}
 .pass{color:#176f2c}.fail{color:#a31515}.err{color:#8a5a00}
-code{font-size:.85rem}
+code{font-size:.85rem;overflow-wrap:anywhere}
+.scroll{overflow-x:auto;max-width:100%}
 """
 
 
@@ -66,25 +71,37 @@ def link(href: str, text: object) -> Safe:
 
 
 def table(
-    headers: Sequence[object], rows: Iterable[Sequence[object]], *, numeric: Sequence[int] = ()
+    headers: Sequence[object],
+    rows: Iterable[Sequence[object]],
+    *,
+    numeric: Sequence[int] = (),
+    nowrap: Sequence[int] = (),
 ) -> Safe:
-    """A table; ``numeric`` lists the column indexes aligned right."""
+    """A table in a box that scrolls sideways on a narrow screen (the page itself never does);
+    ``numeric`` lists the column indexes aligned right, ``nowrap`` those kept on one line."""
     head = tag("thead", tag("tr", *(tag("th", h) for h in headers)))
     body_rows = [
-        tag("tr", *(tag("td", c, class_="num" if i in numeric else None) for i, c in enumerate(row)))
+        tag(
+            "tr",
+            *(
+                tag("td", c, class_="num" if i in numeric else "nw" if i in nowrap else None)
+                for i, c in enumerate(row)
+            ),
+        )
         for row in rows
     ]
-    return tag("table", head, tag("tbody", *body_rows))
+    return tag("div", tag("table", head, tag("tbody", *body_rows)), class_="scroll")
 
 
-def page(title: str, body: object, *, root: str) -> Safe:
-    """A complete standalone page; ``root`` is the relative path to the site root ('' or '../')."""
+def page(title: str, body: object, *, root: str, css: str = "") -> Safe:
+    """A complete standalone page; ``root`` is the relative path to the site root ('' or '../');
+    ``css`` is added to the page's style sheet (trusted text, never run content)."""
     nav = tag("nav", link(f"{root}index.html", "verihub leaderboard"))
     return Safe(
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{esc(_CSP)}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{esc(title)}</title><style>{_CSS}</style></head>"
+        f"<title>{esc(title)}</title><style>{_CSS}{css}</style></head>"
         f"<body>{nav}{tag('h1', title)}{esc(body)}</body></html>\n"
     )

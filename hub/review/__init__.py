@@ -9,6 +9,25 @@ Reading guide:
 - :mod:`hub.review.env_tests`, :mod:`hub.review.testing`: test kits for environment packages.
 
 Imports: :mod:`hub.env`, :mod:`hub.registry`, :mod:`hub.run`, :mod:`hub.train` (and ``graders``).
+The leaderboard's eval cards use the learnable band from here (one definition for both).
 """
 
-__all__: list[str] = []
+from hub.review.calibrate import (
+    LEARNABLE_BAND,
+    Calibration,
+    TaskCalibration,
+    calibration_from_summary,
+    check_band,
+    in_band,
+    learnable_rows,
+)
+
+__all__ = [
+    "LEARNABLE_BAND",
+    "Calibration",
+    "TaskCalibration",
+    "calibration_from_summary",
+    "check_band",
+    "in_band",
+    "learnable_rows",
+]

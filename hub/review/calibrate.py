@@ -3,8 +3,13 @@
 ``verihub calibrate ID --model M --rollouts 16`` evaluates every selected task R times and
 reports each task's pass rate with a Wilson 95% interval, a histogram, the tasks no rollout
 solved (possibly infeasible: flagged when the reference answer itself does not pass) and the
-saturated ones, then exports the tasks in the learnable band (default ``0 < p < 0.7``) as
-``learnable.jsonl`` and as a Hugging Face ``datasets`` dataset (``learnable_dataset/``).
+saturated ones, then exports the tasks in the learnable band as ``learnable.jsonl`` and as a
+Hugging Face ``datasets`` dataset (``learnable_dataset/``).
+
+The learnable band has one definition, :func:`in_band`, shared with the leaderboard's eval cards:
+a task is learnable when some rollout passed it (at least one pass in 64: ``p >= 1/64``) and it
+is not mostly solved (``p <= 0.7``); both bounds are inclusive, and a task no rollout passed is
+never in the band, whatever its lower bound.
 """
 
 from __future__ import annotations
@@ -22,14 +27,35 @@ from hub.env.types import Task
 from hub.run.metrics import Summary
 
 __all__ = [
+    "LEARNABLE_BAND",
     "Calibration",
     "TaskCalibration",
     "calibrate",
     "calibration_from_summary",
+    "check_band",
     "export_learnable",
     "histogram_text",
+    "in_band",
+    "learnable_rows",
     "wilson_interval",
 ]
+
+LEARNABLE_BAND: tuple[float, float] = (1 / 64, 0.7)
+"""The default learnable band ``(low, high)``: at least one pass in 64, at most 70% passed."""
+
+
+def in_band(pass_rate: float | None, band: tuple[float, float] = LEARNABLE_BAND) -> bool:
+    """Is a task with this pass rate learnable? ``low <= p <= high`` and ``p > 0`` (a task that
+    no rollout passed gives RL no signal); None (no graded rollout) is never learnable."""
+    low, high = band
+    return pass_rate is not None and pass_rate > 0.0 and low <= pass_rate <= high
+
+
+def check_band(band: tuple[float, float]) -> None:
+    """Raise ValueError unless ``0 <= low < high <= 1``."""
+    low, high = band
+    if not 0.0 <= low < high <= 1.0:
+        raise ValueError(f"band must satisfy 0 <= low < high <= 1, got {band}")
 
 
 def wilson_interval(passed: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -59,7 +85,9 @@ class Calibration(BaseModel):
     env_id: str
     model: str
     rollouts_per_task: int
-    band: tuple[float, float] = Field(description="Learnable band: low < pass rate < high.")
+    band: tuple[float, float] = Field(
+        description="Learnable band: low <= pass rate <= high, at least one pass (see in_band)."
+    )
     saturated_at: float
     tasks: list[TaskCalibration]
     histogram: list[tuple[float, float, int]] = Field(description="(low, high, count) per bin of pass rate.")
@@ -72,15 +100,14 @@ class Calibration(BaseModel):
 def calibration_from_summary(
     summary: Summary,
     *,
-    band: tuple[float, float] = (0.0, 0.7),
+    band: tuple[float, float] = LEARNABLE_BAND,
     saturated_at: float = 0.9,
     bins: int = 10,
     gold: Mapping[str, bool | None] | None = None,
 ) -> Calibration:
     """Classify the tasks of a finished run by pass rate."""
+    check_band(band)
     low, high = band
-    if not 0.0 <= low < high <= 1.0:
-        raise ValueError(f"band must satisfy 0 <= low < high <= 1, got {band}")
     gold = gold or {}
     rows: list[TaskCalibration] = []
     for t in summary.per_task:
@@ -111,7 +138,7 @@ def calibration_from_summary(
         zero=zero,
         possibly_infeasible=[r.task_id for r in rows if r.task_id in zero and r.gold_passes is not True],
         saturated=[r.task_id for r in rows if r.pass_rate is not None and r.pass_rate >= saturated_at],
-        learnable=[r.task_id for r in rows if r.pass_rate is not None and low < r.pass_rate < high],
+        learnable=[r.task_id for r in rows if in_band(r.pass_rate, band)],
     )
 
 
@@ -140,6 +167,13 @@ def _row(task: Task, cal: TaskCalibration, env_id: str) -> dict[str, Any]:
     }
 
 
+def learnable_rows(cal: Calibration, tasks: Sequence[Task]) -> list[dict[str, Any]]:
+    """The rows of ``learnable.jsonl``: one per learnable task found in ``tasks``, in band order."""
+    by_id = {t.id: t for t in tasks}
+    stats = {t.task_id: t for t in cal.tasks}
+    return [_row(by_id[i], stats[i], cal.env_id) for i in cal.learnable if i in by_id]
+
+
 def export_learnable(cal: Calibration, tasks: Sequence[Task], out: Path) -> tuple[Path, Path]:
     """Write ``learnable.jsonl`` and ``learnable_dataset/`` (``datasets.save_to_disk``) into ``out``.
 
@@ -148,9 +182,7 @@ def export_learnable(cal: Calibration, tasks: Sequence[Task], out: Path) -> tupl
     """
     import datasets
 
-    by_id = {t.id: t for t in tasks}
-    stats = {t.task_id: t for t in cal.tasks}
-    rows = [_row(by_id[i], stats[i], cal.env_id) for i in cal.learnable if i in by_id]
+    rows = learnable_rows(cal, tasks)
     out.mkdir(parents=True, exist_ok=True)
     jsonl = out / "learnable.jsonl"
     with jsonl.open("w", encoding="utf-8") as fh:
@@ -205,7 +237,7 @@ async def calibrate(
     out: str | os.PathLike[str],
     rollouts: int = 16,
     num_tasks: int | None = None,
-    band: tuple[float, float] = (0.0, 0.7),
+    band: tuple[float, float] = LEARNABLE_BAND,
     saturated_at: float = 0.9,
     base_url: str | None = None,
     split: str = "test",

@@ -35,7 +35,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from hub.env.errors import UsageError, VerihubError
-from hub.registry.install import unpack_wheel, wheel_package_hash
+from hub.registry.install import InstallError, build_wheel, unpack_wheel, wheel_package_hash
 from hub.review.check import CheckOptions, CheckReport, check
 from hub.run.metrics import Summary, SummaryBuilder
 from hub.run.rundir import RunDir
@@ -103,13 +103,19 @@ def _files(root: Path) -> dict[str, str]:
     }
 
 
-def _build(src: Path, dist: Path) -> tuple[Path, Path]:
+def _build(src: Path, dist: Path, *, unsafe: bool = False) -> tuple[Path, Path]:
+    """``python -m build`` (sdist, then the wheel from it) in the sandbox: the package's build
+    code runs with nothing writable but a scratch folder, and no network."""
+    from hub.sandbox import Limits
+    from hub.sandbox import run as sandbox_run
+
     try:
         import build  # noqa: F401
     except ModuleNotFoundError as exc:
         raise SubmissionError("building a submission needs the `build` package: pip install build") from exc
     with tempfile.TemporaryDirectory(prefix="verihub-build-") as tmp:
-        copy = Path(tmp) / "src"
+        area = Path(tmp)
+        copy, out, home = area / "src", area / "out", area / "home"
         shutil.copytree(
             src,
             copy,
@@ -117,6 +123,7 @@ def _build(src: Path, dist: Path) -> tuple[Path, Path]:
                 "__pycache__", "*.pyc", ".git", "build", "dist", "*.egg-info", ".venv"
             ),
         )
+        home.mkdir()
         cmd = [
             sys.executable,
             "-m",
@@ -124,10 +131,27 @@ def _build(src: Path, dist: Path) -> tuple[Path, Path]:
             "--no-isolation",
             "--skip-dependency-check",
             "--outdir",
-            str(dist),
+            str(out),
             str(copy),
         ]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
+        env = {
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(home),
+            "TMPDIR": str(home),
+            "LANG": "C.UTF-8",
+        }
+        proc = sandbox_run(
+            cmd,
+            rw_dir=area,
+            env=env,
+            cwd=copy,
+            limits=Limits(wall_s=600.0, cpu_s=600, memory_mb=4096, disk_mb=1024),
+            unsafe=unsafe,
+        )
+        if proc.returncode == 0:
+            dist.mkdir(parents=True, exist_ok=True)
+            for built in sorted(out.glob("*.tar.gz")) + sorted(out.glob("*.whl")):
+                shutil.copy2(built, dist / built.name)
     if proc.returncode != 0:
         lines = [ln for ln in (proc.stderr + proc.stdout).splitlines() if ln.strip()]
         raise SubmissionError(f"python -m build failed: {lines[-1] if lines else 'no output'}")
@@ -187,15 +211,19 @@ def _smoke_eval(
     rollouts: int,
     max_tokens: int,
     timeout_s: float,
+    unsafe: bool = False,
 ) -> str:
-    """Evaluate the bundled wheel in a sandboxed process (own network namespace with only
-    loopback up, resource limits); returns how it was isolated."""
+    """Evaluate the bundled wheel with ``verihub eval --sandbox``: the runner and the model run
+    in a child process of verihub's own code, the package's code only in the sandbox (it is
+    staged from the unpacked wheel, whose folder is on the child's path for its metadata only).
+    Returns how it was isolated."""
     import hub
-    from hub.review.check.sandbox import Limits, network_namespace_available, run_sandboxed
 
     with tempfile.TemporaryDirectory(prefix="verihub-smoke-") as tmp:
         site = unpack_wheel(wheel, Path(tmp) / "site")
-        env = {k: v for k, v in os.environ.items() if not k.endswith(("_KEY", "_TOKEN", "_SECRET"))}
+        env = {
+            k: v for k, v in os.environ.items() if not k.endswith(("_KEY", "_TOKEN", "_SECRET", "_PASSWORD"))
+        }
         env["PYTHONPATH"] = os.pathsep.join([str(site), str(Path(hub.__file__).resolve().parent.parent)])
         env["HF_HUB_OFFLINE"] = env["HF_DATASETS_OFFLINE"] = "1"
         cmd = [
@@ -215,17 +243,21 @@ def _smoke_eval(
             "--out",
             str(out.resolve()),
             "--no-progress",
+            "--sandbox",
+            *(["--unsafe-no-sandbox"] if unsafe else []),
         ]
-        limits = Limits(wall_s=timeout_s, cpu_s=int(timeout_s) * 2, memory_bytes=16 * 1024**3)
-        res = run_sandboxed(cmd, limits=limits, env=env, cwd=Path(tmp), isolate_network=True, loopback=True)
-    if res.timed_out:
-        raise SubmissionError(f"the smoke evaluation took longer than {timeout_s:g}s")
+        try:
+            res = subprocess.run(
+                cmd, env=env, cwd=tmp, capture_output=True, text=True, timeout=timeout_s, check=False
+            )
+        except subprocess.TimeoutExpired:
+            raise SubmissionError(f"the smoke evaluation took longer than {timeout_s:g}s") from None
     if res.returncode != 0:
         last = [ln for ln in res.stderr.splitlines() if ln.strip()][-1:] or [f"exit code {res.returncode}"]
         raise SubmissionError(f"the smoke evaluation failed: {last[0]}")
-    if network_namespace_available():
-        return "own network namespace (loopback only), rlimits"
-    return "rlimits only (no network namespace on this platform)"
+    if unsafe:
+        return "UNSAFE: no sandbox (--unsafe-no-sandbox)"
+    return "verihub eval --sandbox: the environment in the bubblewrap sandbox, runner and model outside"
 
 
 def submit(
@@ -240,7 +272,7 @@ def submit(
     smoke_timeout_s: float = 900.0,
 ) -> tuple[Path, Manifest]:
     """Build, check and smoke-evaluate the package at ``path`` into a bundle folder."""
-    from hub.version import __version__
+    from hub import __version__
 
     src = Path(path).resolve()
     if not (src / "pyproject.toml").is_file():
@@ -251,7 +283,12 @@ def submit(
     if bundle.exists() and any(bundle.iterdir()):
         raise UsageError(f"{bundle} exists and is not empty; choose another --out")
     bundle.mkdir(parents=True, exist_ok=True)
-    sdist, wheel = _build(src, bundle / "dist")
+    unsafe = check_options is not None and check_options.unsafe_no_sandbox
+    if not unsafe:
+        from hub.review.check.runner import require_sandbox
+
+        require_sandbox(False)
+    sdist, wheel = _build(src, bundle / "dist", unsafe=unsafe)
     env_id, dist_name, version = _wheel_env(wheel)
     with tempfile.TemporaryDirectory(prefix="verihub-submit-") as tmp:
         report = check(str(_unpack_sdist(sdist, Path(tmp))), options=check_options)
@@ -267,6 +304,7 @@ def submit(
         rollouts=rollouts,
         max_tokens=max_tokens,
         timeout_s=smoke_timeout_s,
+        unsafe=unsafe,
     )
     summary = RunDir(bundle / "eval").load_summary()
     manifest = Manifest(
@@ -339,6 +377,24 @@ def _verify_eval(bundle: Path, manifest: Manifest) -> list[str]:
     return problems
 
 
+def bind_wheel_to_sdist(sdist: Path, wheel_hash: str, env_id: str, *, unsafe: bool = False) -> list[str]:
+    """Rebuild the wheel from ``sdist`` in the sandbox and compare its import package with the
+    bundled wheel's (``wheel_hash``); a wheel swapped for another build is a problem."""
+    with tempfile.TemporaryDirectory(prefix="verihub-bind-") as tmp:
+        try:
+            folder = _unpack_sdist(sdist, Path(tmp) / "sdist")
+            rebuilt = build_wheel(folder, Path(tmp) / "wheels", unsafe=unsafe)
+            rebuilt_hash = wheel_package_hash(rebuilt, env_id)
+        except (InstallError, SubmissionError) as exc:
+            return [f"the sdist does not rebuild into a verifiable wheel: {exc}"]
+    if rebuilt_hash != wheel_hash:
+        return [
+            "the bundled wheel is not the sdist's build: its import package differs from the wheel "
+            f"rebuilt from the sdist ({wheel_hash} vs {rebuilt_hash}); the wheel was swapped or changed"
+        ]
+    return []
+
+
 def verify_submission(
     bundle: str | os.PathLike[str], *, check_options: CheckOptions | None = None, rerun_check: bool = True
 ) -> Verification:
@@ -377,21 +433,28 @@ def verify_submission(
         result.problems.append("dist/ must hold exactly one wheel and one sdist")
         return result
     config = RunDir(root / "eval").load_config()
-    if wheel_package_hash(wheels[0], manifest.env_id) != config.env_hash:
+    try:
+        bundled_hash = wheel_package_hash(wheels[0], manifest.env_id)
+    except InstallError as exc:
+        result.problems.append(f"the bundled wheel is refused: {exc}")
+        return result
+    if bundled_hash != config.env_hash:
         result.problems.append("the evaluated package is not the bundled wheel (content hashes differ)")
+    if rerun_check and not result.problems:
+        unsafe = check_options is not None and check_options.unsafe_no_sandbox
+        result.problems += bind_wheel_to_sdist(sdists[0], bundled_hash, manifest.env_id, unsafe=unsafe)
     if rerun_check and not result.problems:
         from hub.review.check.regrade import regrade_sandboxed
 
-        with tempfile.TemporaryDirectory(prefix="verihub-verify-") as tmp:
-            regraded = regrade_sandboxed(
-                _unpack_sdist(sdists[0], Path(tmp)),
-                root / "eval" / "rollouts.jsonl",
-                env_id=manifest.env_id,
-                split=config.split,
-                seed=config.seed,
-                num_tasks=config.num_tasks or 0,
-                options=check_options,
-            )
+        regraded = regrade_sandboxed(
+            wheels[0],  # the verified wheel, bound to the sdist above
+            root / "eval" / "rollouts.jsonl",
+            env_id=manifest.env_id,
+            split=config.split,
+            seed=config.seed,
+            num_tasks=config.num_tasks or 0,
+            options=check_options,
+        )
         if regraded.error is not None:
             result.problems.append(f"regrading the rollouts failed: {regraded.error}")
         elif regraded.n_differ:
@@ -401,8 +464,7 @@ def verify_submission(
             )
         if result.problems:
             return result
-        with tempfile.TemporaryDirectory(prefix="verihub-verify-") as tmp:
-            report = check(str(_unpack_sdist(sdists[0], Path(tmp))), options=check_options)
+        report = check(str(wheels[0]), options=check_options)  # the same verified wheel
         result.report = report
         if not report.passed:
             result.problems.append(f"the check fails now: {', '.join(r.name for r in report.failures())}")

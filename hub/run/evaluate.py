@@ -66,6 +66,11 @@ class EvalOptions:
     grade_on: GradeOn = "local"
     """``ray``: grade on Ray workers (``ray.init(address=ray_address)`` unless Ray is running)."""
     ray_address: str | None = None
+    sandbox: bool = False
+    """Run the environment's code in the bubblewrap sandbox (:mod:`hub.sandbox`): tasks, reset,
+    step and grade become requests to it. Grades do not depend on it."""
+    unsafe_no_sandbox: bool = False
+    """With ``sandbox``: run the same server unsandboxed where bubblewrap is missing."""
     on_rollout: ProgressCallback | None = field(default=None, compare=False)
     on_start: StartCallback | None = field(default=None, compare=False)
 
@@ -102,6 +107,34 @@ async def open_client(model: str, base_url: str | None, options: EvalOptions) ->
             yield client
 
 
+def open_environment(
+    env_id: str, env_args: Mapping[str, Any], options: EvalOptions | None = None
+) -> Environment:
+    """Load ``env_id`` here, or (``options.sandbox``) start it in the sandbox behind a proxy."""
+    if options is None or not options.sandbox:
+        return load_environment(env_id, **env_args)
+    from hub.sandbox import Limits, unavailable_reason
+    from hub.sandbox.remote import start_installed
+    from hub.sandbox.stage import StageError
+
+    reason = None if options.unsafe_no_sandbox else unavailable_reason()
+    if reason is not None:
+        raise UsageError(f"--sandbox: {reason}")
+    try:
+        week = 7 * 24 * 3600  # a run is bounded by its own limits, not the sandbox's clock
+        return start_installed(
+            env_id, env_args, limits=Limits(wall_s=float(week), cpu_s=week), unsafe=options.unsafe_no_sandbox
+        )
+    except StageError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _close_now(env: Environment) -> None:
+    close = getattr(env, "close", None)  # a sandboxed environment: end its sandbox
+    if callable(close):
+        close()
+
+
 def prepare_run(
     env_id: str,
     *,
@@ -115,6 +148,7 @@ def prepare_run(
     sampling: Sampling | None,
     env_args: Mapping[str, Any] | None,
     group_advantages: bool,
+    options: EvalOptions | None = None,
 ) -> tuple[Environment, TaskSelection, RunConfig]:
     """Load the environment, select its tasks and build the run's config (nothing is written)."""
     from hub.version import __version__
@@ -122,29 +156,33 @@ def prepare_run(
     if rollouts < 1:
         raise UsageError("--rollouts must be at least 1")
     args = dict(env_args or {})
-    env = load_environment(env_id, **args)
-    if split not in env.splits:
-        raise UsageError(f"{env_id} has no split {split!r}; it has: {', '.join(env.splits)}")
-    tasks = TaskSelection(env, split=split, seed=seed, num_tasks=num_tasks)
-    count = tasks.count()
-    if not count:
-        raise UsageError(f"{env_id} has no tasks in split {split!r}")
-    config = RunConfig(
-        env_id=env_id,
-        env_version=env.version,
-        env_hash=package_hash(env_id),
-        env_args=args,
-        model=model,
-        base_url=None if is_local_model(model) else base_url,
-        sampling=sampling or Sampling(),
-        seed=seed,
-        split=split,
-        num_tasks=count,
-        rollouts_per_task=rollouts,
-        max_turns=max_turns or env.max_turns,
-        group_advantages=group_advantages,
-        verihub_version=__version__,
-    )
+    env = open_environment(env_id, args, options)
+    try:
+        if split not in env.splits:
+            raise UsageError(f"{env_id} has no split {split!r}; it has: {', '.join(env.splits)}")
+        tasks = TaskSelection(env, split=split, seed=seed, num_tasks=num_tasks)
+        count = tasks.count()
+        if not count:
+            raise UsageError(f"{env_id} has no tasks in split {split!r}")
+        config = RunConfig(
+            env_id=env_id,
+            env_version=env.version,
+            env_hash=package_hash(env_id),
+            env_args=args,
+            model=model,
+            base_url=None if is_local_model(model) else base_url,
+            sampling=sampling or Sampling(),
+            seed=seed,
+            split=split,
+            num_tasks=count,
+            rollouts_per_task=rollouts,
+            max_turns=max_turns or env.max_turns,
+            group_advantages=group_advantages,
+            verihub_version=__version__,
+        )
+    except BaseException:
+        _close_now(env)
+        raise
     return env, tasks, config
 
 
@@ -182,10 +220,11 @@ async def evaluate(
         sampling=sampling,
         env_args=env_args,
         group_advantages=group_advantages,
+        options=opts,
     )
     rundir = RunDir(out)
-    rundir.ensure_new()  # fail before starting a model
     try:
+        rundir.ensure_new()  # fail before starting a model
         env = grading_env(env, config, opts)
         async with open_client(model, base_url, opts) as client:
             rundir.create(config)
@@ -208,9 +247,10 @@ async def resume(
     config = rundir.load_config()
     if base_url is not None and is_local_model(config.model):
         raise UsageError(f"the run in {out} uses {config.model}, which needs no --base-url; drop it")
-    env = load_environment(config.env_id, **config.env_args)
+    env = open_environment(config.env_id, config.env_args, opts)
     current_hash = package_hash(config.env_id)
     if current_hash != config.env_hash or env.version != config.env_version:
+        _close_now(env)
         raise RunDirError(
             f"cannot resume {out}: environment {config.env_id} changed since the run started "
             f"(version {config.env_version} -> {env.version}); start a new run"

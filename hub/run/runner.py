@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hub.env.environment import Environment
-from hub.env.errors import ModelConfigError, ModelError, RunDirError, UsageError
+from hub.env.errors import EnvironmentGoneError, ModelConfigError, ModelError, RunDirError, UsageError
 from hub.env.grading import grade_rollout, one_line, with_grade
 from hub.env.types import Message, Rollout, RolloutError, Task, Timing, Usage
 from hub.run.client import ChatClient
@@ -177,7 +177,7 @@ class Runner:
                 if step.truncated:
                     truncated = True
                     break
-        except ModelConfigError:
+        except (ModelConfigError, EnvironmentGoneError):
             raise  # every rollout would fail the same way: stop the run
         except ModelError as exc:
             error = RolloutError(kind="model", message=one_line(exc))

@@ -12,7 +12,13 @@ import datasets
 import pytest
 from verihub_arith import generate
 
-from hub.review.calibrate import calibrate, calibration_from_summary, histogram_text, wilson_interval
+from hub.review.calibrate import (
+    calibrate,
+    calibration_from_summary,
+    histogram_text,
+    in_band,
+    wilson_interval,
+)
 from hub.run.fake_server import FakeChatServer
 from hub.run.metrics import PerTask, Summary
 
@@ -47,7 +53,7 @@ def test_classification_and_histogram() -> None:
     s = summary({"zero": (0, 16), "low": (2, 16), "mid": (8, 16), "edge": (12, 16), "sat": (16, 16)})
     cal = calibration_from_summary(s, gold={"zero": False})
     assert cal.zero == ["zero"] and cal.possibly_infeasible == ["zero"]
-    assert cal.learnable == ["low", "mid"]  # 0 < p < 0.7; 0.75 is outside
+    assert cal.learnable == ["low", "mid"]  # 1/64 <= p <= 0.7; 0.75 is outside
     assert cal.saturated == ["sat"]
     assert sum(c for _, _, c in cal.histogram) == 5 and cal.histogram[-1][2] == 1
     assert "#" in histogram_text(cal)
@@ -55,6 +61,17 @@ def test_classification_and_histogram() -> None:
     assert wide.learnable == ["low", "mid", "edge"] and wide.possibly_infeasible == []
     with pytest.raises(ValueError):
         calibration_from_summary(s, band=(0.5, 0.5))
+
+
+def test_the_band_is_inclusive_and_needs_a_pass() -> None:
+    """The issue's band: at least one pass in 64, at most 70%, both ends included; a task with no
+    pass is out even when the lower bound is 0 (it gives RL no signal)."""
+    s = Summary.model_validate(
+        summary({"z": (0, 10), "seven": (7, 10), "one128": (1, 128), "one64": (1, 64)}).model_dump()
+    )
+    assert calibration_from_summary(s).learnable == ["seven", "one64"]
+    assert calibration_from_summary(s, band=(0.0, 0.7)).learnable == ["seven", "one128", "one64"]
+    assert in_band(0.7) and in_band(1 / 64) and not in_band(0.0, (0.0, 0.7)) and not in_band(None)
 
 
 async def test_calibrate_end_to_end_with_a_fake_model(tmp_path: Path) -> None:
@@ -108,5 +125,5 @@ def test_cli_calibrate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
         thread.join(timeout=10)
     assert exc.value.code == 0
     out = capsys.readouterr().out
-    assert "3 tasks x 2 rollouts" in out and "learnable (0 < p < 0.9)" in out
+    assert "3 tasks x 2 rollouts" in out and "learnable (0.0156 <= p <= 0.9, p > 0)" in out
     assert (tmp_path / "calibration.json").exists() and (tmp_path / "learnable_dataset").is_dir()

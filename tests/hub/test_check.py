@@ -14,7 +14,6 @@ from hub.env.errors import UsageError
 from hub.env.types import Task
 from hub.review.check import CheckOptions, CheckReport, Limits, check
 from hub.review.check.probes import gamed, gold_response, hacking_probes, perturb
-from hub.review.check.sandbox import mount_namespace_available, network_namespace_available
 
 BAD = Path(__file__).parent / "bad_envs"
 FAST = CheckOptions(num_tasks=10, gold_tasks=8, probe_tasks=2, grade_timeout_s=1.5, limits=Limits(wall_s=60))
@@ -97,21 +96,9 @@ def test_writing_into_its_own_package_is_reported_and_blocked() -> None:
     fails = failed(report)
     assert "file_access" in fails and "bad_writes_package/grader_mode.txt" in fails["file_access"]
     probes = report.result("hacking_probes")
-    assert probes is not None
-    if mount_namespace_available():  # the read-only mount stopped the tampering: the grader stayed exact
-        assert "read-only bind mount" in report.isolation
-        assert probes.status == "pass", report.to_text()
-    else:  # file modes only: a root process can write, and the weakened grader is caught instead
-        assert "file mode only" in report.isolation
-    fallback = check(str(BAD / "writes_package"), options=replace(FAST, read_only_mount=False))
-    assert "file mode only" in fallback.isolation and "file_access" in failed(fallback)
-
-
-def test_socket_blocked_without_a_network_namespace() -> None:
-    opts = CheckOptions(num_tasks=5, gold_tasks=2, probe_tasks=1, grade_timeout_s=1.5, isolate_network=False)
-    report = check(str(BAD / "socket"), options=opts)
-    assert "audit hook" in report.isolation
-    assert "network" in failed(report)
+    # the read-only bind stopped the tampering: the grader stayed exact
+    assert "read-only binds" in report.isolation
+    assert probes is not None and probes.status == "pass", report.to_text()
 
 
 def test_not_a_package_or_id() -> None:
@@ -177,12 +164,11 @@ def test_cli_check_json_and_exit_code(tmp_path: Path, capsys: pytest.CaptureFixt
     assert {r.name: r.reason for r in report.failures()} == {
         "licence": 'no licence in the metadata: add license = { text = "SPDX-ID" } to [project]'
     }
-    assert ("unshare -rn" if network_namespace_available() else "audit hook") in report.isolation
+    assert "bubblewrap sandbox" in report.isolation and not report.unsafe
 
 
 def test_hacking_probes_include_the_attack_generators_hedges() -> None:
     """graders.attacks' hedge family rides along with the check's probes (issue 16)."""
-
     probes = dict(hacking_probes(Task(id="t", prompt="What is 6 x 7?", answer="42"), "42"))
     later = probes["attack: alternative on the next line"]
     assert later.startswith("Answer: 42\nor ") and "42" not in later.split("\n")[1]

@@ -16,7 +16,6 @@ import pytest
 from hub.env.types import Task
 from hub.review.check import CheckOptions, CheckReport, Limits, check
 from hub.review.check.probes import other_answers, perturb_randomly
-from hub.review.check.sandbox import mount_namespace_available, pid_namespace_available
 
 BAD = Path(__file__).parent / "bad_envs"
 FAST = CheckOptions(num_tasks=10, gold_tasks=8, probe_tasks=2, grade_timeout_s=1.5, limits=Limits(wall_s=60))
@@ -38,7 +37,7 @@ def failed(report: CheckReport) -> dict[str, str]:
         # exact on the test split, lax on train (where RL trains)
         ("train_lenient", "hacking_probes", "probe 'empty' on train-w0 passed"),
         # tasks that follow the hash seed: the same within a process, different across processes
-        ("hash_order", "determinism", "tasks differ between two processes for the same seed"),
+        ("hash_order", "determinism", "tasks differ for the same seed between two processes"),
         # "not passed" but full reward: training pays the hack all the same
         ("score_not_passed", "hacking_probes", "probe 'empty' on w0 passed"),
         ("score_not_passed", "perturbed_gold", "scored 1 (not passed, but rewarded)"),
@@ -95,12 +94,11 @@ def test_unix_socket_to_a_local_service_is_a_network_call() -> None:
     assert got == []  # blocked, not just reported
 
 
-@pytest.mark.skipif(not pid_namespace_available(), reason="needs unprivileged pid namespaces")
 def test_no_process_outlives_the_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     mark = tmp_path / "daemon-alive"
     monkeypatch.setenv("VERIHUB_TEST_MARK", str(mark))
     report = check(str(BAD / "daemon"), options=FAST)
-    assert "own pid namespace" in report.isolation
+    assert "pid" in report.isolation
     time.sleep(3.5)  # the daemon sleeps 2s, then writes the mark
     assert not mark.exists(), "a process started by the environment outlived the check"
 
@@ -149,25 +147,18 @@ def test_processes_the_package_starts_are_reported() -> None:
     assert "started processes" in access.reason and "subprocess.Popen" in access.details[0]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap: the environment runs in the worker's own process, so it can write forged "
-    "events to the event stream (or patch the worker's functions) and exit; only moving the "
-    "verdicts to a process the package cannot reach would close it (a human reads the code)",
-)
 def test_forged_event_stream_is_caught() -> None:
     report = check(str(BAD / "forged_events"), options=FAST)
     assert not report.passed, report.to_text()
 
 
-@pytest.mark.skipif(not mount_namespace_available(), reason="needs unprivileged mount namespaces")
 def test_nothing_outside_the_run_directory_is_writable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     mark = tmp_path / "pwned"
     monkeypatch.setenv("VERIHUB_TEST_MARK", str(mark))
     report = check(str(BAD / "shell_write"), options=FAST)
-    assert "every other folder but the run directory read-only" in report.isolation
+    assert "read-only binds" in report.isolation
     assert not mark.exists(), "a child process of the environment wrote outside the run directory"
     access = report.result("file_access")
     assert access is not None and access.status == "warn" and "subprocess.Popen" in access.details[0]
@@ -178,5 +169,4 @@ def test_secrets_and_other_processes_are_hidden(monkeypatch: pytest.MonkeyPatch)
     report = check(str(BAD / "env_secrets"), options=FAST)
     loads = report.result("loads")
     assert loads is not None and "saw secrets" not in loads.reason, report.to_text()
-    if pid_namespace_available() and mount_namespace_available():
-        assert loads.status == "pass", report.to_text()
+    assert loads.status == "pass", report.to_text()

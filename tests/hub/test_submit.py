@@ -134,3 +134,71 @@ def test_submit_input_errors(tmp_path: Path) -> None:
         submit(src, num_tasks=2)
     with pytest.raises(UsageError, match="not a submission bundle"):
         verify_submission(tmp_path)
+
+
+def _rewrite_wheel(wheel: Path, change: Callable[[str, bytes], bytes]) -> None:
+    """Rebuild ``wheel`` in place with ``change`` applied to each member, RECORD rewritten to match
+    (an attacker controls the whole file, so the swapped wheel is internally consistent)."""
+    import base64
+    import hashlib
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    record = next(n for n in members if n.endswith(".dist-info/RECORD"))
+    files = {n: change(n, d) for n, d in members.items() if n != record}
+    lines = []
+    for name, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        lines.append(f"{name},sha256={digest},{len(data)}")
+    with zipfile.ZipFile(wheel, "w") as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+        zf.writestr(record, "\n".join([*lines, f"{record},,"]) + "\n")
+
+
+@needs_model
+def test_a_swapped_wheel_is_caught_by_rebuilding_the_sdist(bundle: Path, tmp_path: Path) -> None:
+    """The bundled wheel is replaced by another build with the same name whose grader passes
+    everything; the manifest and the run's env_hash are updated to match it, so only rebuilding
+    the sdist can tell. The untouched bundle verifies (test_bundle_round_trip), so the refusal
+    here is the binding at work."""
+    from hub.registry.install import wheel_package_hash
+
+    copy = tampered(bundle, tmp_path / "w")
+    wheel = next((copy / "dist").glob("*.whl"))
+
+    def lax(name: str, data: bytes) -> bytes:
+        if name.endswith("/__init__.py"):
+            return data + b"\n# swapped build: a grader that passes everything would go here\n"
+        return data
+
+    _rewrite_wheel(wheel, lax)
+    new_hash = wheel_package_hash(wheel, "hubtest_submit_env")
+    config_path = copy / "eval" / "config.json"
+    config = json.loads(config_path.read_text())
+    assert config["env_hash"] != new_hash
+    config["env_hash"] = new_hash
+    config_path.write_text(json.dumps(config, indent=2))
+    manifest = json.loads((copy / "manifest.json").read_text())
+    for path in (wheel, config_path):
+        manifest["files"][path.relative_to(copy).as_posix()] = file_sha256(path)
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    problems = verify_submission(copy, check_options=FAST).problems
+    assert problems and "the bundled wheel is not the sdist's build" in problems[0], problems
+
+
+@needs_model
+def test_a_bundled_wheel_with_a_pth_file_is_refused(bundle: Path, tmp_path: Path) -> None:
+    copy = tampered(bundle, tmp_path / "p")
+    wheel = next((copy / "dist").glob("*.whl"))
+    import zipfile
+
+    with zipfile.ZipFile(wheel, "a") as zf:
+        zf.writestr("zzz_evil.pth", "import os\n")
+    _rewrite_wheel(wheel, lambda name, data: data)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["files"][wheel.relative_to(copy).as_posix()] = file_sha256(wheel)
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    problems = verify_submission(copy, rerun_check=False).problems
+    assert problems and "the bundled wheel is refused" in problems[0] and ".pth" in problems[0], problems

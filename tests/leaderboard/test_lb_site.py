@@ -11,7 +11,7 @@ import pytest
 import hub.cli.leaderboard  # noqa: F401  (registers the sub-app until hub.cli imports it itself)
 from hub.cli import main
 from leaderboard import Board, BoardError, build_site
-from leaderboard.site import env_page_name
+from leaderboard.site import card_page_name, env_page_name
 from leaderboard.testing import write_run
 
 HOSTILE_MODEL = '<script>alert(1)</script>"><img src=x onerror=alert(2)>'
@@ -29,7 +29,7 @@ def run_cli(*args: str) -> int:
 def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Board, Path]:
     tmp = tmp_path_factory.mktemp("site")
     board = Board(tmp / "board")
-    board.add(write_run(tmp / "r1", model="strong", rewards=((1.0, 1.0), (1.0, 0.0), (1.0, 1.0))))
+    board.add(write_run(tmp / "r1", model="strong", rewards=((1.0, 1.0), (1.0, 0.0), (1.0, 1.0), (1.0, 1.0))))
     board.add(write_run(tmp / "r2", model=HOSTILE_MODEL, completion=HOSTILE_TEXT), copy_rollouts=True)
     board.add(write_run(tmp / "r3", env_version="0.9.0", model="legacy"))
     board.add(write_run(tmp / "r4", env_id="other env/../x", model="strong"))
@@ -49,7 +49,13 @@ def test_one_page_per_environment_and_run(site: tuple[Board, Path]) -> None:
     assert f"env/{env_page_name('toy')}" in names
     assert f"env/{env_page_name('other env/../x')}" in names
     assert all(f"run/{e.id}.html" in names for e in board.entries())
-    assert len(names) == 1 + 2 + 4
+    cards = {
+        card_page_name("toy", "1.0.0"),
+        card_page_name("toy", "0.9.0"),
+        card_page_name("other env/../x", "1.0.0"),
+    }
+    assert {f"card/{c}" for c in cards} <= names
+    assert len(names) == 1 + 2 + 3 + 4
 
 
 def test_environment_page_ranks_and_marks_stale(site: tuple[Board, Path]) -> None:
@@ -143,7 +149,7 @@ def test_cli_add_show_build(
     site = tmp_path / "site"
     assert run_cli("leaderboard", "build", "--out", str(site), "--board", board) == 0
     assert (site / "index.html").is_file()
-    assert "wrote 4 pages" in capsys.readouterr().out
+    assert "wrote 5 pages" in capsys.readouterr().out  # index, environment, eval card, two runs
 
 
 def test_cli_build_on_empty_board_says_what_to_do(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

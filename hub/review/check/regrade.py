@@ -2,18 +2,25 @@
 
 ``verify-submission`` uses it to confirm that the rewards in a bundle are the ones the bundled
 grader gives (the summary is checked against the rollouts separately, in :mod:`hub.review.submit`).
+The package runs in the sandbox exactly as in ``verihub eval --sandbox``; the comparison is made
+here, from the grades it answers over the nonce-checked channel, so a package cannot forge it.
 """
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hub.env.types import Rollout
+from hub.review.check.drive import Hung, Prober, run_sync
 from hub.review.check.report import CheckReport
-from hub.review.check.runner import CheckOptions, _run_worker, _stage_path
-from hub.review.check.sandbox import make_writable
+from hub.review.check.runner import CheckOptions, _stage_path, _stage_wheel, _start, require_sandbox
+from hub.sandbox import RemoteError
+from hub.sandbox.remote import RemoteEnvironment, SandboxDiedError
+from hub.sandbox.stage import STAGE_PREFIX, make_writable
 
 __all__ = ["RegradeResult", "regrade_sandboxed"]
 
@@ -32,6 +39,41 @@ class RegradeResult:
         return self.error is None and self.n_differ == 0
 
 
+async def _regrade(
+    env: RemoteEnvironment, rollouts: Path, prober: Prober, split: str, seed: int, n: int
+) -> RegradeResult:
+    tasks = {t.id: t for t in itertools.islice(env.tasks(split, seed=seed), n)}
+    differ: list[str] = []
+    graded = 0
+    for line in rollouts.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        rec = Rollout.model_validate_json(line)
+        if rec.error is not None and rec.error.kind != "grader":
+            continue  # the model or the environment failed: nothing to grade
+        task = tasks.get(rec.task_id)
+        label = f"{rec.task_id}#{rec.rollout_index}"
+        if task is None:
+            differ.append(f"{label}: not a task of this environment")
+            continue
+        graded += 1
+        base = rec.model_copy(update={"grade": None, "reward": None, "passed": False, "error": None})
+        status, grade = await prober.grade_rollout(task, base, label)
+        if status != "ok":
+            if rec.error is None:
+                differ.append(f"{label}: recorded reward {rec.reward}, the grader now fails ({status})")
+        elif (
+            rec.error is not None
+            or rec.passed != grade.passed
+            or abs((rec.reward or 0.0) - grade.score) > 1e-9
+        ):
+            differ.append(
+                f"{label}: recorded passed={rec.passed} reward={rec.reward}, "
+                f"regraded passed={grade.passed} reward={grade.score:g}"
+            )
+    return RegradeResult(graded=graded, differ=differ[:20], n_differ=len(differ))
+
+
 def regrade_sandboxed(
     source: Path,
     rollouts: Path,
@@ -42,23 +84,32 @@ def regrade_sandboxed(
     num_tasks: int,
     options: CheckOptions | None = None,
 ) -> RegradeResult:
-    """Build ``source`` offline and regrade ``rollouts`` in the check's sandbox."""
+    """Stage ``source`` (a built wheel is unpacked; a source folder is built offline in the
+    sandbox) and regrade ``rollouts`` with its grader there."""
     opts = options or CheckOptions()
-    work = Path(tempfile.mkdtemp(prefix="verihub-regrade-"))
+    require_sandbox(opts.unsafe_no_sandbox)
+    work = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))
     try:
-        stage = _stage_path(source.resolve(), work, opts, CheckReport(target=str(source)))
+        report = CheckReport(target=str(source))
+        src = source.resolve()
+        stage = (
+            _stage_wheel(src, work, report) if src.suffix == ".whl" else _stage_path(src, work, opts, report)
+        )
         if stage is None:
             return RegradeResult(error="the package does not build")
-        extra = {"rollouts": str(rollouts), "split": split, "seed": seed, "eval_num_tasks": num_tasks}
-        res, events = _run_worker("regrade", stage, work, env_id, opts, seed=0, extra=extra)
-        found = next((ev for ev in events if ev["event"] == "regrade"), None)
-        if found is None:
-            hang = next((ev for ev in events if ev["event"] == "hang"), None)
-            why = (
-                f"grading {hang['label']} hung" if hang else f"the process ended (exit code {res.returncode})"
-            )
-            return RegradeResult(error=f"regrading did not finish: {why}")
-        return RegradeResult(graded=found["graded"], differ=list(found["differ"]), n_differ=found["n_differ"])
+        try:
+            env = _start(stage, env_id, opts)
+        except (RemoteError, SandboxDiedError) as exc:
+            return RegradeResult(error=f"the environment does not load: {exc}")
+        prober = Prober(env, timeout_s=opts.grade_timeout_s, memory_mb=opts.limits.memory_mb)
+        try:
+            return run_sync(_regrade(env, rollouts, prober, split, seed, num_tasks))
+        except Hung as exc:
+            return RegradeResult(error=f"regrading did not finish: grading {exc.label} hung")
+        except (SandboxDiedError, RemoteError) as exc:
+            return RegradeResult(error=f"regrading did not finish: {exc}")
+        finally:
+            env.close()
     finally:
         make_writable(work)
         shutil.rmtree(work, ignore_errors=True)

@@ -47,6 +47,7 @@ class CheckReport(BaseModel):
     version: str | None = None
     passed: bool = False
     isolation: str = Field(default="", description="How the environment was sandboxed.")
+    unsafe: bool = Field(default=False, description="True when the package ran without the sandbox.")
     results: list[CheckResult] = Field(default_factory=list)
     duration_s: float = 0.0
 
@@ -77,6 +78,8 @@ class CheckReport(BaseModel):
         if self.env_id:
             head += f" ({self.env_id} {self.version or ''})".rstrip()
         lines = [head, f"isolation: {self.isolation}"]
+        if self.unsafe:
+            lines.insert(0, "UNSAFE: this check ran the package WITHOUT the sandbox (--unsafe-no-sandbox)")
         for r in self.results:
             mark = {"pass": "PASS", "fail": "FAIL", "warn": "WARN", "skip": "SKIP"}[r.status]
             text = f"  {mark}  {r.name}: {r.reason or CHECK_NAMES.get(r.name, '')}"

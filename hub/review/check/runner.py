@@ -1,20 +1,19 @@
 """``verihub check PATH_OR_ID``: stage the package read-only, run it sandboxed, collect a report.
 
-Order of work: copy the package (a source folder is first installed with pip into a staging
-folder, inside the sandbox; an installed id is copied with its metadata), make the staged copy
-read-only, run the static checks on its metadata and README, then run
-:mod:`hub.review.check.worker` twice in the sandbox (the full check, and a second load in another
-process with another hash seed to compare task ids).
+Order of work: copy the package (a source folder is first built into a wheel by its own build
+backend inside the sandbox, offline; an installed id is copied with its metadata), unpack it
+into a read-only staging folder, run the static checks on its metadata and README, then start
+the environment twice in the sandbox (:func:`hub.sandbox.remote.start_environment`, exactly
+as ``verihub eval --sandbox`` does; the second copy runs with another hash seed to compare
+task ids and tasks) and ask it questions from here (:mod:`hub.review.check.drive`). Every verdict is
+drawn in this process.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import os
 import re
 import shutil
-import signal
 import sys
 import tempfile
 import time
@@ -25,19 +24,30 @@ from typing import Any
 
 from hub.env.errors import UsageError
 from hub.registry.install import InstallError, unpack_wheel
+from hub.review.check.drive import (
+    Hung,
+    Prober,
+    death,
+    elapsed,
+    identity_checks,
+    run_probes,
+    run_sync,
+    tripwire_results,
+)
 from hub.review.check.report import CHECK_NAMES, CheckReport
-from hub.review.check.sandbox import (
-    Limits,
-    SandboxResult,
+from hub.sandbox import UNSAFE_BANNER, Limits, RemoteError, unavailable_reason
+from hub.sandbox import run as sandbox_run
+from hub.sandbox.remote import RemoteEnvironment, SandboxDiedError, start_environment
+from hub.sandbox.stage import (
+    STAGE_PREFIX,
+    StageError,
+    links_outside,
     make_writable,
-    mount_namespace_available,
-    network_namespace_available,
-    pid_namespace_available,
     read_only_copy,
-    run_sandboxed,
+    stage_installed,
 )
 
-__all__ = ["CheckOptions", "check"]
+__all__ = ["CheckOptions", "check", "require_sandbox", "run_check"]
 
 _README_SECTIONS = {
     "task": r"\btasks?\b",
@@ -82,31 +92,25 @@ class CheckOptions:
     grade_timeout_s: float = 10.0
     limits: Limits = field(default_factory=Limits)
     allow_read: tuple[str, ...] = ()
-    isolate_network: bool = True
-    read_only_mount: bool = True
+    unsafe_no_sandbox: bool = False  # run the package unsandboxed (every report says so first)
 
 
-def _child_env(run_dir: Path, hash_seed: int) -> dict[str, str]:
-    import hub
+def require_sandbox(unsafe: bool) -> None:
+    """Refuse to run untrusted code without a sandbox, with one line saying what to install."""
+    reason = None if unsafe else unavailable_reason()
+    if reason is not None:
+        raise UsageError(f"cannot run the package's code safely: {reason}")
 
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": os.environ.get("HOME", str(run_dir)),
+
+def _build_env(home: Path) -> dict[str, str]:
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(home),
         "LANG": "C.UTF-8",
-        "TMPDIR": str(run_dir),
-        "PYTHONHASHSEED": str(hash_seed),
+        "TMPDIR": str(home),
         "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONPATH": str(Path(hub.__file__).resolve().parent.parent),
-        "HF_HUB_OFFLINE": "1",
-        "HF_DATASETS_OFFLINE": "1",
         "PIP_NO_INPUT": "1",
     }
-    for key, value in os.environ.items():  # data locations (VERIHUB_*_PATH, VERIHUB_SHARED_DATA, HF_HOME)
-        if key.endswith(_SECRET_SUFFIXES):  # e.g. --api-key-env VERIHUB_BENCH_KEY: not for the package
-            continue
-        if key == "HF_HOME" or (key.startswith("VERIHUB_") and key != "VERIHUB_CONFIG"):
-            env[key] = value
-    return env
 
 
 def _stage_path(src: Path, work: Path, opts: CheckOptions, report: CheckReport) -> Path | None:
@@ -114,26 +118,35 @@ def _stage_path(src: Path, work: Path, opts: CheckOptions, report: CheckReport) 
         raise UsageError(
             f"{src} is not a Python package folder (no pyproject.toml); see `verihub init --help`"
         )
-    links = _links_outside(src)
+    links = links_outside(src)
     if links:
         # copying follows symlinks: it would read those files here, outside the sandbox, and hand
         # them to the package as its own
         report.add("installs", "fail", "the package has symlinks that lead outside it", links)
         report.add("file_access", "fail", "symlinks lead outside the package", links)
         return None
-    build = work / "src"
+    # the build runs the package's own code (setup.py, a custom backend): in the sandbox, with
+    # nothing writable but this folder (its copy of the source, the wheel, a home)
+    area = work / "build"
+    build = area / "src"
     shutil.copytree(
         src,
         build,
         ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".git", "build", "dist", "*.egg-info", ".venv"),
     )
-    wheels = work / "wheels"
+    wheels, home = area / "wheels", area / "home"
+    home.mkdir()
     cmd = [sys.executable, "-c", _BUILD_WHEEL, str(build), str(wheels)]
-    res = run_sandboxed(
-        cmd, limits=opts.limits, env=_child_env(work, 0), cwd=build, isolate_network=opts.isolate_network
+    res = sandbox_run(
+        cmd,
+        rw_dir=area,
+        limits=opts.limits,
+        env=_build_env(home),
+        cwd=build,
+        unsafe=opts.unsafe_no_sandbox,
     )
     built = sorted(wheels.glob("*.whl")) if wheels.is_dir() else []
-    if res.returncode != 0 or res.timed_out or len(built) != 1:
+    if res.returncode != 0 or len(built) != 1:
         lines = [ln.strip() for ln in res.stderr.splitlines() if ln.strip()]
         last = [ln for ln in lines if "error" in ln.lower()][:3] or lines[-3:]
         report.add(
@@ -150,48 +163,13 @@ def _stage_path(src: Path, work: Path, opts: CheckOptions, report: CheckReport) 
     return read_only_copy(target, work / "stage")
 
 
-def _links_outside(root: Path) -> list[str]:
-    """Symlinks under ``root`` that resolve outside it (or nowhere), as 'link -> target'."""
-    base = os.path.realpath(root)
-    found = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            path = os.path.join(dirpath, name)
-            if os.path.islink(path):
-                target = os.path.realpath(path)
-                if not (target == base or target.startswith(base + os.sep)) or not os.path.exists(target):
-                    found.append(f"{os.path.relpath(path, root)} -> {os.readlink(path)}")
-    return found
-
-
 def _stage_installed(env_id: str, work: Path, report: CheckReport) -> Path:
-    from hub.registry.entrypoints import _entry_points
-
-    ep = _entry_points().get(env_id)
-    if ep is None:
-        raise UsageError(f"{env_id!r} is neither a folder nor an installed environment; see `verihub list`")
-    module = ep.value.split(":", 1)[0].split(".", 1)[0]
-    spec = importlib.util.find_spec(module)
-    if spec is None or spec.origin is None:
-        raise UsageError(f"cannot locate the package {module!r} of {env_id!r}; reinstall it")
-    root = Path(spec.origin).parent if spec.submodule_search_locations else Path(spec.origin)
-    links = _links_outside(root) if root.is_dir() else []
-    if links:
-        raise UsageError(f"{env_id!r}'s package has symlinks that lead outside it: {', '.join(links[:3])}")
-    tmp = work / "copy"
-    tmp.mkdir()
-    if root.is_dir():
-        shutil.copytree(root, tmp / root.name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    else:
-        shutil.copy2(root, tmp / root.name)
-    dist_path = getattr(ep.dist, "_path", None)
-    if dist_path is None or not Path(str(dist_path)).is_dir():
-        raise UsageError(
-            f"cannot find the metadata of {env_id!r}'s distribution; check it from its source folder"
-        )
-    shutil.copytree(Path(str(dist_path)), tmp / Path(str(dist_path)).name)
-    report.add("installs", "pass", f"installed as {ep.dist.metadata['Name'] if ep.dist else '?'}")
-    return read_only_copy(tmp, work / "stage")
+    try:
+        stage, name = stage_installed(env_id, work / "stage")
+    except StageError as exc:
+        raise UsageError(str(exc)) from None
+    report.add("installs", "pass", f"installed as {name}")
+    return stage
 
 
 def _static_checks(stage: Path, report: CheckReport) -> str | None:
@@ -252,195 +230,119 @@ def _static_checks(stage: Path, report: CheckReport) -> str | None:
     return ids[0] if ids else None
 
 
-def _run_worker(
-    mode: str,
-    stage: Path,
-    work: Path,
-    env_id: str | None,
-    opts: CheckOptions,
-    seed: int,
-    extra: dict[str, Any] | None = None,
-) -> tuple[SandboxResult, list[dict[str, Any]]]:
-    run_dir = work / f"run-{mode}"
-    run_dir.mkdir()
-    cfg = {
-        "mode": mode,
-        "stage": str(stage),
-        "run_dir": str(run_dir),
-        "env_id": env_id,
-        "env_args": opts.env_args,
-        "num_tasks": opts.num_tasks,
-        "id_tasks": opts.id_tasks,
-        "gold_tasks": opts.gold_tasks,
-        "probe_tasks": opts.probe_tasks,
-        "grade_timeout_s": opts.grade_timeout_s,
-        "allow_read": list(opts.allow_read),
-        "block_network": True,
-        **(extra or {}),
-    }
-    if "rollouts" in cfg:  # the worker may read only inside its run directory
-        shutil.copy2(cfg["rollouts"], run_dir / "rollouts.jsonl")
-        cfg["rollouts"] = str(run_dir / "rollouts.jsonl")
-    cfg_path = work / f"worker-{mode}.json"
-    cfg_path.write_text(json.dumps(cfg), encoding="utf-8")
-    res = run_sandboxed(
-        [sys.executable, "-m", "hub.review.check.worker", str(cfg_path)],
-        limits=opts.limits,
-        env=_child_env(run_dir, seed),
-        cwd=run_dir,
-        isolate_network=opts.isolate_network,
-        read_only=_read_only(stage) if opts.read_only_mount else (),
-        writable_only=[run_dir] if opts.read_only_mount else None,
+def _isolation(opts: CheckOptions) -> str:
+    lim = opts.limits
+    limits = (
+        f"memory {lim.memory_mb} MiB summed over its processes, {lim.processes} processes, "
+        f"{lim.disk_mb} MiB tmpfs for the run directory and /tmp, cpu {lim.cpu_s}s per process, "
+        f"wall {lim.wall_s:g}s"
     )
-    events = []
-    for line in res.stdout.splitlines():
+    if opts.unsafe_no_sandbox:
+        return f"{UNSAFE_BANNER}; limits: {limits}"
+    return (
+        "bubblewrap sandbox: own user, pid, net, mount, ipc and uts namespaces, uid 65534, no "
+        "capabilities, seccomp filter, read-only binds of the interpreter, verihub and the staged "
+        f"package only; limits: {limits}; verdicts drawn outside the sandbox over a nonce-checked channel"
+    )
+
+
+def _start(stage: Path, env_id: str | None, opts: CheckOptions) -> RemoteEnvironment:
+    return start_environment(
+        stage,
+        env_id,
+        opts.env_args,
+        limits=opts.limits,
+        read=opts.allow_read,
+        unsafe=opts.unsafe_no_sandbox,
+    )
+
+
+def _dynamic_checks(stage: Path, env_id: str | None, opts: CheckOptions, report: CheckReport) -> bool:
+    """Load the environment in two sandboxes and ask it the check's questions; True when the
+    run got to the end."""
+    t0 = time.perf_counter()
+    try:
+        env = _start(stage, env_id, opts)
+    except RemoteError as exc:
+        report.add("loads", "fail", f"{exc.kind}: {exc.message[:300]}")
+        return False
+    except SandboxDiedError as exc:
+        report.add("loads", "fail", "the environment process ended before loading finished", [str(exc)])
+        death(exc, "load", report, opts.limits.cpu_s)
+        return False
+    report.add("loads", "pass", f"{env!r} in {elapsed(t0)}".replace(" (sandboxed)", ""))
+    report.env_id, report.version = env.id, env.version
+    prober = Prober(env, timeout_s=opts.grade_timeout_s, memory_mb=opts.limits.memory_mb)
+    finished = False
+    try:
+        prober.phase = "task ids"
+        again = _start(stage, env.id, opts)  # another hash seed: tasks must not depend on it
         try:
-            ev = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(ev, dict) and "event" in ev:
-            events.append(ev)
-    return res, events
-
-
-def _read_only(stage: Path) -> list[Path]:
-    """What the environment may not change: its staged package, and verihub's own code."""
-    import graders
-    import hub
-
-    return [stage, Path(hub.__file__).resolve().parent, Path(graders.__file__).resolve().parent]
-
-
-def _digest(
-    res: SandboxResult, events: list[dict[str, Any]], report: CheckReport, cpu_s: int
-) -> tuple[dict[str, list[str]] | None, bool]:
-    ids: dict[str, list[str]] | None = None
-    phase = "start"
-    violations: dict[str, list[str]] = {"read": [], "write": [], "network": []}
-    for ev in events:
-        kind = ev["event"]
-        if kind == "phase":
-            phase = str(ev.get("phase"))
-        elif kind == "result":
-            report.add(ev["name"], ev["status"], ev.get("reason", ""), ev.get("details"))
-        elif kind == "ids":
-            ids = ev["ids"]
-        elif kind == "loaded":
-            report.env_id, report.version = ev.get("env_id"), ev.get("version")
-        elif kind == "violation":
-            violations.setdefault(ev["kind"], []).append(f"{ev['detail']} (during {ev.get('phase')})")
-        elif kind == "hang":
-            report.add(
-                "grading_time",
-                "fail",
-                f"{ev['label']} hung: no answer within {ev['seconds']:g}s, "
-                "the check stopped it (grading must be bounded in time)",
-            )
-    done = any(ev["event"] == "done" for ev in events)
-    hung = any(ev["event"] == "hang" for ev in events)
-    if res.timed_out and not done:
-        where = "grading_time" if phase.startswith(("gold", "probes", "grading")) else "sandbox"
-        report.add(where, "fail", f"the check ran past its wall-clock limit during '{phase}'")
-    elif not done and not hung:
-        tail = [ln for ln in res.stderr.splitlines() if ln.strip()][-2:]
-        if res.returncode in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
-            where = "grading_time" if phase.startswith("grading") else "sandbox"
-            why = f"killed by the CPU limit of {cpu_s}s"
-        else:
-            where, why = "sandbox", f"exit code {res.returncode}"
-        report.add(where, "fail", f"the environment process died during '{phase}' ({why})", tail)
-    reads = violations["read"] + [f"write: {w}" for w in violations["write"]]
-    if reads:
+            identity_checks(env, again, report, num_tasks=opts.num_tasks, id_tasks=opts.id_tasks)
+            prober.noted += again.tripwire()
+        finally:
+            again.close()
+        run_sync(run_probes(prober, report, gold_tasks=opts.gold_tasks, probe_tasks=opts.probe_tasks))
+        prober.noted += env.tripwire()
+        finished = True
+    except Hung as exc:
         report.add(
-            "file_access",
+            "grading_time",
             "fail",
-            "files were read outside the package and the run directory, or written outside the run directory",
-            reads,
+            f"{exc.label} hung: no answer within {exc.seconds:g}s, the check stopped it "
+            "(grading must be bounded in time)",
         )
-    if violations["network"]:
-        report.add("network", "fail", "network access was attempted", violations["network"])
-    if violations.get("process") and not reads:
-        report.add(
-            "file_access",
-            "warn",
-            "the package started processes: the audit hook cannot see what they read or write "
-            "(a reviewer must read what they do)",
-            violations["process"],
-        )
-    return ids, done
+    except SandboxDiedError as exc:
+        death(exc, prober.phase, report, opts.limits.cpu_s)
+    except RemoteError as exc:
+        report.add("sandbox", "fail", f"the environment failed during '{prober.phase}': {exc}")
+    finally:
+        env.close()
+    tripwire_results(prober.noted, report, finished=finished)
+    return finished
+
+
+def _stage_wheel(wheel: Path, work: Path, report: CheckReport) -> Path | None:
+    """A built wheel is unpacked, not built: nothing of the package runs to stage it."""
+    try:
+        unpack_wheel(wheel, work / "installed")
+    except InstallError as exc:
+        report.add("installs", "fail", str(exc))
+        return None
+    report.add("installs", "pass", f"unpacked {wheel.name}")
+    return read_only_copy(work / "installed", work / "stage")
+
+
+def run_check(target: str | os.PathLike[str], *, options: CheckOptions | None = None) -> CheckReport:
+    """The check's entry point for other rooms (the hub server's review): a package folder, a
+    built ``.whl`` or an installed id. Same as :func:`check`."""
+    return check(str(target), options=options)
 
 
 def check(target: str, *, options: CheckOptions | None = None) -> CheckReport:
-    """Check an environment package folder (or an installed environment id) and report."""
+    """Check an environment package folder, a built wheel (``*.whl``) or an installed
+    environment id, and report.
+
+    Raises :class:`~hub.env.errors.UsageError` when no sandbox can be made here (unless
+    ``options.unsafe_no_sandbox``)."""
     opts = options or CheckOptions()
+    require_sandbox(opts.unsafe_no_sandbox)
     t0 = time.perf_counter()
-    report = CheckReport(target=target)
-    work = Path(tempfile.mkdtemp(prefix="verihub-check-"))
+    report = CheckReport(target=target, unsafe=opts.unsafe_no_sandbox, isolation=_isolation(opts))
+    # the same kind of folder as `verihub eval --sandbox` stages into: its path shows in mountinfo
+    work = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))
     try:
         src = Path(target)
-        stage = (
-            _stage_path(src.resolve(), work, opts, report)
-            if src.exists()
-            else _stage_installed(target, work, report)
-        )
-        isolation = (
-            "own network namespace (unshare -rn)"
-            if opts.isolate_network and network_namespace_available()
-            else "sockets blocked by an audit hook (no network namespace available)"
-        )
-        files = (
-            "read-only bind mount of the staged copy, every other folder but the run directory "
-            "read-only too (own mount namespace)"
-            if opts.read_only_mount and mount_namespace_available()
-            else "staged copy read-only by file mode only (no read-only mount: a root process can write it)"
-        )
-        report.isolation = (
-            f"{isolation}; rlimits cpu={opts.limits.cpu_s}s "
-            f"memory={opts.limits.memory_bytes // 1024**2}MiB; wall {opts.limits.wall_s:g}s; "
-            f"{files}; "
-            + (
-                "own pid namespace (no process outlives the check)"
-                if pid_namespace_available()
-                else "no pid namespace"
-            )
-            + "; audit hook on open"
-        )
+        if src.is_file() and src.suffix == ".whl":
+            stage = _stage_wheel(src.resolve(), work, report)
+        elif src.exists():
+            stage = _stage_path(src.resolve(), work, opts, report)
+        else:
+            stage = _stage_installed(target, work, report)
         if stage is None:
             return _finish(report, t0)
         env_id = _static_checks(stage, report)
-        res, events = _run_worker("full", stage, work, env_id, opts, seed=0)
-        ids, finished = _digest(res, events, report, opts.limits.cpu_s)
-        if report.result("loads") is None:
-            report.add("loads", "fail", "the environment process ended before loading finished")
-        if ids is not None and report.result("loads") and report.result("loads").status == "pass":  # type: ignore[union-attr]
-            res2, events2 = _run_worker("ids", stage, work, env_id, opts, seed=1)
-            ids2 = next((ev["ids"] for ev in events2 if ev["event"] == "ids"), None)
-            tasks1 = next((ev["digests"] for ev in events if ev["event"] == "tasks"), None)
-            tasks2 = next((ev["digests"] for ev in events2 if ev["event"] == "tasks"), None)
-            if tasks1 is not None and tasks2 is not None and tasks1 != tasks2:
-                report.add(
-                    "determinism",
-                    "fail",
-                    "tasks differ between two processes for the same seed "
-                    "(they must not depend on hash(), set order, time or unseeded randomness)",
-                    sorted(k for k in tasks1 if tasks1.get(k) != tasks2.get(k)),
-                )
-            if ids2 != ids:
-                report.add(
-                    "task_ids",
-                    "fail",
-                    "task ids differ between two loads in two processes "
-                    "(ids must not depend on hash(), time or unseeded randomness)",
-                )
-            else:
-                report.add("task_ids", "pass", f"{sum(len(v) for v in ids.values())} ids, stable")
-        for name in ("file_access", "network"):
-            if report.result(name) is None:
-                report.add(
-                    name,
-                    "pass" if finished else "warn",
-                    "" if finished else "nothing seen, but the run stopped early",
-                )
+        finished = _dynamic_checks(stage, env_id, opts, report)
         if finished and report.result("sandbox") is None:
             report.add("sandbox", "pass", "the environment process finished within its limits")
         for name in CHECK_NAMES:

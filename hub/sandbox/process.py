@@ -1,0 +1,357 @@
+"""Starting a sandbox and supervising it from outside.
+
+:class:`SandboxProcess` starts ``bwrap`` (see :mod:`hub.sandbox.bwrap`) with the per-process
+rlimits of :class:`~hub.sandbox.policy.Limits` and, when asked, one end of a socket pair as
+file descriptor 3 (the only descriptor it inherits besides stdio and the seccomp filter). A
+supervisor thread walks the sandbox's process tree every ``poll_s`` seconds, sums the resident
+memory and the CPU time of every process in it, counts them, measures a writable host folder, and kills the
+whole sandbox (bwrap, and through ``--die-with-parent`` and the pid namespace every process in
+it) the moment a limit is passed; :attr:`SandboxProcess.breach` says which.
+
+:func:`run` is the one-shot form: run a command, capture its output, return a
+``CompletedProcess`` (returncode ``-9`` and a ``breach`` line on stderr when a limit killed it).
+"""
+
+from __future__ import annotations
+
+import collections
+import fcntl
+import os
+import resource
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import IO
+
+from hub.sandbox.bwrap import HOME, bwrap_argv, unavailable_reason
+from hub.sandbox.policy import Limits, seccomp_filter_fd
+
+__all__ = ["CHANNEL_FD", "SandboxProcess", "SandboxUnavailableError", "run", "tree_usage"]
+
+CHANNEL_FD = 3
+_SECCOMP_FD = 4
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+_HZ = os.sysconf("SC_CLK_TCK")
+_TAIL_BYTES = 16 * 1024
+
+
+class SandboxUnavailableError(RuntimeError):
+    """No sandbox can be made here; the message says what to install or enable."""
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", encoding="ascii") as fh:
+                out += [int(c) for c in fh.read().split()]
+        except OSError:
+            continue
+    return out
+
+
+def tree_usage(root: int) -> tuple[int, int, int, float]:
+    """(resident bytes summed, processes, threads, CPU seconds) of ``root`` and its descendants.
+
+    Shared pages count once per process that maps them: an over-count, on the safe side. CPU
+    time is user + system of every live process plus what their reaped children used.
+    """
+    rss = procs = threads = 0
+    ticks = 0
+    todo = [root]
+    seen: set[int] = set()
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        try:
+            with open(f"/proc/{pid}/statm", encoding="ascii") as fh:
+                rss += int(fh.read().split()[1]) * _PAGE
+            with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            ticks += sum(int(f) for f in fields[11:15])  # utime stime cutime cstime
+            threads += len(os.listdir(f"/proc/{pid}/task"))
+        except (OSError, IndexError, ValueError):
+            continue
+        procs += 1
+        todo += _children(pid)
+    return rss, procs, threads, ticks / _HZ
+
+
+def _dir_bytes(path: Path) -> int:
+    total = 0
+    for dirpath, _dirs, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(dirpath, name)).st_blocks * 512
+            except OSError:
+                continue
+    return total
+
+
+def _child_setup(limits: Limits, fds: tuple[int, int]) -> None:  # between fork and exec
+    high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) if fd >= 0 else -1 for fd in fds]
+    for target, fd in zip((CHANNEL_FD, _SECCOMP_FD), high, strict=True):
+        if fd >= 0:
+            os.dup2(fd, target)
+    # no RLIMIT_CPU: the supervisor sums CPU time from outside, where the sandbox cannot see
+    # the limit (a check and an evaluation, whose CPU budgets differ, must look the same inside)
+    for res, value in (
+        (resource.RLIMIT_FSIZE, limits.file_mb * 1024 * 1024),
+        (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_NPROC, limits.processes),
+        (resource.RLIMIT_AS, limits.memory_mb * 1024 * 1024),  # one process alone: a MemoryError
+    ):
+        _soft, hard = resource.getrlimit(res)
+        cap = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        resource.setrlimit(res, (cap, cap))
+
+
+class SandboxProcess:
+    """One running sandbox (see the module docstring). Use as a context manager."""
+
+    def __init__(
+        self,
+        command: Sequence[str],
+        *,
+        limits: Limits,
+        env: Mapping[str, str],
+        ro_binds: Sequence[Path] = (),
+        ro_map: Sequence[tuple[Path, str]] = (),
+        rw_dir: Path | None = None,
+        network: bool = False,
+        channel: bool = False,
+        output: tuple[IO[bytes], IO[bytes]] | None = None,
+        poll_s: float = 0.1,
+        unsafe: bool = False,
+        unsafe_cwd: Path | None = None,
+        cwd: str | None = None,
+    ) -> None:
+        reason = None if unsafe else unavailable_reason()
+        if reason is not None:
+            raise SandboxUnavailableError(reason)
+        self.unsafe = unsafe
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=40)
+        self.limits = limits
+        self.breach: str | None = None
+        self.started = time.monotonic()
+        self.peak_rss = 0
+        self.cpu_s = 0.0
+        self._rw_dir = rw_dir
+        self._poll_s = poll_s
+        self._stop = threading.Event()
+        self.sock: socket.socket | None = None
+        theirs: socket.socket | None = None
+        if channel:
+            self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        filt = -1 if unsafe else seccomp_filter_fd()
+        try:
+            argv = (
+                list(command)
+                if unsafe
+                else bwrap_argv(
+                    command,
+                    limits=limits,
+                    env=env,
+                    ro_binds=ro_binds,
+                    ro_map=ro_map,
+                    rw_dir=rw_dir,
+                    network=network,
+                    seccomp_fd=_SECCOMP_FD,
+                    cwd=cwd or HOME,
+                )
+            )
+            fds = (theirs.fileno() if theirs is not None else -1, filt)
+            keep = tuple(t for t, fd in zip((CHANNEL_FD, _SECCOMP_FD), fds, strict=True) if fd >= 0)
+            self.proc = subprocess.Popen(  # noqa: S603 (argv is built here, not by a shell)
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=output[0] if output is not None else subprocess.DEVNULL,
+                env=dict(env) if unsafe else {},
+                cwd=unsafe_cwd if unsafe else None,
+                stderr=output[1] if output is not None else subprocess.PIPE,
+                close_fds=True,
+                pass_fds=keep,
+                start_new_session=True,
+                preexec_fn=lambda: _child_setup(limits, fds),  # noqa: PLW1509
+            )
+        finally:
+            if filt >= 0:
+                os.close(filt)
+            if theirs is not None:
+                theirs.close()
+        self._watch = threading.Thread(target=self._supervise, name="verihub-sandbox-watch", daemon=True)
+        self._watch.start()
+        if output is None:  # keep only the end of stderr, and never let a full pipe block the sandbox
+            threading.Thread(target=self._drain, name="verihub-sandbox-stderr", daemon=True).start()
+
+    def _drain(self) -> None:
+        """Read stderr in chunks and keep its last lines (a line without end stays bounded)."""
+        assert self.proc.stderr is not None
+        fd = self.proc.stderr.fileno()
+        tail = b""
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except OSError:
+                break
+            if not chunk:
+                break
+            tail = (tail + chunk)[-_TAIL_BYTES:]
+            lines = [ln.strip() for ln in tail.decode("utf-8", "replace").splitlines() if ln.strip()]
+            self.stderr_tail.clear()
+            self.stderr_tail.extend(ln[:500] for ln in lines[-40:])
+
+    def failure(self) -> str:
+        """Why the sandbox ended: the limit it broke, or its exit code and last stderr line."""
+        if self.breach is not None:
+            return f"killed by the sandbox supervisor ({self.breach})"
+        code = self.proc.poll()
+        last = f": {self.stderr_tail[-1]}" if self.stderr_tail else ""
+        return f"the sandboxed process ended (exit code {code}){last}"
+
+    # -- supervision ---------------------------------------------------------------------------
+    def _supervise(self) -> None:
+        mem_cap = self.limits.memory_mb * 1024 * 1024
+        disk_cap = self.limits.disk_mb * 1024 * 1024
+        deadline = self.started + self.limits.wall_s
+        tick = 0
+        while not self._stop.wait(self._poll_s):
+            if self.proc.poll() is not None:
+                return
+            rss, procs, threads, cpu = tree_usage(self.proc.pid)
+            self.peak_rss = max(self.peak_rss, rss)
+            why = None
+            if cpu > self.limits.cpu_s:
+                why = f"cpu: {cpu:.1f}s of CPU used by the sandbox's processes, limit {self.limits.cpu_s}s"
+            elif rss > mem_cap:
+                why = (
+                    f"memory: {rss // 2**20} MiB resident in the sandbox's processes, "
+                    f"limit {self.limits.memory_mb} MiB"
+                )
+            elif threads > self.limits.processes:
+                why = f"processes: {procs} processes, {threads} threads, limit {self.limits.processes}"
+            elif time.monotonic() > deadline:
+                why = f"wall clock: running past {self.limits.wall_s:g}s"
+            elif self._rw_dir is not None and tick % 10 == 0 and _dir_bytes(self._rw_dir) > disk_cap:
+                why = f"disk: {self._rw_dir} holds more than {self.limits.disk_mb} MiB"
+            tick += 1
+            if why is not None:
+                self.breach = why
+                self.kill()
+                return
+
+    def kill(self) -> None:
+        """Kill the whole sandbox (every process in its pid namespace dies with bwrap's)."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.proc.kill()
+        except ProcessLookupError:
+            pass
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Wait for the sandbox to end (killing it past the wall-clock limit); its exit code."""
+        left = self.limits.wall_s - (time.monotonic() - self.started)
+        try:
+            return self.proc.wait(timeout=max(0.0, left if timeout is None else min(left, timeout)))
+        except subprocess.TimeoutExpired:
+            if self.breach is None:
+                self.breach = f"wall clock: running past {self.limits.wall_s:g}s"
+            self.kill()
+            return self.proc.wait()
+
+    def close(self) -> None:
+        """End the sandbox: close the channel, give it a moment to exit, then kill it.
+
+        :attr:`cpu_s` keeps the CPU time its processes used (read just before they end: bwrap
+        does not reap its pid namespace's init, so ``wait4`` on bwrap does not include it)."""
+        if self.proc.poll() is None:
+            self.cpu_s = tree_usage(self.proc.pid)[3]
+        if self.sock is not None:
+            try:
+                self.sock.close()
+            except OSError:
+                pass
+        try:
+            self.proc.wait(timeout=2.0)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            self.proc.wait()
+        self._stop.set()
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
+
+    def __enter__(self) -> SandboxProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def run(
+    argv: Sequence[str],
+    *,
+    ro_binds: Sequence[str | os.PathLike[str]] = (),
+    rw_dir: str | os.PathLike[str] | None = None,
+    network: bool = False,
+    timeout_s: float = 120.0,
+    memory_mb: int = 4096,
+    env: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    unsafe: bool = False,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``argv`` in a fresh sandbox and capture its output.
+
+    ``ro_binds``: host paths readable inside at the same path (the interpreter and the system
+    libraries always are); ``rw_dir``: one host folder writable at the same path (size-capped
+    at ``limits.disk_mb``); ``network``: share the host's network (trusted work only);
+    ``env``: the whole environment inside (default: ``PATH``, ``HOME``, ``LANG``). The working
+    directory is a private tmpfs unless ``cwd`` names one inside (e.g. a folder of ``rw_dir``).
+    ``unsafe``: run without the sandbox (``--unsafe-no-sandbox``; limits still apply). A limit
+    breach kills the sandbox: returncode ``-9`` and a line ``verihub sandbox: killed: <why>``
+    at the end of stderr. Raises
+    :class:`SandboxUnavailableError` when no sandbox can be made here.
+    """
+    lim = limits or Limits(wall_s=timeout_s, cpu_s=int(timeout_s) + 1, memory_mb=memory_mb)
+    base = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": HOME, "LANG": "C.UTF-8", "TMPDIR": "/tmp"}
+    # output goes to files (each capped by RLIMIT_FSIZE), of which the last MiB is read back
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        box = SandboxProcess(
+            argv,
+            limits=lim,
+            env=dict(env) if env is not None else base,
+            ro_binds=[Path(p) for p in ro_binds],
+            rw_dir=None if rw_dir is None else Path(rw_dir),
+            network=network,
+            output=(out, err),
+            cwd=None if cwd is None else str(cwd),
+            unsafe=unsafe,
+            unsafe_cwd=None if cwd is None else Path(cwd),
+        )
+        code = box.wait()
+        box._stop.set()
+        stdout, stderr = _tail(out), _tail(err)
+    if box.breach is not None:
+        stderr += f"\nverihub sandbox: killed: {box.breach}\n"
+    return subprocess.CompletedProcess(list(argv), code, stdout, stderr)
+
+
+def _tail(fh: IO[bytes], limit: int = 1 << 20) -> str:
+    size = fh.seek(0, os.SEEK_END)
+    fh.seek(max(0, size - limit))
+    return fh.read().decode("utf-8", "replace")
