@@ -1,6 +1,8 @@
 """Fidelity of graders.ifeval against the reference implementation's verdicts.
 
-Usage: python bench/fidelity_ifeval.py [PATH] [--show-disagreements]
+Usage: python bench/fidelity_ifeval.py [PATH] [--hardened] [--show-disagreements]
+
+``--hardened`` checks with ``hardened=True`` (typography folded; see graders.ifeval.evaluate).
 
 PATH defaults to ``<shared data>/ifeval/gpt4_responses_with_reference_verdicts.jsonl``. Prints
 per-instruction agreement (strict, loose), prompt-level accuracy of ours and of the reference,
@@ -24,6 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path", nargs="?", type=Path)
     parser.add_argument("--show-disagreements", action="store_true")
+    parser.add_argument("--hardened", action="store_true", help="check with hardened=True")
     args = parser.parse_args(argv)
     path = args.path or shared_data_dir() / "ifeval" / "gpt4_responses_with_reference_verdicts.jsonl"
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -37,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
             instruction_id_list=row["instruction_id_list"],
             kwargs=row["kwargs"],
             prompt=row["prompt"],
+            hardened=args.hardened,
         )
         for i, iid in enumerate(row["instruction_id_list"]):
             n_instr += 1
@@ -56,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
         ref_pl += all(row["loose"])
     elapsed = time.perf_counter() - started
     n = len(rows)
-    print(f"file: {path} ({n} prompts, {n_instr} instructions, {elapsed:.1f}s)")
+    mode = "hardened" if args.hardened else "reference-exact (default)"
+    print(f"file: {path} ({n} prompts, {n_instr} instructions, {elapsed:.1f}s), mode: {mode}")
     print(f"per-instruction agreement, strict: {agree_s}/{n_instr} = {100 * agree_s / n_instr:.2f}%")
     print(f"per-instruction agreement, loose:  {agree_l}/{n_instr} = {100 * agree_l / n_instr:.2f}%")
     print(f"prompt-level accuracy, strict: ours {100 * ours_ps / n:.2f}%  reference {100 * ref_ps / n:.2f}%")

@@ -2,7 +2,7 @@
 
 A response commits to an answer through any of these forms, and *every* form present counts:
 
-1. ``\\boxed{X}`` (or ``\\fbox{X}``; see :func:`graders.extract.find_boxed`);
+1. ``\\boxed{X}`` (or ``\\fbox{X}``; see :func:`graders.boxes.find_boxed`);
 2. a GSM8K-style line ``#### X``;
 3. a line ``Answer: X`` (also "Final answer: X", "The (final) answer is X", "A: X");
 4. for integers only: a final line ``<expression> = X`` (one ``=`` only, not a comparison or
@@ -16,7 +16,10 @@ A response commits to an answer through any of these forms, and *every* form pre
 
 An ``Answer:`` line that is exactly one box (``The final answer is $\\boxed{7}$.``) commits to the
 box's answer. A box offered as one of alternatives on its line (``\\boxed{7} or 8``,
-``8 or \\boxed{7}``, ``\\boxed{7} (or 8)``) fails the response.
+``8 or \\boxed{7}``, ``\\boxed{7} (or 8)``) fails the response, and so does a value offered on a
+later line by a hedge (``Answer: 7`` then ``or 8``, ``Alternatively, 8.``, ``8 is also possible``):
+each such value is one more commitment, which must agree. A Unicode minus, full-width digits and
+thin-space digit groups are read as the ASCII number they show.
 
 All committed answers must agree: ``Answer: 8`` followed by ``\\boxed{7}`` commits to two
 answers and fails, whichever is right ("every option at once", spread over forms). Empty
@@ -30,8 +33,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from graders.extract import ExtractConfig, box_in_context, boxed_spans, extract_answers
+from graders.alternatives import alternative_lines
+from graders.boxes import box_in_context, boxed_spans
+from graders.extract import ExtractConfig, extract_answers
 from graders.grade import Grade
+from graders.typography import fold_numerals
 
 __all__ = ["Commitment", "Commitments", "ExactGrader", "extract_committed", "normalize_integer"]
 
@@ -56,6 +62,7 @@ _STATEMENTS = re.compile(r"\bis\s*(?::\s*)?([\"'])((?:(?!\1)[^\n]){1,200})\1(?![
 _ALTERNATIVE_BEFORE = re.compile(r"(?:(?<![A-Za-z])or|/)[ \t]*(?:\$|\\\(|\*\*)?[ \t]*$", re.IGNORECASE)
 _ALTERNATIVE_AFTER = re.compile(r"[ \t]*(?:\$|\\\)|\*\*)?[ \t]*(?:\(?[ \t]*or(?![A-Za-z])|/)", re.IGNORECASE)
 _LATEX_TEXT = re.compile(r"\\(?:text|textbf|mathrm|mathbf|texttt)\{([^{}]*)\}")
+_ANY_INT = re.compile(r"(?<![\w.])[+-]?\d[\d,]*(?![\w.]?\d)")
 
 
 @dataclass(frozen=True)
@@ -127,7 +134,31 @@ def extract_committed(response: str, *, kind: AnswerKind, statements: bool = Fal
         found.append(Commitment("final line", _clean_text(last)))
     if not found and len(lines) == 1:
         found.append(Commitment("whole response", _clean_text(last)))
+    if found:
+        found += _later_alternatives(response, kind)
     return Commitments(found=tuple(found))
+
+
+def _first_commitment(response: str) -> int:
+    """Where the first committing form (a box, a ``####`` line, an answer line) starts."""
+    starts = [m.start() for m in (_HASH_LINE.search(response), _ANSWER_LINE.search(response)) if m]
+    starts += [start for start, _, _ in boxed_spans(response, _BOXED_ONLY.max_answer_chars)[:1]]
+    return min(starts, default=len(response))
+
+
+def _later_alternatives(response: str, kind: AnswerKind) -> list[Commitment]:
+    """Values offered on a line after the first answer by a hedge (the same hedge rules as the
+    math grader): each counts as a commitment, so a different one fails the response."""
+    line_end = response.find("\n", _first_commitment(response))
+    if line_end == -1:
+        return []
+    out: list[Commitment] = []
+    for line in alternative_lines(response[line_end + 1 :]):
+        if kind == "integer":
+            out += [Commitment("alternative on a later line", m.group(0)) for m in _ANY_INT.finditer(line)]
+        else:
+            out.append(Commitment("alternative on a later line", line.strip()))
+    return out
 
 
 def _is_one_box(text: str) -> bool:
@@ -168,6 +199,7 @@ class ExactGrader:
         """Grade ``response`` against ``reference`` (synchronously)."""
         if len(response) > MAX_RESPONSE_CHARS:
             return Grade.incorrect(reason=f"response longer than {MAX_RESPONSE_CHARS} characters")
+        response = fold_numerals(response)  # a Unicode minus, full-width digits, thin spaces
         committed = extract_committed(response, kind=self.kind, statements=self.statements)
         if committed.flag is not None:
             return Grade.incorrect(reason=f"malformed answer: {committed.flag.replace('_', ' ')}")
@@ -188,7 +220,7 @@ class ExactGrader:
             )
         (answer,) = distinct
         forms = " + ".join(dict.fromkeys(c.form for c in committed.found))
-        expected = self._norm(str(reference))
+        expected = self._norm(fold_numerals(str(reference)))
         if expected is None:
             return Grade.error(f"reference {reference!r} is not a valid {self.kind}")
         if answer == expected:

@@ -30,8 +30,10 @@ It returns *all* answers of the chosen form; what to do when they differ is the 
 :data:`MultiAnswerPolicy` (``reject`` by default: committing to several different answers fails).
 :func:`apply_policy` implements the policies given an equivalence test.
 
-Hostile inputs are cheap: a response with more than ``max_boxed`` box openings is flagged
-without being scanned, brace scans stop after ``max_answer_chars``, and every regex is linear.
+Finding boxes and deciding whether a reader sees them as the answer is :mod:`graders.boxes`
+(re-exported here: ``find_boxed``, ``boxed_spans``, ``box_in_context``). Hostile inputs are
+cheap: a response with more than ``max_boxed`` box openings is flagged without being scanned,
+brace scans stop after ``max_answer_chars``, and every regex is linear.
 Nothing here evaluates anything.
 """
 
@@ -41,6 +43,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
+
+from graders.alternatives import HEDGE_LINE, alternative_lines
+from graders.boxes import BOX_OPENERS, box_flag, box_in_context, boxed_spans, code_spans, find_boxed
 
 __all__ = [
     "ALL_FORMS",
@@ -66,10 +71,12 @@ DEFAULT_FORMS: tuple[AnswerForm, ...] = ("boxed", "hash", "answer_is", "a_colon"
 """The forms tried by default. ``last_math`` is opt-in: a copied question's ``$\\omega^3 = 1$``
 would otherwise count as an answer."""
 
-_BOX_OPENERS = ("\\boxed", "\\fbox")
 _HASH = re.compile(r"^[ \t]*####[ \t]*(\S[^\n]{0,300})$", re.MULTILINE)
 _ANSWER_IS = re.compile(r"(?:final answer|the answer|answer is)(?:[ \t]+is)?[ \t]*[:=]?[ \t]*", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"\.(?:\s|$)")
+# "Final Answer: The final answer is 7" (Minerva / lm-eval MATH) and "Final answer: the answer
+# is 7" announce one answer twice: a phrase followed by another phrase is not an answer itself
+_ANNOUNCED_AGAIN = re.compile(r"[ \t*_:]*(?:the[ \t]+)?(?:final[ \t]+)?answer(?![A-Za-z])", re.IGNORECASE)
 # ``A:`` (capital only: ``a:`` labels a part), ``Answer:``/``Final Answer:`` in any case
 _A_COLON = re.compile(
     r"^[ \t*#>-]*(?:A|(?i:answer|final answer))[ \t*]*:[ \t*]*([^\n]{1,300})$", re.MULTILINE
@@ -80,18 +87,12 @@ _LEADING_NUMBER = re.compile(
     r"^(?:\\\$|\$)?[ \t]*(?P<number>[+-]?\d[\d,]*(?:\.\d+)?)[ \t]*\$?[ \t]*"
     r"(?:\\text[ \t]*\{[^{}\d]{0,40}\}|\([^()\d]{0,40}\)|[A-Za-z]+(?:[ \t]+[A-Za-z]+)?)$"
 )
+# the mathematical start of a line: symbols, one- or two-letter names, LaTeX commands; no prose
+_MATH_LEAD = re.compile(r"(?:[^A-Za-z\n\\]|\\[A-Za-z]+|(?<![A-Za-z])[A-Za-z]{1,2}(?![A-Za-z]))*")
+_NUMBER_TOKEN = re.compile(r"(?<![\w.\\])[+-]?\d[\d,]*(?:\.\d+)?(?![\w.]?\d)")
 _BARE_NUMBER = re.compile(r"^[+-]?\d[\d,]*(?:\.\d+)?$")
 _INLINE_MATH = re.compile(r"\$\$?([^$]{1,300}?)\$\$?|\\\((.{1,300}?)\\\)")
 _UNCLOSED_BOX = re.compile(r"\\(?:boxed|fbox)[ \t]*\{")
-# a box the reader never sees: inside \\phantom/\\hphantom/\\vphantom, or an HTML comment
-_HIDING = re.compile(r"\\[hv]?phantom(?![A-Za-z])[ \t]*|<!--")
-# a box right after a negation ("the answer is not \\boxed{5}", "x \\neq \\boxed{5}")
-_NEGATED_BOX = re.compile(
-    r"(?<![A-Za-z])(?:(?i:not|isn't|isn\u2019t|never)|\\neq?(?![A-Za-z])|\u2260)"
-    r"(?:[\s*_${]|\\[(\[]){0,20}\\(?:boxed|fbox)(?![A-Za-z])"
-)
-# the brace-less ``\\boxed 5`` and ``\\boxed5`` (a digit or sign right after the command name)
-_SPACE_BOX = re.compile(r"\\(?:boxed|fbox)(?:[ \t]+|(?=[\d+-]))([^\s${}\\]{1,100})")
 
 
 @dataclass(frozen=True)
@@ -149,81 +150,6 @@ class Extraction:
         return bool(self.answers)
 
 
-def _scan_braces(text: str, start: int, limit: int) -> int:
-    """Index of the ``}`` closing the ``{`` at ``start``, or -1 (unclosed or longer than limit)."""
-    depth = 0
-    end = min(len(text), start + limit + 2)
-    i = start
-    while i < end:
-        ch = text[i]
-        if ch == "\\":
-            i += 2  # an escaped character (``\{``, ``\}``, ``\\``) never changes the depth
-            continue
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return -1
-
-
-def _unwrap_box(content: str, max_chars: int) -> str:
-    """``\\boxed{\\boxed{5}}`` -> ``5``: a box that is exactly another box is unwrapped."""
-    while True:
-        stripped = content.strip()
-        for opener in _BOX_OPENERS:
-            if stripped.startswith(opener + "{"):
-                close = _scan_braces(stripped, len(opener), max_chars)
-                if close == len(stripped) - 1:
-                    content = stripped[len(opener) + 1 : close]
-                    break
-        else:
-            return stripped
-
-
-def find_boxed(text: str, *, max_answer_chars: int = 2000) -> list[str]:
-    """Contents of every closed ``\\boxed{}``/``\\fbox{}`` in ``text``, in order.
-
-    Boxes nested inside a captured box are not reported separately; unclosed boxes are skipped.
-    Callers facing hostile input should bound the number of openings first (see
-    :class:`ExtractConfig.max_boxed`).
-    """
-    return [content for _, _, content in boxed_spans(text, max_answer_chars)]
-
-
-def boxed_spans(text: str, max_answer_chars: int = 2000) -> list[tuple[int, int, str]]:
-    """``(start, end, contents)`` of every box of :func:`find_boxed`, in order."""
-    openings = sorted((pos, opener) for opener in _BOX_OPENERS for pos in _positions(text, opener))
-    found: list[tuple[int, int, str]] = []
-    covered_until = -1
-    for pos, opener in openings:
-        if pos <= covered_until:
-            continue  # inside a box already captured
-        j = pos + len(opener)
-        while j < len(text) and text[j] in " \t":
-            j += 1
-        if j < len(text) and text[j] == "{":
-            close = _scan_braces(text, j, max_answer_chars)
-            if close != -1:
-                found.append((pos, close + 1, _unwrap_box(text[j + 1 : close], max_answer_chars)))
-                covered_until = close
-    for match in _SPACE_BOX.finditer(text):
-        found.append((match.start(), match.end(), match.group(1)))
-    found.sort(key=lambda item: item[0])
-    return found
-
-
-def _positions(text: str, needle: str) -> list[int]:
-    out: list[int] = []
-    pos = text.find(needle)
-    while pos != -1:
-        out.append(pos)
-        pos = text.find(needle, pos + len(needle))
-    return out
-
-
 def _clean(answer: str) -> str:
     """Trim decoration around an answer taken from running text."""
     text = answer.strip()
@@ -246,13 +172,13 @@ def _clean(answer: str) -> str:
 def extract_answers(response: str, config: ExtractConfig | None = None) -> Extraction:
     """Every answer ``response`` commits to, by the first form present (see module docstring)."""
     cfg = config if config is not None else ExtractConfig()
-    openings = sum(response.count(opener) for opener in _BOX_OPENERS)
+    openings = sum(response.count(opener) for opener in BOX_OPENERS)
     if openings > cfg.max_boxed:
         return Extraction(answers=(), form="boxed", flag="too_many_boxes")
-    flag = _box_flag(response, cfg.max_answer_chars) if openings else None
+    flag = box_flag(response, cfg.max_answer_chars) if openings else None
     if flag is not None:
         return Extraction(answers=(), form="boxed", flag=flag)
-    spans = _code_spans(response) if openings and ("```" in response or "~~~" in response) else []
+    spans = code_spans(response) if openings and ("```" in response or "~~~" in response) else []
     code_boxes = [
         box
         for start, end in spans
@@ -290,96 +216,6 @@ def _extract(response: str, cfg: ExtractConfig) -> Extraction:
     return Extraction(answers=(), form=None)
 
 
-# a box that is an operand of the math around it: "x = -\\boxed{5}", "\\frac{1}{\\boxed{5}}",
-# "\\boxed{5}\\times 10^3", "\\boxed{5}^2" (a bullet "- \\boxed{5}", "**\\boxed{5}**", "\\boxed{5}^\\circ",
-# "\\boxed{52}_8", "\\boxed{10}\\%" and AIME's "= 8\\boxed{321}", the last three digits, are not)
-_OPERAND_BEFORE = re.compile(
-    r"(?:(?<=[^\s-])[ \t]*[-+\u2212]|\^|/|\\(?:cdot|times|div)|\\[dt]?frac[ \t]*\{"
-    r"|\\sqrt[ \t]*(?:\[[^\]\n]*\])?[ \t]*\{|[\^_][ \t]*\{|\}[ \t]*\{)[ \t]*$"
-)
-# a box followed by a question mark asks, it does not answer: "Is it \\boxed{5}?"
-_QUESTIONED = re.compile(r"(?:[ \t*$]|\\\)|\\\]){0,6}\?")
-_OPERAND_AFTER = re.compile(r"[ \t]*(?:\\(?:cdot|times|div)(?![A-Za-z])|/|\^(?![ \t]*\{?[ \t]*\\circ))")
-
-
-def box_in_context(
-    response: str,
-    spans: Sequence[tuple[int, int, str]],
-    *,
-    before: re.Pattern[str] | None = None,
-    after: re.Pattern[str] | None = None,
-) -> bool:
-    """Whether some box of ``spans`` (from :func:`boxed_spans`) has ``before`` ending right
-    before it (searched in the 40 characters of its line ahead of it) or ``after`` matching
-    right after it."""
-    for start, end, _ in spans:
-        if before is not None:
-            line_start = response.rfind("\n", 0, start) + 1
-            if before.search(response, max(line_start, start - 40), start) is not None:
-                return True
-        if after is not None and after.match(response, end) is not None:
-            return True
-    return False
-
-
-def _box_flag(response: str, limit: int) -> str | None:
-    """Why the response's boxes cannot be read as its answer, if they cannot: a box hidden from
-    the reader, negated, used as an operand (``x = -\\boxed{5}`` states -5) or questioned
-    (``\\boxed{5}?``)."""
-    if _hidden_box(response, limit):
-        return "hidden_box"
-    if _NEGATED_BOX.search(response):
-        return "negated_box"
-    spans = boxed_spans(response, limit)
-    if box_in_context(response, spans, before=_OPERAND_BEFORE, after=_OPERAND_AFTER):
-        return "embedded_box"
-    if box_in_context(response, spans, after=_QUESTIONED):
-        return "questioned_box"
-    return None
-
-
-_FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)[^\n]*$", re.MULTILINE)
-
-
-def _code_spans(response: str) -> list[tuple[int, int]]:
-    """``(start, end)`` of every fenced code block (````` ``` ````` or ``~~~`` lines; one never
-    closed runs to the end, as Markdown renders it)."""
-    spans: list[tuple[int, int]] = []
-    start: int | None = None
-    marker = ""
-    for m in _FENCE.finditer(response):
-        if start is None:
-            start, marker = m.start(), m.group(1)
-        elif m.group(0).strip().strip(marker[0]) == "" and m.group(1) == marker:
-            spans.append((start, m.end()))
-            start = None
-    if start is not None:
-        spans.append((start, len(response)))
-    return spans
-
-
-def _hidden_box(response: str, limit: int) -> bool:
-    """Whether a box opening lies inside a ``\\phantom`` (or ``\\hphantom``/``\\vphantom``)
-    argument or an HTML comment: rendered, the reader sees no such answer. Linear: each
-    character is scanned at most once."""
-    covered = 0
-    for m in _HIDING.finditer(response):
-        if m.start() < covered:
-            continue
-        if m.group(0) == "<!--":
-            end = response.find("-->", m.end())
-            end = len(response) if end == -1 else end
-        elif response.startswith("{", m.end()):
-            close = _scan_braces(response, m.end(), limit)
-            end = close if close != -1 else min(len(response), m.end() + limit)
-        else:  # a one-token argument: \\phantom\\boxed{5}
-            end = m.end() + max(len(opener) for opener in _BOX_OPENERS)
-        if any(response.find(opener, m.end(), end) != -1 for opener in _BOX_OPENERS):
-            return True
-        covered = end
-    return False
-
-
 _COMMITTING: tuple[AnswerForm, ...] = ("boxed", "hash", "a_colon")
 
 
@@ -413,6 +249,17 @@ def _other_answers(response: str, chosen: AnswerForm, cfg: ExtractConfig) -> tup
     found: list[str] = []
     for form, text in sources:
         found.extend(_committed(_extract_form(text, form, cfg), found, cfg))
+    for line in alternative_lines(tail) if tail else ():
+        # "\\boxed{7}" then "or 8" / "Alternatively, $8$.": an alternative after the answer is
+        # one more commitment (the same rule as graders.exact)
+        values = [b.strip() for b in find_boxed(line, max_answer_chars=cfg.max_answer_chars)]
+        values += [m.group(1) or m.group(2) for m in _INLINE_MATH.finditer(line)]
+        values += _NUMBER_TOKEN.findall(line)
+        if not values:  # "or p - q + 1", "Maybe q - r though.": the math after the hedge word
+            rest = HEDGE_LINE.sub("", line, count=1).strip(" \t,:(")
+            lead = _MATH_LEAD.match(rest)
+            values = [_clean(lead.group(0).strip(" \t,:().")) if lead else ""]
+        found.extend(_committed([v.strip() for v in values if v and v.strip()], found, cfg))
     if tail and "final_line" in cfg.forms:
         # a bare number on the last lines after it ("\\boxed{5}\n\n6") is a second answer too
         bare = [a for a in _extract_form(tail, "final_line", cfg) if _BARE_NUMBER.match(a)]
@@ -432,7 +279,7 @@ def _committed(answers: Sequence[str], seen: Sequence[str], cfg: ExtractConfig) 
             if leading is None:
                 continue
             answer = leading.group("number")
-        if not answer or answer in seen or answer in kept or any(opener in answer for opener in _BOX_OPENERS):
+        if not answer or answer in seen or answer in kept or any(opener in answer for opener in BOX_OPENERS):
             continue
         kept.append(answer)
     return kept[: cfg.max_boxed]
@@ -450,6 +297,8 @@ def _extract_form(response: str, form: AnswerForm, cfg: ExtractConfig) -> list[s
         for m in _ANSWER_IS.finditer(response):
             end = response.find("\n", m.end(), m.end() + 300)
             stretch = response[m.end() : end if end != -1 else m.end() + 300]
+            if _ANNOUNCED_AGAIN.match(stretch):
+                continue
             stop = _SENTENCE_END.search(stretch)
             answer = _clean(stretch[: stop.start()] if stop else stretch)
             if answer:

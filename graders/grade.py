@@ -5,9 +5,14 @@ A grade keeps a wrong answer apart from a grader that failed: `status` is one of
 - ``correct``: the response earned full credit,
 - ``partial``: some credit (``0 < score < 1``),
 - ``incorrect``: graded and wrong (including "no answer found"),
-- ``error``: the grader itself failed; the score means nothing,
-- ``timeout``: the grader ran out of time; the score means nothing.
+- ``error``: the grading infrastructure failed (a judge endpoint down, a crashed worker pool, a
+  missing checker binary); the score means nothing and summaries count it apart,
+- ``timeout``: the grading infrastructure ran out of time (a judge endpoint that never answered);
+  counted apart like ``error``.
 
+Failures caused by the response itself (a check of a model-supplied expression that times out,
+exhausts memory or crashes its worker) are *not* errors: they are ``incorrect`` with the reason
+(``"timeout: ..."``) and score 0, so a response cannot leave the mean by being hard to grade.
 A grader crash is never a silent zero: use :meth:`Grade.error` / :meth:`Grade.timeout`.
 """
 

@@ -4,8 +4,8 @@
 #   bash scripts/install.sh           verihub + embedded model + environments (the quickstart)
 #   bash scripts/install.sh --tests   also what the tests need: the dev, verifiers and ray extras,
 #                                     the hub extra, and Debian's coq, chromium, bubblewrap (the
-#                                     sandbox of `verihub check`) and postgresql (the hub server
-#                                     tests; apt-get, as root or with sudo)
+#                                     sandbox of `verihub check` and of the proof checkers) and
+#                                     postgresql (the hub server tests; apt-get, as root or with sudo)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -16,7 +16,7 @@ if [[ "${1:-}" == "--tests" ]]; then
   need=()
   command -v coqc >/dev/null 2>&1 || need+=(coq)
   command -v chromium >/dev/null 2>&1 || need+=(chromium chromium-driver)
-  command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+  command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)  # verihub check and proof checkers
   # the hub server tests start a throwaway PostgreSQL cluster (initdb + pg_ctl)
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
   if ((${#need[@]})); then

@@ -145,11 +145,43 @@ def count_capital_words(text: str, limit: int) -> int:
     if limit <= 0 or not _may_hold_capital_word(text):
         return count
     for sentence in _iter_sentences(text):
-        if _may_hold_capital_word(sentence):
-            count += sum(1 for token in _sentence_tokens(sentence) if token.isupper())
-            if count >= limit:
-                break
+        if not _may_hold_capital_word(sentence):
+            continue
+        for piece in _pieces(sentence):
+            if _may_hold_capital_word(piece):
+                count += sum(1 for token in _sentence_tokens(piece) if token.isupper())
+                if count >= limit:
+                    return count
     return count
+
+
+_PIECE_CHARS = 512
+_SPACE = re.compile(r"\s")
+
+
+def _pieces(sentence: str) -> Iterator[str]:
+    """A long sentence in whitespace-bounded pieces of about ``_PIECE_CHARS`` characters.
+
+    The Treebank tokenizer never joins across whitespace and its rules look only at neighbouring
+    characters (the start- and end-of-text rules split off quotes and a final period, which never
+    changes whether a token is all capitals), so the count over the pieces is the count over the
+    sentence; tokenising piece by piece lets counting stop at ``limit`` after a few pieces of a
+    megabyte-long "sentence" instead of tokenising all of it first. Sentences up to twice the
+    piece size are one piece (every ordinary sentence: the reference's exact tokens).
+    """
+    if len(sentence) <= 2 * _PIECE_CHARS:
+        yield sentence
+        return
+    start = 0
+    while start < len(sentence):
+        cut = start + _PIECE_CHARS
+        if cut >= len(sentence):
+            yield sentence[start:]
+            return
+        space = _SPACE.search(sentence, cut)
+        end = len(sentence) if space is None else space.start()
+        yield sentence[start:end]
+        start = end
 
 
 # The Treebank tokenizer splits between two letters only inside these (case-insensitive).

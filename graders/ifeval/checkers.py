@@ -52,14 +52,13 @@ def capital_word_frequency(response: str, kwargs: Mapping[str, Any], prompt: str
 
 def english_capital(response: str, kwargs: Mapping[str, Any], prompt: str) -> bool:
     """All letters upper case and the language detected as English (undetectable counts as followed)."""
-    language = _text.detect_language(response)
-    return response.isupper() and (language is None or language == "en")
+    # the case test first: language detection is the slow part, and only matters when it passes
+    return response.isupper() and _text.detect_language(response) in (None, "en")
 
 
 def english_lowercase(response: str, kwargs: Mapping[str, Any], prompt: str) -> bool:
     """All letters lower case and the language detected as English (undetectable counts as followed)."""
-    language = _text.detect_language(response)
-    return response.islower() and (language is None or language == "en")
+    return response.islower() and _text.detect_language(response) in (None, "en")
 
 
 # -- combination ---------------------------------------------------------------------------------

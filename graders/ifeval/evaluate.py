@@ -8,15 +8,26 @@
   "Sure, here is..." preamble).
 
 Prompt level: ``prompt_strict``/``prompt_loose`` are true when every instruction is followed.
+
+``hardened=True`` (not the default: the default is reference-exact, the comparison target) reads
+every instruction on what a reader sees (:mod:`graders.typography`): NFKC, invisible characters
+removed, look-alike letters of other scripts folded to Latin, curly quotes and comma look-alikes
+as ASCII. So zero-width characters, Cyrillic look-alikes and full-width punctuation no longer
+satisfy ``forbidden_words``, ``no_comma`` or ``english_lowercase`` (the reference implementation
+has the same weakness). Two exceptions: the response language is detected without folding
+look-alikes (that would turn Russian into Latin letters), and required keywords
+(``keywords:existence``) are looked for outside HTML and Markdown comments.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from graders.ifeval.checkers import CHECKERS, InvalidInstructionError
+from graders.typography import canonical_text, strip_hidden, strip_invisible
 
 __all__ = ["DEFAULT_MAX_CHARS", "IFEvalVerdict", "check", "loose_variants"]
 
@@ -72,6 +83,25 @@ def loose_variants(response: str) -> tuple[str, ...]:
     )
 
 
+def _view_kind(instruction_id: str) -> str:
+    if instruction_id == "language:response_language":
+        return "unfolded"
+    if instruction_id == "keywords:existence":
+        return "visible"
+    return "reader"
+
+
+def _view(response: str, kind: str) -> str:
+    """The response as the hardened mode reads it for one kind of instruction."""
+    if kind == "as_given":
+        return response
+    if kind == "unfolded":
+        return strip_invisible(unicodedata.normalize("NFKC", response))
+    if kind == "visible":
+        return canonical_text(strip_hidden(response))
+    return canonical_text(response)
+
+
 def _clean_kwargs(raw: Any) -> dict[str, Any]:
     if raw is None:
         return {}
@@ -88,6 +118,7 @@ def check(
     kwargs: Sequence[Mapping[str, Any] | None],
     prompt: str,
     max_chars: int = DEFAULT_MAX_CHARS,
+    hardened: bool = False,
 ) -> IFEvalVerdict:
     """Check ``response`` against each instruction, strict and loose.
 
@@ -107,13 +138,18 @@ def check(
     if len(response) > max_chars:
         failed = tuple(False for _ in ids)
         return IFEvalVerdict(ids, failed, failed, reason=f"response longer than {max_chars} characters")
-    others = tuple(v for v in loose_variants(response)[1:] if v.strip())
+    views: dict[str, tuple[str, tuple[str, ...]]] = {}
     strict: list[bool] = []
     loose: list[bool] = []
     for instruction_id, raw in zip(ids, kwargs, strict=True):
         checker = CHECKERS[instruction_id]
         args = _clean_kwargs(raw)
-        followed = bool(response.strip()) and checker(response, args, prompt)
+        kind = _view_kind(instruction_id) if hardened else "as_given"
+        if kind not in views:
+            text = _view(response, kind)
+            views[kind] = (text, tuple(v for v in loose_variants(text)[1:] if v.strip()))
+        text, others = views[kind]
+        followed = bool(text.strip()) and checker(text, args, prompt)
         strict.append(followed)
         loose.append(followed or any(checker(v, args, prompt) for v in others))
     followed_count = sum(strict)

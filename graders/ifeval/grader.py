@@ -20,10 +20,13 @@ class IFEvalGrader:
     row). The score is the fraction of instructions followed in strict mode; ``passed`` means all
     were followed. Each instruction is a named :class:`~graders.grade.Check` whose reason also
     gives the loose verdict. A malformed reference is a grader error, never a zero.
+    ``hardened=True`` reads every instruction on what a reader sees (see
+    :func:`graders.ifeval.check`); the default is the reference implementation's verdicts.
     """
 
-    def __init__(self, *, max_chars: int = DEFAULT_MAX_CHARS) -> None:
+    def __init__(self, *, max_chars: int = DEFAULT_MAX_CHARS, hardened: bool = False) -> None:
         self.max_chars = max_chars
+        self.hardened = hardened
 
     async def __call__(self, response: str, *, reference: Any) -> Grade:
         if not isinstance(reference, Mapping):
@@ -36,6 +39,7 @@ class IFEvalGrader:
                 kwargs=list(reference["kwargs"]),
                 prompt=str(reference.get("prompt", "")),
                 max_chars=self.max_chars,
+                hardened=self.hardened,
             )
         except (KeyError, InvalidInstructionError) as exc:
             return Grade.error(f"invalid IFEval reference: {exc}")

@@ -18,9 +18,20 @@ from graders.math.compare import ReferenceUnreadable, compare
 from graders.math.options import MathOptions
 from graders.math.parse import Answer, read_answer, read_reference, warm_up
 from graders.math.restate import restate, stray_words, strip_thinking
+from graders.math.solutions import is_solution_list
 from graders.math.strict import unevaluated_reason
+from graders.math.structure import kind_mismatch
 from graders.math.verdict import MathStatus, MathVerdict
-from graders.pool import PoolConfig, PoolError, PoolTimeout, WorkerError, WorkerPool, shared_pool
+from graders.pool import (
+    PoolConfig,
+    PoolError,
+    PoolTimeout,
+    WorkerDied,
+    WorkerError,
+    WorkerPool,
+    shared_pool,
+)
+from graders.typography import fold_numerals
 
 __all__ = ["DEFAULT_TIMEOUT", "acheck", "check", "check_inline", "default_pool", "reference_text"]
 
@@ -59,6 +70,9 @@ def _judge_one(reference: Answer, raw: str, options: MathOptions, *, weak_form: 
         return MathVerdict.fail("no_answer", "the answer is empty", raw)
     if "\\boxed" in answer.text or "\\fbox" in answer.text:
         return MathVerdict.fail("unparseable", "a box inside the answer", raw)
+    mismatch = kind_mismatch(reference.text, answer.text)
+    if mismatch is not None:  # a set or list is not an interval or tuple (and back)
+        return MathVerdict.fail("incorrect", mismatch, raw)
     restated = restate(reference, answer)
     if isinstance(restated, str):
         return MathVerdict.fail("incorrect", restated, raw)
@@ -83,7 +97,7 @@ def check_inline(response: str, *, reference: object, options: MathOptions | Non
     """Check ``response`` against ``reference`` in this process (no time limit; see module doc)."""
     opts = options if options is not None else MathOptions()
     try:
-        ref = read_reference(reference_text(reference))
+        ref = read_reference(fold_numerals(reference_text(reference)))
         if not ref.text:
             return MathVerdict.fail("error", "the reference answer is empty")
         if not isinstance(response, str):
@@ -92,7 +106,7 @@ def check_inline(response: str, *, reference: object, options: MathOptions | Non
             return MathVerdict.fail(
                 "no_answer", f"response longer than {opts.max_response_chars} characters; not read"
             )
-        extraction = extract_answers(strip_thinking(response), opts.extract)
+        extraction = extract_answers(fold_numerals(strip_thinking(response)), opts.extract)
         if extraction.flag == "unclosed_box":
             return MathVerdict.fail(
                 "unparseable",
@@ -113,6 +127,10 @@ def check_inline(response: str, *, reference: object, options: MathOptions | Non
 
         if opts.multi_answer == "reject":
             distinct = list(dict.fromkeys(answers))
+            if len(distinct) > 1 and is_solution_list(ref.text):
+                # one box per solution ("x = \\boxed{2} or x = \\boxed{3}"): together they are
+                # the answer, compared as one list (a wrong extra box fails the set)
+                return judged(", ".join(distinct))
             results = [judged(raw) for raw in distinct]
             if all(v.passed for v in results):
                 # an answer committed in another form ("Final Answer: 8" next to \boxed{7}) that
@@ -146,10 +164,19 @@ def default_pool() -> WorkerPool:
 
 
 def _pooled_failure(exc: PoolError, timeout: float) -> MathVerdict:
+    """What a failed pooled check says about the response.
+
+    The call's clock starts once a ready worker has the job, so running past the timeout, running
+    out of memory or crashing the worker mid-call is the answer's doing: status ``timeout`` /
+    ``unparseable``, both graded 0 (never left out of a mean). A pool that cannot start or reach
+    a worker is the grader's failure: ``error``.
+    """
     if isinstance(exc, PoolTimeout):
-        return MathVerdict.fail("timeout", f"the check took longer than {timeout:g}s")
+        return MathVerdict.fail("timeout", f"the check of this answer took longer than {timeout:g}s")
     if isinstance(exc, WorkerError) and exc.type_name in _RESOURCE_ERRORS:
         return MathVerdict.fail("unparseable", f"the answer exhausted a resource ({exc.type_name})")
+    if isinstance(exc, WorkerDied) and exc.during_call:
+        return MathVerdict.fail("unparseable", f"the answer crashed its checker process ({exc})")
     return MathVerdict.fail("error", f"math check failed: {exc}")
 
 

@@ -24,9 +24,10 @@ from typing import Any, Literal
 
 import sympy
 
+from graders.math.decimals import approximates, exact_decimals, has_decimal
 from graders.math.normalize import LiteralNumber
 from graders.math.options import MathOptions
-from graders.math.parse import Answer, latex_objects, reference_objects
+from graders.math.parse import Answer, latex_objects, read_answer, read_reference, reference_objects
 from graders.math.refute import clearly_different
 from graders.math.screen import screen_answer
 from graders.math.structure import compare_structures
@@ -150,10 +151,15 @@ def _decimal_equals_exact(reference: Answer, number: LiteralNumber) -> bool | No
 def _compare_objects(reference: Answer, answer: Answer, options: MathOptions) -> Comparison:
     from math_verify import verify
 
-    ref_objects = _reference_objects(reference)
     refused = screen_answer(answer.text)
     if refused is not None:
         return Comparison("unparseable", f"refused before parsing: {refused}")
+    decimals = options.rel_tol == 0 and options.mode == "equivalent" and has_decimal(answer.text)
+    if decimals:
+        # a decimal is the rational it writes, in any structure (see graders.math.decimals)
+        reference = read_reference(exact_decimals(reference.text))
+        answer = read_answer(exact_decimals(answer.text))
+    ref_objects = _reference_objects(reference)
     objects = latex_objects(answer.text)
     pred = _first_sympy(objects)
     if not objects or (pred is None and _first_sympy(ref_objects) is not None):
@@ -172,4 +178,6 @@ def _compare_objects(reference: Answer, answer: Answer, options: MathOptions) ->
     if ref is not None and pred is not None and type(ref) is type(pred) and clearly_different(ref, pred):
         return Comparison("different", "numerically different")
     same = verify(list(ref_objects), list(objects), timeout_seconds=None, strict=True)
+    if same and decimals and ref is not None and pred is not None and approximates(ref, pred):
+        return Comparison("different", "a decimal approximation of an exact value")
     return Comparison("equal" if same else "different", "symbolic comparison")

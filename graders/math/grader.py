@@ -18,7 +18,8 @@ class MathGrader:
 
     ``options``: a :class:`MathOptions` (default: multiple distinct answers fail, not strict).
     ``pool``: a :class:`~graders.pool.WorkerPool` (default: the shared one). ``timeout``: seconds
-    per check; a check that runs past it gives ``Grade.timeout``, never a wrong-answer grade.
+    per check; a check that runs past it is the answer's doing: an ``incorrect`` grade whose reason
+    starts with ``timeout:`` (score 0, counted in means). Only infrastructure failures are errors.
     """
 
     def __init__(

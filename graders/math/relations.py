@@ -37,6 +37,9 @@ _LESS = r"<|\\lt(?![a-z])|\\leq?(?![a-z])|\\leqslant|\u2264"
 _GREATER = r">|\\gt(?![a-z])|\\geq?(?![a-z])|\\geqslant|\u2265"
 _RELATION = re.compile(rf"({_LESS}|{_GREATER})")
 _STRICT_OPS = frozenset({"<", ">", "\\lt", "\\gt"})
+# names combined by + - and products (``m + n``, ``a + b + c``, ``100a + 10b + c``, ``mn``)
+_NAME_SUM = re.compile(r"^\s*\d*\s*[A-Za-z](?:\s*[+\-]?\s*(?:\\cdot\s*)?\d*\s*[A-Za-z])+\s*$")
+_LETTER = re.compile(r"(?<![\\A-Za-z])[A-Za-z]")  # a letter that is not part of a \\command
 
 
 def _depths(text: str) -> list[int]:
@@ -92,6 +95,8 @@ def state_value(text: str) -> tuple[str | None, str]:
             values.append(sides[1])
         elif is_name(sides[1]) and sides[0]:
             values.append(sides[0])
+        elif _NAME_SUM.match(sides[0]) and sides[1] and not _LETTER.search(sides[1]):
+            values.append(sides[1])  # AIME's "m + n = 204": the sum of the asked names
         else:
             return None, "an equation where a value is asked; give the value"
     return ", ".join(values), ""

@@ -16,6 +16,7 @@ import re
 
 from graders.math.parse import Answer, read_answer, read_reference
 from graders.math.relations import as_interval, state_value, stated_names, top_level_count
+from graders.math.solutions import is_solution_list, solution_list
 from graders.math.units import unit_scale
 
 __all__ = ["restate", "stray_words", "strip_thinking"]
@@ -63,12 +64,35 @@ def _interval_like(text: str) -> bool:
     return len(t) > 2 and t[0] in "([" and t[-1] in ")]" and "," in t
 
 
+_VARIABLE = re.compile(r"(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])")
+
+
+def _is_relation(text: str) -> bool:
+    """One equation with a variable on both sides (``y = 2x + 1``), not a value (``x = 5``)."""
+    if top_level_count(text) != 1 or "," in text:
+        return False
+    left, right = text.split("=", 1)
+    return _VARIABLE.search(left) is not None and _VARIABLE.search(right) is not None
+
+
 def restate(reference: Answer, answer: Answer) -> tuple[Answer, Answer] | str:
     """``(reference, answer)`` as the values they state, or why the answer states none."""
     if _EQUALITY_LIKE.search(reference.text):
         reference = read_reference(_EQUALITY_LIKE.sub("=", reference.text))
     if _EQUALITY_LIKE.search(answer.text):
         answer = read_answer(_EQUALITY_LIKE.sub("=", answer.text))
+    if is_solution_list(reference.text):
+        # several solutions, however written: compared as the plain list (graders.math.solutions)
+        listed = solution_list(reference.text)
+        if listed is not None:
+            reference = read_reference(listed)
+        listed = solution_list(answer.text)
+        if listed is not None:
+            answer = read_answer(listed)
+    if _is_relation(reference.text) and top_level_count(answer.text) == 1 and "," not in answer.text:
+        # an equation between variables (a line, a curve) is answered by an equivalent equation,
+        # rearranged or scaled (``2y = 4x + 2`` for ``y = 2x + 1``): compared as equations
+        return reference, answer
     ref_value, _ = state_value(reference.text)
     if ref_value is None:  # the reference is an equation (a plane, a curve): compare equations
         if top_level_count(answer.text) > top_level_count(reference.text):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from graders.math.normalize import LiteralNumber, read_number
 
-__all__ = ["Bracketed", "compare_structures", "split_structure"]
+__all__ = ["Bracketed", "collection_kind", "compare_structures", "kind_mismatch", "split_structure"]
 
 _INFINITY = re.compile(r"^([+-]?)\s*\\infty$")
 _OPENERS = {"(": "()", "[": "[]", "\\{": "{}"}
@@ -130,3 +130,34 @@ def compare_structures(
             return False
         remaining.pop(match)
     return True
+
+
+def collection_kind(text: str) -> str | None:
+    """``set`` (``\\{a, b\\}``), ``list`` (``a, b``), ``tuple`` (``(a, b)``: a point or an open
+    interval) or ``interval`` (``[a, b)``, ``[a, b]``...), or None for anything else."""
+    found = split_structure(text)
+    if found is None or all("=" in item for item in found.items):
+        return None  # ``x = 2, y = 3`` names its values: graders.math.restate reads it
+    if found.kind == "unordered":
+        return "set" if found.brackets == "{}" else "list"
+    return "tuple" if found.brackets == "()" else "interval"
+
+
+_UNORDERED_KINDS = frozenset({"set", "list"})
+
+
+def kind_mismatch(reference: str, answer: str) -> str | None:
+    """Why ``answer`` is a different kind of collection than ``reference``, or None.
+
+    Sets and bare lists (MATH's "all solutions, separated by commas") are one kind; a tuple or
+    interval is another: ``\\{-2, 3\\}`` or ``-2, 3`` is not the interval ``(-2, 3)``, and
+    ``(2, 3)`` is not the solution list ``2, 3``. Brackets within the ordered kind are Math-Verify's
+    call (it keeps ``[2, 3]`` and ``(2, 3)`` apart).
+    """
+    ref_kind = collection_kind(reference)
+    ans_kind = collection_kind(answer)
+    if ref_kind is None or ans_kind is None:
+        return None
+    if (ref_kind in _UNORDERED_KINDS) != (ans_kind in _UNORDERED_KINDS):
+        return f"a {ans_kind} where the reference is a {ref_kind}"
+    return None

@@ -12,7 +12,9 @@ __all__ = ["MathStatus", "MathVerdict"]
 MathStatus = Literal["correct", "incorrect", "no_answer", "unparseable", "timeout", "error"]
 """``correct``/``incorrect``: a verdict. ``no_answer``: no final answer was found (or the response
 was rejected before reading, e.g. too long). ``unparseable``: an answer was found but is not
-mathematics the checker can read. ``timeout``/``error``: the checker failed; not a verdict."""
+mathematics the checker can read (or it exhausted memory or crashed the checker). ``timeout``: the
+check of this answer ran past its time limit; the answer's doing, so graded as wrong. ``error``:
+the grading infrastructure failed (unreadable reference, a pool that cannot start); not a verdict."""
 
 
 @dataclass(frozen=True)
@@ -35,11 +37,14 @@ class MathVerdict:
         return cls(False, status, extracted, reason)
 
     def to_grade(self) -> Grade:
-        """The verdict as a :class:`~graders.grade.Grade` (timeouts and errors stay apart)."""
+        """The verdict as a :class:`~graders.grade.Grade`.
+
+        Only ``error`` (the infrastructure's failure) leaves the score out; a ``timeout`` is an
+        ``incorrect`` grade whose reason starts with ``timeout:``, so answers built to time the
+        checker out score exactly what wrong answers score.
+        """
         if self.status == "correct":
             return Grade.correct(extracted=self.extracted, reason=self.reason)
-        if self.status == "timeout":
-            return Grade.timeout(self.reason or "math check timed out")
         if self.status == "error":
             return Grade.error(self.reason or "math check failed")
         reason = f"{self.status}: {self.reason}" if self.reason else self.status

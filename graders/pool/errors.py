@@ -17,7 +17,16 @@ class PoolTimeout(PoolError):
 
 
 class WorkerDied(PoolError):
-    """The worker process exited during the call (crash or kill); it was replaced."""
+    """The worker process exited (crash or kill); it was replaced.
+
+    ``during_call`` is True when it exited while running the submitted function (the function's
+    input may have crashed it: a C-level stack overflow, an allocation past the memory cap), and
+    False when it could not be started or reached at all (the pool's own failure).
+    """
+
+    def __init__(self, message: str, *, during_call: bool = False) -> None:
+        super().__init__(message)
+        self.during_call = during_call
 
 
 class WorkerError(PoolError):

@@ -119,7 +119,8 @@ class WorkerPool:
 
         Raises :class:`PoolTimeout` after ``timeout`` seconds (default: the config's), having
         killed and replaced the worker; :class:`WorkerError` when ``fn`` raised;
-        :class:`WorkerDied` when the worker exited; :class:`PoolClosed` after :meth:`close`.
+        :class:`WorkerDied` when the worker exited (``during_call`` tells whether it was running
+        ``fn`` then); :class:`PoolClosed` after :meth:`close`.
         """
         limit = self.config.default_timeout if timeout is None else timeout
         if limit <= 0:
@@ -139,7 +140,10 @@ class WorkerPool:
                 healthy = worker.alive()  # nothing was sent: the worker is fine
                 raise WorkerError(type(exc).__name__, f"could not send the call: {exc}") from exc
             deadline = time.monotonic() + limit
-            tag, payload = _receive(worker, deadline, limit)
+            try:
+                tag, payload = _receive(worker, deadline, limit)
+            except WorkerDied as exc:
+                raise WorkerDied(str(exc), during_call=True) from exc
             healthy = True
         finally:
             if healthy:

@@ -2,7 +2,8 @@
 
 The limit is enforced from the parent (``asyncio.wait_for`` then SIGKILL to the whole process
 group), never with an alarm signal. The memory cap is ``RLIMIT_AS`` set in the child before
-``exec``; ``RLIMIT_CPU`` is a second backstop.
+``exec``; ``RLIMIT_CPU`` is a second backstop. With ``writable`` the process runs confined by
+bubblewrap, that directory its only writable place (:mod:`graders.proof.confine`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from graders.proof.confine import confined
+
 __all__ = ["ProcessResult", "kill_group", "limits_preexec", "run_limited"]
 
 
@@ -24,6 +27,8 @@ class ProcessResult:
     stderr: str
     timed_out: bool
     elapsed_s: float
+    note: str | None = None
+    """Set when the process could not be confined (see :mod:`graders.proof.confine`)."""
 
 
 def limits_preexec(memory_bytes: int | None, cpu_seconds: int | None) -> Callable[[], None]:
@@ -58,8 +63,14 @@ async def run_limited(
     timeout_s: float,
     memory_bytes: int | None = None,
     max_output: int = 1_000_000,
+    writable: str | None = None,
 ) -> ProcessResult:
-    """Run ``argv`` to completion or kill it at ``timeout_s``; output is truncated to ``max_output``."""
+    """Run ``argv`` to completion or kill it at ``timeout_s``; output is truncated to ``max_output``.
+
+    ``writable``: run confined, with this directory the only one the process may write to."""
+    note = None
+    if writable is not None:
+        argv, note = confined(argv, writable, cwd=cwd)
     loop = asyncio.get_running_loop()
     start = loop.time()
     proc = await asyncio.create_subprocess_exec(
@@ -87,4 +98,5 @@ async def run_limited(
         stderr=err[:max_output].decode("utf-8", "replace"),
         timed_out=timed_out,
         elapsed_s=loop.time() - start,
+        note=note,
     )

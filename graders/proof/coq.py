@@ -31,6 +31,7 @@ from graders.proof.screen import Prepared, parse_statement, prepare
 from graders.proof.verdict import ProofMessage, ProofVerdict
 
 from ._process import ProcessResult, run_limited
+from .confine import UNCONFINED_NOTE, bwrap_available
 
 __all__ = ["CoqChecker", "parse_coq_assumptions"]
 
@@ -168,7 +169,7 @@ class CoqChecker:
             verdict = await self._run(prepared, imports, timeout or pol.timeout_s, pol)
         return ProofVerdict(
             status=verdict.status,
-            reason=verdict.reason,
+            reason=verdict.reason if bwrap_available() else f"{verdict.reason} ({UNCONFINED_NOTE})",
             messages=verdict.messages,
             goals=verdict.goals,
             axioms=verdict.axioms,
@@ -181,7 +182,9 @@ class CoqChecker:
         if left <= 0:
             return None
         argv = [self.coqc, "-q", "-Q", workdir, _SUB_LIB, file]
-        result = await run_limited(argv, cwd=workdir, timeout_s=left, memory_bytes=pol.memory_bytes("coq"))
+        result = await run_limited(
+            argv, cwd=workdir, timeout_s=left, memory_bytes=pol.memory_bytes("coq"), writable=workdir
+        )
         return None if result.timed_out else result
 
     async def _run(
@@ -253,7 +256,9 @@ class CoqChecker:
         if left <= 0:
             return ProofVerdict(status="timeout", reason="killed at the wall-clock limit (coqchk)")
         argv = [self.coqchk, "-silent", "-o", "-Q", workdir, _SUB_LIB, "-norec", f"{_SUB_LIB}.Submission"]
-        res = await run_limited(argv, cwd=workdir, timeout_s=left, memory_bytes=pol.memory_bytes("coq"))
+        res = await run_limited(
+            argv, cwd=workdir, timeout_s=left, memory_bytes=pol.memory_bytes("coq"), writable=workdir
+        )
         if res.timed_out:
             return ProofVerdict(status="timeout", reason="killed at the wall-clock limit (coqchk)")
         text = (res.stdout + "\n" + res.stderr).strip()

@@ -33,6 +33,7 @@ from graders.proof.screen import Prepared, parse_statement, prepare
 from graders.proof.verdict import ProofVerdict
 
 from ._process import run_limited
+from .confine import UNCONFINED_NOTE, bwrap_available
 
 __all__ = ["LeanFileChecker", "LeanReplChecker", "prepare_lean"]
 
@@ -52,7 +53,7 @@ def prepare_lean(
 def _stamp(v: ProofVerdict, backend: str, start: float) -> ProofVerdict:
     return ProofVerdict(
         status=v.status,
-        reason=v.reason,
+        reason=v.reason if bwrap_available() else f"{v.reason} ({UNCONFINED_NOTE})",
         messages=v.messages,
         goals=v.goals,
         axioms=v.axioms,
@@ -184,6 +185,7 @@ class LeanFileChecker:
                     cwd=self.project or tmp,
                     timeout_s=limit,
                     memory_bytes=pol.memory_bytes("lean"),
+                    writable=tmp,
                 )
         if res.timed_out:
             return _stamp(

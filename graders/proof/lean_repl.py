@@ -16,6 +16,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import os
+import shutil
+import tempfile
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -24,6 +27,7 @@ from typing import Any
 from graders.proof.errors import WorkerError
 
 from ._process import kill_group, limits_preexec
+from .confine import confined
 
 __all__ = ["ReplPool", "ReplPoolConfig", "ReplProcess"]
 
@@ -33,8 +37,11 @@ _ids = itertools.count(1)
 class ReplProcess:
     """One REPL process speaking JSON over stdin/stdout."""
 
-    def __init__(self, proc: asyncio.subprocess.Process, header: tuple[str, ...]) -> None:
+    def __init__(
+        self, proc: asyncio.subprocess.Process, header: tuple[str, ...], scratch: str | None = None
+    ) -> None:
         self._proc = proc
+        self._scratch = scratch
         self.header = header
         self.base_env: int | None = None
         self.uses = 0
@@ -49,9 +56,16 @@ class ReplProcess:
         cwd: str | None = None,
         memory_bytes: int | None = None,
     ) -> ReplProcess:
+        if not argv or shutil.which(argv[0]) is None:  # under bwrap a missing binary looks like an exit
+            raise WorkerError(
+                f"cannot start the Lean REPL {list(argv)}: {argv[0] if argv else ''!r} not found"
+            )
+        # confined: the REPL may write only to a scratch directory of its own (removed with it)
+        scratch = tempfile.mkdtemp(prefix="verihub-lean-repl-")
+        command, _ = confined(argv, scratch, cwd=cwd or os.getcwd())
         try:
             proc = await asyncio.create_subprocess_exec(
-                *argv,
+                *command,
                 cwd=cwd,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
@@ -61,8 +75,9 @@ class ReplProcess:
                 preexec_fn=limits_preexec(memory_bytes, None),
             )
         except OSError as exc:
+            shutil.rmtree(scratch, ignore_errors=True)
             raise WorkerError(f"cannot start the Lean REPL {list(argv)}: {exc}") from exc
-        return cls(proc, header)
+        return cls(proc, header, scratch)
 
     @property
     def alive(self) -> bool:
@@ -73,6 +88,9 @@ class ReplProcess:
 
     async def wait(self) -> None:
         await self._proc.wait()
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
 
     async def send(self, request: Mapping[str, Any], *, timeout: float) -> dict[str, Any]:
         """Send one command and read its answer; kills the process on timeout (then re-raises)."""

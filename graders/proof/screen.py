@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from graders.proof.forbidden import AHEAD_FORBIDDEN, check_tokens, forbidden_in, token_re
 from graders.proof.policy import ProofPolicy
 from graders.proof.source import Language, blank_strings, strip_comments
 from graders.proof.verdict import ProofVerdict
@@ -35,159 +36,6 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_'.]*")
 
 _COQ_DECL = r"(?:Theorem|Lemma|Fact|Remark|Corollary|Proposition|Example)"
 _LEAN_DECL = r"(?:theorem|lemma)"
-
-_FORBIDDEN: dict[str, tuple[str, ...]] = {
-    "coq": (
-        "Admitted",
-        "admit",
-        "Abort",
-        "Admit",
-        "Axiom",
-        "Axioms",
-        "Parameter",
-        "Parameters",
-        "Conjecture",
-        "Conjectures",
-        "Hypothesis",
-        "Hypotheses",
-        "Variable",
-        "Variables",
-        "Context",
-        "Primitive",
-        "Register",
-        "give_up",
-        "Load",
-        "Cd",
-        "Redirect",
-        "Extraction",
-        "Extract",
-        "Drop",
-        "bypass_check",
-        "Declare ML Module",
-        "LoadPath",
-        "ML Path",
-        "Guard Checking",
-        "Positivity Checking",
-        "Universe Checking",
-        "Print Assumptions",
-    ),
-    "lean": (
-        "sorry",
-        "admit",
-        "sorryAx",
-        "axiom",
-        "unsafe",
-        "implemented_by",
-        "extern",
-        "import",
-        "run_cmd",
-        "run_tac",
-        "run_elab",
-        "run_meta",
-        "#eval",
-        "#exit",
-        "elab",
-        "elab_rules",
-        "macro",
-        "macro_rules",
-        "syntax",
-        "declare_syntax_cat",
-        "addDecl",
-        "modifyEnv",
-        "Lean.Environment",
-        "Lean.Elab",
-        "Lean.Meta",
-        "ofReduceBool",
-        "ofReduceNat",
-        "trustCompiler",
-        "debug",
-        # syntax and elaboration extensions: they could change what the statement means
-        "notation",
-        "notation3",
-        "infix",
-        "infixl",
-        "infixr",
-        "prefix",
-        "postfix",
-        "binder_predicate",
-        "unif_hint",
-        "simproc",
-        "dsimproc",
-        "simproc_decl",
-        "dsimproc_decl",
-        "delab",
-        "app_delab",
-        "app_unexpander",
-        "csimp",
-        "default_instance",
-        "initialize",
-        "builtin_initialize",
-        "register_option",
-        "register_simp_attr",
-        "declare_simp_like_tactic",
-        "hygiene",
-        # scopes that would carry hypotheses or another namespace into the checker's re-check
-        "variable",
-        "include",
-        "omit",
-        "namespace",
-        "section",
-        "end",
-        # resource limits are the checker's, not the proof's
-        "maxHeartbeats",
-        "maxRecDepth",
-        "synthInstance",
-        "#guard_msgs",
-        "#guard",
-        "#print",
-        "trace",
-        "dbg_trace",
-        "logInfo",
-        # meta-programming reached without the words above: `_root_.Lean.Elab` and `Lean.«Elab»`
-        # are caught as qualified names; after `open Lean`, `Elab.`/`Meta.` name the same API
-        "Elab",
-        "Meta",
-        "command_elab",
-        "term_elab",
-        "setEnv",
-        "skipKernelTC",
-    ),
-}
-_NATIVE = ("native_decide", "+native", "decide.native")
-_NATIVE_OPTION = re.compile(r"(?<![\w.])native\s*:=\s*true\b")  # decide (config := {native := true})
-
-_AHEAD_FORBIDDEN: dict[str, tuple[str, ...]] = {
-    "coq": (
-        "Notation",
-        "Infix",
-        "Reserved",
-        "Delimit",
-        "Bind Scope",
-        "Open Scope",
-        "Close Scope",
-        "Local Open",
-        "Arguments",
-        "Coercion",
-        "Canonical",
-        "Instance",
-        "Existing",
-        "Declare",
-        "Module",
-        "Include",  # `Include IsEq.` declares the module type's `Axiom`s as parameters
-        "Section",
-    ),
-    "lean": (
-        "instance",
-        "attribute",
-        "universe",
-        "set_option",
-        "open",
-        "export",
-        "local",
-        "scoped",
-        "class",
-    ),
-}
 _COQ_OPTION = re.compile(r"(?<![\w.'])((?:Set|Unset)\s+[A-Z]\w*)")  # `Set Implicit ...`, not the sort `Set`
 _DEF_KEYWORDS: dict[str, str] = {
     "coq": r"(?:Definition|Fixpoint|CoFixpoint|Inductive|CoInductive|Variant|Record|Structure|Class"
@@ -218,45 +66,6 @@ _KEYWORDS = frozenset(
         "Lemma",
     }
 )
-
-
-_QUALIFIABLE = frozenset(
-    {
-        "sorryAx",
-        "ofReduceBool",
-        "ofReduceNat",
-        "trustCompiler",
-        "addDecl",
-        "modifyEnv",
-        "setEnv",
-        "skipKernelTC",
-        "Lean.Elab",
-        "Lean.Meta",
-        "Lean.Environment",
-    }
-)
-"""Forbidden however they are qualified (``Lean.ofReduceBool``, ``_root_.sorryAx``,
-``_root_.Lean.Elab``)."""
-
-_PREFIXES = frozenset({"addDecl"})
-"""Forbidden as the start of a longer name too (``addDeclWithoutChecking``)."""
-
-_LEAN_ATTRIBUTE = re.compile(r"@\[|(?<![\w.'])attribute\s*\[")
-_LEAN_META_ATTRIBUTES = re.compile(
-    r"(?<![\w.'])(?:tactic|init|\w*_elab|\w*_parser|builtin_\w+|\w*linter|positivity|norm_num|"
-    r"code_action_provider|widget\w*|command_code_action|incremental)(?![\w'])"
-)
-"""Attributes that register code Lean runs while elaborating later commands (elaborators, tactics,
-parsers, linters, tactic extensions such as ``@[positivity]``/``@[norm_num]`` or an Aesop
-``tactic`` rule): code after the proof could then take over the checker's own re-check and
-``#print axioms`` commands, or add a declaration the kernel never checked."""
-
-
-def _token_re(word: str) -> re.Pattern[str]:
-    body = r"\s+".join(re.escape(part) for part in word.split())
-    before = r"(?<![\w'#@])" if word in _QUALIFIABLE else r"(?<![\w.'#@])"
-    after = "" if word in _PREFIXES else r"(?![\w'])"  # `#eval!` is `#eval` too
-    return re.compile(rf"{before}{body}{after}")
 
 
 @dataclass(frozen=True)
@@ -337,45 +146,6 @@ def _statement_end(scan: str, start: int, language: Language) -> int | None:
     return None
 
 
-def forbidden_in(code: str, language: Language, policy: ProofPolicy) -> str | None:
-    """The first forbidden construct in ``code`` (comments and strings ignored), or None."""
-    scan = blank_strings(strip_comments(code, language), language)
-    words = _FORBIDDEN[language] + tuple(policy.extra_forbidden)
-    if language == "lean" and not policy.allow_native_decide:
-        words += _NATIVE
-        if _NATIVE_OPTION.search(scan):
-            return "forbidden `native := true` in the proof"
-    if language == "lean":
-        why = _lean_attributes(scan)
-        if why:
-            return why
-    return _check_tokens(scan, words, "in the proof")
-
-
-def _check_tokens(scan: str, words: tuple[str, ...], where: str) -> str | None:
-    # Lean's `«x»` is the name `x` (`Lean.«Elab»` is `Lean.Elab`): read the names both ways
-    views = (scan, scan.replace("«", "").replace("»", ""), scan.replace("«", " ").replace("»", " "))
-    for word in words:
-        pattern = _token_re(word)
-        if any(pattern.search(view) for view in views):
-            return f"forbidden `{word}` {where}"
-    return None
-
-
-def _lean_attributes(scan: str) -> str | None:
-    """The first attribute (``@[...]``, ``attribute [...]``) that registers meta code, or None."""
-    for m in _LEAN_ATTRIBUTE.finditer(scan):
-        depth, i = 1, m.end()
-        while i < len(scan) and depth:
-            depth += {"[": 1, "]": -1}.get(scan[i], 0)
-            i += 1
-        content = scan[m.end() : i].replace("«", " ").replace("»", " ")
-        hit = _LEAN_META_ATTRIBUTES.search(content)
-        if hit:
-            return f"forbidden attribute `{hit.group(0)}` (it registers code that Lean runs)"
-    return None
-
-
 def _strip_lean_imports(code: str, imports: tuple[str, ...]) -> tuple[str, str | None]:
     allowed = {i.strip() for i in imports}
     kept: list[str] = []
@@ -430,7 +200,7 @@ def prepare(
             return ProofVerdict.failed(why)
     else:
         preamble, body = "", code
-        if _token_re("Qed").search(scan) is None and lang == "coq" and not re.search(r"\bDefined\.", scan):
+        if token_re("Qed").search(scan) is None and lang == "coq" and not re.search(r"\bDefined\.", scan):
             body = f"Proof.\n{code.strip()}\nQed."
         if lang == "lean" and not _looks_like_term(scan):
             body = "by\n" + "\n".join("  " + line for line in code.strip().splitlines())
@@ -453,7 +223,7 @@ def _screen_preamble(scan: str, statement: Statement) -> str | None:
     option = _COQ_OPTION.search(scan) if lang == "coq" else None
     if option:
         return f"forbidden `{option.group(1)}` (an option) ahead of the statement"
-    why = _check_tokens(scan, _AHEAD_FORBIDDEN[lang], "ahead of the statement")
+    why = check_tokens(scan, AHEAD_FORBIDDEN[lang], "ahead of the statement")
     if why:
         return why
     for m in re.finditer(rf"(?<![\w.']){_DEF_KEYWORDS[lang]}\s+([A-Za-z_][\w'.]*)", scan):

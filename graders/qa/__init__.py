@@ -23,9 +23,12 @@ classes), :mod:`~graders.qa.places` (countries, demonyms, regions), :mod:`~grade
 from graders.qa.check import DEFAULT_MAX_ANSWER_CHARS, QAVerdict, check, exact_match, extract_answer, token_f1
 from graders.qa.equivalence import EquivalenceOptions
 from graders.qa.grader import QAGrader
+from graders.qa.judge import OpenAIJudge, QAJudgeGrader
 from graders.qa.normalize import canonical_tokens, squad_normalize
 
 __all__ = [
+    "OpenAIJudge",
+    "QAJudgeGrader",
     "DEFAULT_MAX_ANSWER_CHARS",
     "EquivalenceOptions",
     "QAGrader",

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from graders.extract import find_boxed
+from graders.alternatives import alternative_lines
+from graders.boxes import find_boxed
 from graders.qa.equivalence import EquivalenceOptions, match_alias
 from graders.qa.lexicon import RETRACTIONS
 from graders.qa.normalize import canonical_text, canonical_tokens, squad_normalize, squad_tokens
@@ -109,7 +110,11 @@ def _retraction_after_answer(response: str) -> str | None:
     if start < 0:
         return None
     after = f" {canonical_text(tail[start:])} "
-    return next((phrase for phrase in RETRACTIONS if f" {phrase} " in after), None)
+    retraction = next((phrase for phrase in RETRACTIONS if f" {phrase} " in after), None)
+    if retraction is None:
+        offered = alternative_lines(tail[start:])  # "or London", "Alternatively, London."
+        retraction = offered[0].strip()[:40] if offered else None
+    return retraction
 
 
 def check(

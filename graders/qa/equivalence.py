@@ -15,17 +15,20 @@ A prediction is accepted against a gold alias when one rule below holds, tried i
    after a number, a classifier head after the gold (``vagus nerve``), titles before a name
    (``Queen Elizabeth II``), ``the state of``. Any other added word is another candidate or
    changes the answer (``paris london``, ``michelle obama``, ``before 1969``, ``1.5 million``).
-5. ``inside gold``: the prediction is a contiguous part of the gold with half of its content
-   words, two thirds for a proper name (``Liev Schreiber`` for ``Isaac Liev Schreiber``), its
-   numbers kept; a bare number for a number with a plain unit (``4`` for ``4 GB``).
+5. ``inside gold``: the prediction is a contiguous part of the gold with at least two and half of
+   its content words, two thirds for a proper name (``Liev Schreiber`` for ``Isaac Liev
+   Schreiber``), its numbers kept; a bare number for a number with a plain unit (``4`` for
+   ``4 GB``). One word of a multi-word gold never passes (``acid`` for ``amino acid``).
 6. ``without head``: a name without a droppable classifier (``Caribbean`` for ``Caribbean Sea``,
    never ``Mexico`` for ``Mexico City``).
 7. ``country``: a demonym for its country (``Scottish`` for ``Scotland``).
 8. ``name`` / ``without title``: full vs short names and initials; the gold minus leading
    titles when two or more words remain (``Robert Walpole`` for ``Sir Robert Walpole``, never
    ``Motors`` for ``General Motors``).
-9. ``located``: ``Terre Haute, Indiana`` for ``Indiana`` (a place in the gold country, US state
-   or Canadian province; not ``Paris, Texas`` for ``Paris``).
+9. ``located`` / ``qualified place``: ``Terre Haute, Indiana`` for ``Indiana`` when the gazetteer
+   (:mod:`graders.qa.gazetteer`, GeoNames) puts the place in the gold region; ``Paris, France``
+   for ``Paris`` when the qualifier contains the place's best-known referent (not
+   ``Paris, Texas``). A place the gazetteer does not know fails.
 10. ``one of the gold's alternatives``: one side of a gold ``X or Y``.
 
 Hedges (``maybe``, ``I think``, ``?``, ``wrong``) and negations (``not``) never pass unless the
@@ -40,6 +43,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graders.qa.dates import parse_date
+from graders.qa.gazetteer import best_known_in, lies_in
 from graders.qa.hedges import LIST_SPLIT, find_hedge, is_list
 from graders.qa.normalize import canonical_tokens
 from graders.qa.places import country_of, is_region
@@ -74,8 +78,21 @@ class EquivalenceOptions:
     (``Jimmy Carter`` for ``Carter``, but also ``Paris London`` for ``Paris``)."""
     names: bool = True
     """Rule 7: accept a full name for a short one and back (same first and last word)."""
-    places: bool = True
-    """Rule 8: accept a place in the gold region (``Terre Haute, Indiana`` for ``Indiana``)."""
+    places: bool = False
+    """Rule 9: accept a place that the gazetteer puts in the gold region (``Terre Haute, Indiana``
+    for ``Indiana``). Off: on the 2-fold split of NQ-open its gain (1 answer) is on one fold only
+    (see docs/graders-text.md)."""
+    qualified_places: bool = True
+    """Rule 9: accept ``Paris, France`` for ``Paris`` (the qualifier contains the place's
+    best-known referent): an honest way to name the gold place."""
+    inflections: bool = False
+    """Rule 3: accept an inflection (``executed`` for ``executes``). Off: its gain on NQ-open is
+    on one fold only."""
+    without_head: bool = False
+    """Rule 6: accept a name without its classifier (``Caribbean`` for ``Caribbean Sea``). Off: its
+    gain on NQ-open is on one fold only."""
+    gold_alternatives: bool = False
+    """Rule 10: accept one side of a gold ``X or Y``. Off: its gain on NQ-open is on one fold only."""
 
     def rules(self) -> RuleOptions:
         return RuleOptions(
@@ -86,6 +103,8 @@ class EquivalenceOptions:
             inside_gold=self.inside_gold,
             allowed_extras_only=self.no_extra_names,
             names=self.names,
+            inflections=self.inflections,
+            without_head=self.without_head,
         )
 
 
@@ -107,8 +126,9 @@ def _match_item(prediction: str, aliases: Sequence[str], options: EquivalenceOpt
         rule = single_match(pred, Gold.of(alias), rules, pred_name)
         if rule is not None:
             return Match(alias, rule)
-        # A gold that offers alternatives ("morgue or mortuary") accepts each of them.
-        for part in _OR_SPLIT.split(alias) if _OR_SPLIT.search(alias) else ():
+        # A gold that offers alternatives ("morgue or mortuary") accepts each of them (opt-in).
+        alternatives = options.gold_alternatives and _OR_SPLIT.search(alias)
+        for part in _OR_SPLIT.split(alias) if alternatives else ():
             if part.strip() and single_match(pred, Gold.of(part), rules, pred_name):
                 return Match(alias, "one of the gold's alternatives")
     return None
@@ -125,10 +145,14 @@ def _names_another_country(place: tuple[str, ...], region: tuple[str, ...]) -> b
     )
 
 
-def _located(prediction: str, aliases: Sequence[str]) -> Match | None:
-    """``Place, Region`` for a gold ``Region``: the place lies in the gold region, and is not
-    itself a region (``Ohio, Indiana`` is two candidates). Not for a gold ``Place``: ``Paris,
-    Texas`` is not the gold's Paris."""
+def _located(prediction: str, aliases: Sequence[str], options: EquivalenceOptions) -> Match | None:
+    """``Place, Region`` checked against the gazetteer (:mod:`graders.qa.gazetteer`).
+
+    For a gold ``Region``: the place must lie in the region (``Terre Haute, Indiana``), and not
+    be a region itself (``Ohio, Indiana`` is two candidates). For a gold ``Place``: the region
+    must contain the place's best-known referent (``Paris, France`` for the gold ``Paris``, not
+    ``Paris, Texas``). A place the gazetteer does not know proves nothing and fails.
+    """
     if prediction.count(",") != 1:
         return None
     place_text, region_text = prediction.split(",")
@@ -144,8 +168,11 @@ def _located(prediction: str, aliases: Sequence[str]) -> Match | None:
         return None
     for alias in aliases:
         gold = canonical_tokens(alias)
-        if gold == region or country_of(gold) & country_of(region):
+        located = options.places and (gold == region or country_of(gold) & country_of(region))
+        if located and lies_in(place, region):
             return Match(alias, "located")
+        if options.qualified_places and gold == place and best_known_in(place, region):
+            return Match(alias, "qualified place")
     return None
 
 
@@ -168,7 +195,7 @@ def match_alias(prediction: str, aliases: Sequence[str], options: EquivalenceOpt
         return None
     if (options.dates and parse_date(pred) is not None) or not is_list(prediction):
         return _match_item(prediction, aliases, options)
-    located = _located(prediction, aliases) if options.places else None
+    located = _located(prediction, aliases, options) if options.places or options.qualified_places else None
     if located is not None:
         return located
     items = [item for item in LIST_SPLIT.split(prediction) if item.strip()]

@@ -60,6 +60,8 @@ class RuleOptions:
     allowed_extras_only: bool
     names: bool
     month_for_day: bool
+    inflections: bool = False
+    without_head: bool = False
 
 
 @dataclass(frozen=True)
@@ -294,17 +296,26 @@ def single_match(
             return "inside gold"  # "4" for "4 GB": the unit dropped, the number kept
         if (
             numbers_kept
-            and pred_content
+            # one word of a multi-word gold is never enough ("acid" for "amino acid", "war" for
+            # "Civil War", "F.C." for "Chelsea F.C.": initials are not words): the generic part
+            # of a name names many things ("up to 25" keeps the words that bound its number)
+            and (len([t for t in pred_content if len(t) > 1 or t.isdigit()]) >= 2 or bool(movers(pred)))
             and len(pred_content) >= need * len(gold_content)
             and (not bare_number or _unit_only(gold_content, pred_content))
         ):
             return "inside gold"
     # "executed" for "executes": the same words up to inflection (not for names: "Paris" is not "Pari").
-    if not gold.proper and len(pred) == len(tokens) and [*map(_stem, pred)] == [*map(_stem, tokens)]:
+    same_length = len(pred) == len(tokens)
+    if (
+        options.inflections
+        and not gold.proper
+        and same_length
+        and [*map(_stem, pred)] == [*map(_stem, tokens)]
+    ):
         return "inflection"
     # "Caribbean" for "Caribbean Sea": a name without its classifier, where the name alone still
     # names it (not "Mexico" for "Mexico City", "Middle" for "Middle Ages", "6th" for "6th season").
-    if gold.proper and len(tokens) >= 2 and tokens[-1] in DROPPABLE_HEADS:
+    if options.without_head and gold.proper and len(tokens) >= 2 and tokens[-1] in DROPPABLE_HEADS:
         rest = tokens[:-1]
         if content(pred) == rest and not any(is_number(t) or is_ordinal(t) for t in rest):
             return "without head"

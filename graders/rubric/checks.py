@@ -12,11 +12,8 @@ worker is killed and the check is a ``timeout``.
 
 from __future__ import annotations
 
-import functools
 import inspect
 import re
-import sys
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +24,7 @@ from graders.protocol import Grader
 from graders.rubric.errors import RubricError
 from graders.rubric.registry import import_object, make_grader
 from graders.rubric.spec import ContainsCheck, FunctionCheck, GraderCheck, LengthCheck, RegexCheck
+from graders.typography import canonical_text, strip_hidden, strip_invisible
 
 __all__ = [
     "DeterministicCheck",
@@ -129,8 +127,9 @@ def _regex(spec: RegexCheck, pool: WorkerPool | None) -> DeterministicCheck:
                 timeout=spec.timeout_s,
             )
         except PoolTimeout:
-            reason = f"{shown} ran past {spec.timeout_s:g}s (catastrophic backtracking?); killed"
-            return error_check(spec.id, spec.weight, reason, timed_out=True)
+            # the response made the pattern run away: its failure (scored 0), not the grader's
+            reason = f"timeout: {shown} ran past {spec.timeout_s:g}s on this response; killed"
+            return _verdict(spec.id, spec.weight, False, reason)
         except PoolError as exc:
             return error_check(spec.id, spec.weight, f"{shown} could not run: {exc}"[:300])
         ok = matched == want
@@ -139,47 +138,40 @@ def _regex(spec: RegexCheck, pool: WorkerPool | None) -> DeterministicCheck:
     return DeterministicCheck(spec.id, spec.weight, run)
 
 
-# Characters that render as nothing: every format character (zero-width space and joiners,
-# soft hyphen, word joiner, BOM, bidi controls, tags) and the blank "letters" used as fillers.
-_FILLERS = "\u034f\u115f\u1160\u2800\u3164\uffa0"
-
-
-@functools.cache
-def _invisible() -> re.Pattern[str]:
-    chars = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"]
-    return re.compile("[" + re.escape("".join(chars) + _FILLERS) + "]+")
-
-
 def _visible(text: str) -> str:
-    """``text`` without the characters that render as nothing."""
-    return _invisible().sub("", text)
+    """``text`` without the characters that render as nothing (format characters, fillers)."""
+    return strip_invisible(text)
 
 
-def _plain(text: str) -> str:
-    """The form forbidden strings are also looked for in: invisible characters dropped,
-    compatibility forms folded (NFKC: full-width letters, no-break spaces), whitespace runs as
-    one space. ``As an\u200b AI``, ``As an\u00a0AI`` and ``As an\nAI`` all read ``As an AI``."""
-    return " ".join(unicodedata.normalize("NFKC", _visible(text)).split())
+def _plain(text: str, *, collapse: bool = True) -> str:
+    """What a reader sees, for comparing strings: invisible characters dropped, compatibility
+    forms folded (NFKC: full-width letters, no-break spaces), look-alike letters of other scripts
+    folded to Latin (TR39 confusables), curly quotes and dashes as ASCII (see
+    :mod:`graders.typography`), whitespace runs as one space. ``As an\u200b AI``, ``As an\u00a0AI``,
+    ``\u0410s an AI`` (Cyrillic A) and ``As an\nAI`` all read ``As an AI``; ``don\u2019t`` reads
+    ``don't``. ``collapse=False`` keeps whitespace as written (a required ``"```\\n"``)."""
+    folded = canonical_text(_visible(text))
+    return " ".join(folded.split()) if collapse else folded
 
 
 def _contains(spec: ContainsCheck) -> DeterministicCheck:
-    needles = tuple(t.casefold() for t in spec.text) if spec.ignore_case else spec.text
-    plain_needles = tuple(_plain(n) for n in needles)
+    collapse = spec.mode == "none"  # required strings keep their whitespace as written
+    _plain("\u00e9\u200b")  # load the folding tables now, not during the first grade
+    needles = tuple(_plain(t, collapse=collapse) for t in spec.text)
+    if spec.ignore_case:
+        needles = tuple(n.casefold() for n in needles)
 
     def run(response: str, reference: Any) -> Check:
-        hay = response.casefold() if spec.ignore_case else response
-        found = [original for original, n in zip(spec.text, needles, strict=True) if n in hay]
+        # Forbidden strings ("none") are looked for in everything, hidden text included (fail
+        # closed); required ones ("all"/"any") only in what a reader sees: a keyword inside an
+        # HTML or Markdown comment is not there. Both sides are compared as a reader sees them.
+        seen = _plain(response if collapse else strip_hidden(response), collapse=collapse)
+        hay = seen.casefold() if spec.ignore_case else seen
+        found = [original for original, n in zip(spec.text, needles, strict=True) if n and n in hay]
         if spec.mode == "none":
-            # A forbidden string hidden by invisible characters, full-width forms or odd
-            # whitespace is still there for a reader; "all"/"any" keep the exact test, since
-            # loosening them would pass text that lacks what is required as written.
-            plain = _plain(response)
-            plain_hay = plain.casefold() if spec.ignore_case else plain
-            found += [
-                original
-                for original, n in zip(spec.text, plain_needles, strict=True)
-                if original not in found and n and n in plain_hay
-            ]
+            raw = response.casefold() if spec.ignore_case else response
+            exact = [t for t in spec.text if (t.casefold() if spec.ignore_case else t) in raw]
+            found += [t for t in exact if t not in found]
         if spec.mode == "all":
             ok = len(found) == len(needles)
             missing = [t for t in spec.text if t not in found]

@@ -12,8 +12,11 @@ Reading guide
 - ``passed`` needs the score to reach ``pass_threshold``, every ``required`` check to pass,
   and no check to have failed to grade.
 - A check that could not be graded (a judge error or timeout, a crashing grader) makes the
-  whole grade an ``error`` (or ``timeout``); with ``on_error: zero`` it scores 0 instead and
-  the grade cannot pass. Either way the grade keeps every check, so the failure is visible.
+  whole grade an ``error`` (or ``timeout``) only while it could still change the verdict: when a
+  required check that was graded failed, or full marks on every ungraded check would still miss
+  ``pass_threshold``, the grade fails closed (ungraded checks score 0; status ``incorrect`` or
+  ``partial``). With ``on_error: zero`` it scores 0 and the grade cannot pass. Either way the
+  grade keeps every check, so the failure is visible.
 - Judge checks ask every model of the judge panel ``samples`` times, concurrently; see
   :mod:`graders.rubric.prompt` and :mod:`graders.rubric.judge` for the hardening.
 - Regex checks run in a worker pool with a hard, parent-side timeout (an author's pattern can
@@ -186,7 +189,14 @@ class Rubric:
         total = self.spec.total_weight
         earned = sum(c.weight * c.score for c in checks)
         failed = [c for c in checks if c.status in ("error", "timeout")]
-        if failed and self.spec.on_error == "error":
+        blocked = [c.name for c in checks if c.name in self._required and not c.passed and c not in failed]
+        # fail closed: when the graded checks already settle a failing verdict (a required check
+        # failed, or full marks on every ungraded check would still miss the threshold), the
+        # ungraded checks cannot change it, so they score 0 instead of turning the grade into an
+        # error that summaries would leave out
+        best_case = (earned + sum(c.weight * (1.0 - c.score) for c in failed)) / total
+        settled = bool(blocked) or best_case < self.spec.pass_threshold - 1e-9
+        if failed and self.spec.on_error == "error" and not settled:
             status: GradeStatus = "timeout" if all(c.status == "timeout" for c in failed) else "error"
             detail = "; ".join(f"{c.name}: {c.reason}" for c in failed[:3])
             return Grade(
@@ -197,7 +207,6 @@ class Rubric:
                 checks=checks,
             )
         score = earned / total
-        blocked = [c.name for c in checks if c.name in self._required and not c.passed]
         passed = not failed and not blocked and score >= self.spec.pass_threshold - 1e-9
         notes = [f"{earned:g}/{total:g} points"]
         if failed:

@@ -2,7 +2,8 @@
 
 These are the environment-side primitives that the runner (:mod:`hub.run.runner`), the RL reward
 (:mod:`hub.env.rewards`) and the Ray graders build on: :func:`grade_rollout` enforces the grading
-time limit (a crash, a timeout or a non-Grade result becomes an error grade, never a silent zero),
+time limit (a crash or a non-Grade result becomes an error grade, never a silent zero; a grade
+that runs past the limit is the response's failure, an incorrect grade that counts as 0),
 :func:`with_grade` attaches a grade to a rollout, and :class:`TaskSelection` iterates the first N
 tasks of a split without holding them.
 """
@@ -63,7 +64,13 @@ def select_tasks(env: Environment, *, split: str, seed: int, num_tasks: int | No
 
 
 async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeout_s: float) -> Grade:
-    """Grade with a time limit; a crash, a timeout or a non-Grade result becomes an error grade.
+    """Grade with a time limit; a crash or a non-Grade result becomes an error grade.
+
+    Running past the limit is charged to the response, not the grader: an ``incorrect`` grade
+    whose reason starts with ``timeout:`` (score 0, counted in means and pass@k), so a policy
+    cannot raise its mean by answering with expressions that time grading out. Failures of the
+    grading infrastructure (a judge endpoint down, a crashed pool) come back from the grader as
+    ``error`` grades and are counted apart.
 
     The limit is enforced on the record even when it cannot interrupt: a grader that blocks the
     event loop (synchronous CPU work, ``time.sleep``) cannot be cancelled, so the time it held
@@ -81,15 +88,18 @@ async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeo
             )
         grade = await asyncio.wait_for(meter.run(pending), timeout=timeout_s)
     except asyncio.TimeoutError:
-        return Grade.timeout(f"grader exceeded {timeout_s:g}s")
+        # a grade that outlives its limit is the response's doing (timeout bait): a counted 0,
+        # never an error that summaries would leave out; infrastructure failures arrive as errors
+        return Grade.incorrect(reason=f"timeout: grader exceeded {timeout_s:g}s on this response")
     except (asyncio.CancelledError, EnvironmentGoneError):
         raise  # a dead sandbox ends the run instead of failing every later rollout
     except Exception as exc:  # a grader bug must not end the run
         return Grade.error(f"grader raised {type(exc).__name__}: {one_line(exc)}")
     if meter.held_s > timeout_s:
-        return Grade.timeout(
-            f"grader blocked the event loop for {meter.held_s:.2f}s (limit {timeout_s:g}s), so it "
-            "could not be interrupted; run blocking work in graders.pool (see hub.env.pooled.PooledGrade)"
+        return Grade.incorrect(
+            reason=f"timeout: grader blocked the event loop for {meter.held_s:.2f}s "
+            f"(limit {timeout_s:g}s), so it could not be interrupted; "
+            "run blocking work in graders.pool (see hub.env.pooled.PooledGrade)"
         )
     if not isinstance(grade, Grade):
         return Grade.error(f"grader returned {type(grade).__name__}, not a Grade")

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from graders.grade import Grade
-from graders.pool import PoolConfig, PoolError, PoolTimeout, WorkerError, WorkerPool, shared_pool
+from graders.pool import PoolConfig, PoolError, PoolTimeout, WorkerDied, WorkerError, WorkerPool, shared_pool
 from hub.env.types import Rollout, Task
 
 __all__ = ["PooledGrade", "SyncGradeFn", "default_grading_pool"]
@@ -67,7 +67,15 @@ class PooledGrade:
         try:
             result = await pool.asubmit(self.fn, task, rollout.completion, timeout=self.timeout_s)
         except PoolTimeout:
-            return Grade.timeout(f"{name} took longer than {self.timeout_s:g}s; its worker was killed")
+            # the clock starts when a ready worker has the job: running past it is the response's
+            # doing, a counted 0 (an error would leave the mean, so timeout bait would pay)
+            return Grade.incorrect(
+                reason=f"timeout: {name} took longer than {self.timeout_s:g}s; its worker was killed"
+            )
+        except WorkerDied as exc:
+            if exc.during_call:
+                return Grade.incorrect(reason=f"{name} crashed its worker on this response: {exc}")
+            return Grade.error(f"{name} failed in the grading pool: WorkerDied: {exc}")
         except WorkerError as exc:
             return Grade.error(f"{name} raised {exc.type_name}: {exc.message}")
         except PoolError as exc:

@@ -62,10 +62,13 @@ class RewardStats:
     graded: int = 0
     errors: int = 0
     timeouts: int = 0
+    timed_out_responses: int = 0
+    """Completions whose grading ran out of time: the response's failure, rewarded 0 like a
+    wrong answer (also counted in ``graded``), never ``error_value``."""
 
     @property
     def failed(self) -> int:
-        """Completions whose grader crashed or timed out (they got ``error_value``)."""
+        """Completions whose grading infrastructure failed or timed out (they got ``error_value``)."""
         return self.errors + self.timeouts
 
 
@@ -197,6 +200,8 @@ class EnvReward:
                     self.stats.errors += 1
                 else:
                     self.stats.graded += 1
+                    if g.status == "incorrect" and g.reason.startswith("timeout"):
+                        self.stats.timed_out_responses += 1
         failed = [g for g in grades if g.is_error]
         if failed:
             logger.warning(

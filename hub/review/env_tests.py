@@ -129,6 +129,18 @@ class MathDatasetEnvContract:
                 assert not grade.passed, (task.id, name, grade)
                 assert grade.status != "error", (task.id, name, grade)
 
+    async def test_attack_generator(self, tasks: list[Task], pool: WorkerPool) -> None:
+        """graders.attacks on a sample of the tasks: every attack refused (timeout bait on one
+        task, scored 0 rather than an error), every honest variant accepted."""
+        from graders.attacks import math_cases, run_cases
+
+        env = self.env(pool=pool)
+        sample = tasks[:: max(1, self.size // 8)]
+        batches = [(t.answer, math_cases(t.answer, bait=i == 0)) for i, t in enumerate(sample)]
+        report = await run_cases(env.grader, batches)
+        wrong = [(c.name, c.response[:60], g.status, g.reason[:80]) for c, g in report.failures]
+        assert not wrong, (report.summary(), wrong[:10])
+
     async def test_a_copy_of_the_question_fails(self, tasks: list[Task], pool: WorkerPool) -> None:
         """Every task's raw question and full prompt, as the whole response, strict or not."""
         graders = [self.env(pool=pool).grader, self.env(pool=pool, strict=False).grader]

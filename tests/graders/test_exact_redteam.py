@@ -136,3 +136,42 @@ def test_a_box_offered_as_one_of_alternatives_fails(
 )
 def test_boxes_in_ordinary_sentences_still_pass(response: str) -> None:
     assert INTEGER.verdict(response, 7).passed
+
+
+# -- issue 16: alternatives on later lines, typography ------------------------------------------
+@pytest.mark.parametrize(
+    "response",
+    [
+        "Answer: 7\nor 8",
+        "Answer: 7\n(or 8)",
+        "Answer: 7\nAlternatively, 8.",
+        "Answer: 7\nMaybe 8 though.",
+        "Answer: 7\nOr it could be 8",
+        "Answer: 7\n\n8 is also possible",
+        "#### 7\nor 8",
+        "\\boxed{7}\nor 8",
+        "Answer: 7\n**or** 8",
+        "Answer: 7\n- or -8",
+        "The answer is 7.\nPerhaps 9.",
+    ],
+)
+def test_an_alternative_on_a_later_line_fails(response: str) -> None:
+    """The math grader's hedge rule, for alternatives after the answer line (passed before)."""
+    assert ExactGrader().verdict(response, 7).status == "incorrect"
+
+
+@pytest.mark.parametrize(
+    ("response", "reference"),
+    [
+        ("Answer: \u22127", -7),
+        ("Answer: \uff17", 7),
+        ("Answer: \uff11\uff12", 12),
+        ("#### \u221212", -12),
+        ("Answer: 1\u2009234", 1234),
+        ("Answer: 7\nThe 3 steps above show it.", 7),
+        ("Answer: 7\nThis could be verified by 3 + 4.", 7),
+        ("Answer: 7\nor, written in words, 7", 7),
+    ],
+)
+def test_honest_typography_and_remarks_pass(response: str, reference: int) -> None:
+    assert ExactGrader().verdict(response, reference).status == "correct"

@@ -109,3 +109,57 @@ def test_capital_word_count_stops_at_its_threshold_with_the_same_verdicts() -> N
             capped = _text.count_capital_words(text, limit=limit)
             assert (capped < limit) == (full < limit), (text, limit, full, capped)
             assert capped == full or capped >= limit, (text, limit, full, capped)
+
+
+# -- issue 16: the hardened option -------------------------------------------------------------
+def _follows(response: str, instruction_id: str, kwargs: dict[str, Any], *, hardened: bool) -> bool:
+    from graders.ifeval import check
+
+    verdict = check(
+        response, instruction_id_list=[instruction_id], kwargs=[kwargs], prompt="p", hardened=hardened
+    )
+    return verdict.strict[0]
+
+
+EVASIONS = [
+    ("keywords:forbidden_words", {"forbidden_words": ["password"]}, "my pass\u200bword is here"),
+    ("keywords:forbidden_words", {"forbidden_words": ["password"]}, "my p\u0430ssword is here"),  # Cyrillic a
+    ("keywords:forbidden_words", {"forbidden_words": ["password"]}, "my \uff50\uff41\uff53\uff53word"),
+    ("punctuation:no_comma", {}, "one\uff0c two"),  # full-width comma
+    ("punctuation:no_comma", {}, "one\u201a two"),  # single low-9 quotation mark
+    ("punctuation:no_comma", {}, "one\u060c two"),  # Arabic comma
+    # small capitals look like capitals but are lower-case letters: str.islower() passes them
+    ("change_case:english_lowercase", {}, "\u1d1bhis is all lower case english text, is it not"),
+    ("change_case:english_lowercase", {}, "this is \u1d00\u029f\u029f lower case english text, is it not"),
+    ("keywords:existence", {"keywords": ["deadline"]}, "nothing here <!-- deadline -->"),
+]
+
+
+@pytest.mark.parametrize(("instruction_id", "kwargs", "response"), EVASIONS)
+def test_hardened_mode_sees_through_typography(
+    instruction_id: str, kwargs: dict[str, Any], response: str
+) -> None:
+    """Reference-exact mode keeps the reference's verdict (the evasion works there, as in the
+    reference implementation); hardened mode reads what a reader sees and refuses it."""
+    assert _follows(response, instruction_id, kwargs, hardened=False)
+    assert not _follows(response, instruction_id, kwargs, hardened=True)
+
+
+HONEST = [
+    ("keywords:forbidden_words", {"forbidden_words": ["password"]}, "nothing to see, caf\u00e9 na\u00efve"),
+    ("punctuation:no_comma", {}, "no commas here \u2014 just dashes and \u201cquotes\u201d"),
+    ("change_case:english_lowercase", {}, "this is all lower case english text and it is fine"),
+    ("keywords:existence", {"keywords": ["don't"]}, "I don\u2019t think so"),
+    (
+        "language:response_language",
+        {"language": "ru"},
+        "\u042d\u0442\u043e \u043f\u0440\u043e\u0441\u0442\u043e\u0439 \u0442\u0435\u043a\u0441\u0442 "
+        "\u043d\u0430 \u0440\u0443\u0441\u0441\u043a\u043e\u043c \u044f\u0437\u044b\u043a\u0435, "
+        "\u043e\u043d \u043e\u0447\u0435\u043d\u044c \u0445\u043e\u0440\u043e\u0448\u0438\u0439.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("instruction_id", "kwargs", "response"), HONEST)
+def test_hardened_mode_keeps_honest_text(instruction_id: str, kwargs: dict[str, Any], response: str) -> None:
+    assert _follows(response, instruction_id, kwargs, hardened=True)

@@ -62,16 +62,19 @@ async def test_math_grader_is_a_grader(math_pool: WorkerPool) -> None:
     assert [g.passed for g in grades] == [i == 3 for i in range(6)]
 
 
-async def test_timeout_is_a_timeout_grade_never_incorrect(math_pool: WorkerPool) -> None:
+async def test_a_timeout_on_the_answer_is_a_counted_wrong_answer(math_pool: WorkerPool) -> None:
+    """The check's clock starts when a ready worker has the job, so a timeout is the answer's
+    doing: an incorrect grade (score 0, counted in means), never an error summaries skip."""
     grader = MathGrader(pool=math_pool, timeout=1.0)
     grade = await grader("\\boxed{9^{9^{9}}}", reference="5")
-    assert grade.status == "timeout" and grade.is_error and grade.score == 0.0
+    assert grade.status == "incorrect" and not grade.is_error and grade.score == 0.0
+    assert grade.reason.startswith("timeout:")
     assert (await grader("\\boxed{5}", reference="5")).passed  # the pool recovered
 
 
 def test_verdict_to_grade() -> None:
     assert MathVerdict.correct("1").to_grade().status == "correct"
-    assert MathVerdict.fail("timeout", "slow").to_grade().status == "timeout"
+    assert MathVerdict.fail("timeout", "slow").to_grade().status == "incorrect"
     assert MathVerdict.fail("error", "bug").to_grade().status == "error"
     assert MathVerdict.fail("unparseable", "junk", "@@").to_grade().status == "incorrect"
     with pytest.raises(ValueError):

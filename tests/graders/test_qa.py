@@ -20,6 +20,9 @@ def test_squad_em_and_f1() -> None:
     assert token_f1("nothing here", ["Paris"]) == 0.0
 
 
+_OPT_IN_RULES = {"located", "without head", "inflection", "one of the gold's alternatives"}
+
+
 @pytest.mark.parametrize(
     ("words", "digits"),
     [
@@ -86,7 +89,7 @@ def test_dates() -> None:
         ("Edward H. White", ["Commander Edward White"], "name"),
         ("Roger Bruce Chaffee", ["Lt. Roger B. Chaffee"], "name"),
         ("Robert Walpole", ["Sir Robert Walpole"], "inside gold"),
-        ("25", ["up to 25 players"], "inside gold"),
+        ("up to 25", ["up to 25 players"], "inside gold"),
         ("mortuary", ["morgue or mortuary"], "one of the gold's alternatives"),
         ("hemiacetal or hemiketal", ["hemiacetal", "hemiketal"], "all listed answers correct"),
         ("around 930 BCE", ["about 930 BCE"], "canonical"),
@@ -100,7 +103,9 @@ def test_dates() -> None:
     ],
 )
 def test_equivalent_answers_pass(response: str, answers: list[str], rule: str) -> None:
-    verdict = check(response, answers=answers)
+    # rules whose gain on NQ-open held on one fold only are opt-in (docs/graders-text.md)
+    opt_in = EquivalenceOptions(places=True, inflections=True, without_head=True, gold_alternatives=True)
+    verdict = check(response, answers=answers, equivalence=opt_in if rule in _OPT_IN_RULES else None)
     assert verdict.passed, verdict.reason
     assert verdict.status == "correct"
     assert verdict.rule == rule
@@ -291,3 +296,36 @@ def test_several_boxed_answers_fail() -> None:
     assert not check(r"\boxed{Amma}" * 9, answers=["Amma"]).passed
     assert check(r"The answer is \boxed{Amma}.", answers=["Amma"]).passed
     assert check(r"\boxed{amma} and again \boxed{Amma}", answers=["Amma"]).passed
+
+
+@pytest.mark.parametrize(
+    ("response", "answers"),
+    [
+        ("acid", ["amino acid"]),  # one generic word of a multi-word gold
+        ("war", ["the Civil War"]),
+        ("25", ["up to 25 players"]),
+        ("Ronaldo", ["Cristiano Ronaldo"]),
+        ("season", ["the sixth season"]),
+        ("Springfield, Indiana", ["Indiana"]),  # the gazetteer knows no such place there
+        ("Paris, Texas", ["Paris"]),  # the gold's Paris is the best-known one, in France
+        ("Toronto, Ontario", ["Ontario"]),  # province codes are not named: never proved
+        ("Edinburgh, England", ["England"]),  # Edinburgh lies in Scotland
+    ],
+)
+def test_single_words_and_unproved_places_fail(response: str, answers: list[str]) -> None:
+    everything = EquivalenceOptions(places=True, inflections=True, without_head=True, gold_alternatives=True)
+    assert not check(response, answers=answers).passed
+    assert not check(response, answers=answers, equivalence=everything).passed
+
+
+@pytest.mark.parametrize(
+    ("response", "answers"),
+    [
+        ("Paris, France", ["Paris"]),
+        ("Portland, Oregon", ["Portland"]),
+        ("Edinburgh, Scotland", ["Edinburgh"]),
+    ],
+)
+def test_a_city_qualified_by_its_region_passes(response: str, answers: list[str]) -> None:
+    verdict = check(response, answers=answers)
+    assert verdict.passed and verdict.rule == "qualified place", verdict

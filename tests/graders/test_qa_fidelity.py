@@ -46,8 +46,9 @@ def test_rejects_definitely_incorrect(nq_rows: list[dict[str, Any]]) -> None:
 
 
 def test_accepts_definitely_correct(nq_rows: list[dict[str, Any]]) -> None:
-    # Measured 145/388 = 37.4% (see docs/graders-text.md); the floor guards against regressions.
-    assert _rate(nq_rows, "def_correct_predictions", want=True) >= 0.37
+    # Measured 124/388 = 32.0% (see docs/graders-text.md: single words of a multi-word gold no
+    # longer pass, and rules whose gain held on one fold only are opt-in); a regression floor.
+    assert _rate(nq_rows, "def_correct_predictions", want=True) >= 0.31
 
 
 def test_exact_match_alone_accepts_none_of_definitely_correct(nq_rows: list[dict[str, Any]]) -> None:

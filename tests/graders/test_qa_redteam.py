@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from graders.qa import check
+from graders.qa import EquivalenceOptions, check
 
 
 @pytest.mark.parametrize(
@@ -201,8 +201,9 @@ def test_words_around_the_gold_that_change_the_referent(response: str, answers: 
 def test_allowed_words_around_the_gold_still_pass() -> None:
     assert check("Father John Smith", answers=["John Smith"]).passed
     assert check("the state of Ohio", answers=["Ohio"]).passed
-    assert check("Terre Haute, Indiana", answers=["Indiana"]).passed
-    assert check("South Bend, Indiana", answers=["Indiana"]).passed
+    places = EquivalenceOptions(places=True)  # opt-in: see docs/graders-text.md
+    assert check("Terre Haute, Indiana", answers=["Indiana"], equivalence=places).passed
+    assert check("South Bend, Indiana", answers=["Indiana"], equivalence=places).passed
     assert check("Amazon River", answers=["Amazon"]).passed
     assert check("vagus nerve", answers=["Vagus"]).passed
     assert check("Irish people", answers=["Irish"]).passed

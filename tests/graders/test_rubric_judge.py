@@ -324,6 +324,29 @@ async def test_judge_transport_error_is_an_error_grade() -> None:
     assert zero.score == 0.5 and not zero.passed and zero.status == "partial"
 
 
+@pytest.mark.parametrize(
+    "length_check",
+    [
+        {"id": "len", "kind": "length", "max": 1, "required": True},  # a required check failed
+        {"id": "len", "kind": "length", "max": 1, "weight": 3},  # the judge cannot reach 0.5
+    ],
+)
+async def test_a_judge_error_cannot_rescue_a_settled_failure(length_check: dict[str, Any]) -> None:
+    """Fail closed: once the graded checks settle a failing verdict, a broken judge makes the
+    grade a counted 0 on the judge check, never an error that a summary would leave out."""
+    checks = [length_check, {"id": "q", "kind": "judge", "question": "q", "choices": ["no", "yes"]}]
+    grade = await load_rubric({"id": "j", "checks": checks, "pass_threshold": 0.5}, judge=RaisingJudge())(
+        "too long", reference=None
+    )
+    assert not grade.is_error and grade.status == "incorrect" and grade.score == 0 and not grade.passed
+    assert grade.checks[1].status == "error"
+    # the same judge error on a response that could still pass stays an error
+    open_case = await load_rubric({"id": "j", "checks": checks, "pass_threshold": 0.5}, judge=RaisingJudge())(
+        "x", reference=None
+    )
+    assert open_case.status == "error"
+
+
 async def test_judge_timeout_is_a_timeout_grade() -> None:
     rubric = judged_rubric(ScriptedJudge([verdict("yes")], delay_s=5), judge={"timeout_s": 0.05})
     grade = await rubric("x", reference=None)

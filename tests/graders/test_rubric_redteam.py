@@ -116,3 +116,35 @@ async def test_a_judge_answer_that_breaks_the_parser_is_an_error_vote() -> None:
 
     vote = await ask_judge(Nesting(), prompt, sampling=JudgeSampling(), timeout_s=5, max_chars=4000)
     assert vote.choice is None and vote.error is not None
+
+
+# -- issue 16: typography, look-alikes and hidden text in deterministic text checks ------------
+@pytest.mark.parametrize(
+    "response",
+    [
+        "I don\u2019t know, as an AI",  # the forbidden phrase with a curly apostrophe nearby
+        "As an \u0410I model",  # Cyrillic A
+        "\u0430s \u0430n \u0430i",  # Cyrillic a
+        "As\u200b an\u2060 AI",  # zero-width characters inside
+        "\uff21\uff53 \uff41\uff4e \uff21\uff29",  # full-width letters
+        "<!-- as an ai --> a plain answer",  # hidden, but still written: forbidden fails closed
+    ],
+)
+async def test_forbidden_phrases_survive_typography_and_look_alikes(response: str) -> None:
+    assert not (await rubric(FORBIDDEN)(response, reference=None)).passed, response
+
+
+@pytest.mark.parametrize(
+    ("text", "response", "passes"),
+    [
+        ("don't", "I don\u2019t think so", True),  # a curly apostrophe is the apostrophe
+        ("password", "the p\u0430ssword is", True),  # a look-alike letter reads as the letter
+        ("deadline", "dead\u200bline", True),  # zero-width characters are not there
+        ("deadline", "no keyword here <!-- deadline -->", False),  # hidden: not there for a reader
+        ("deadline", "no keyword here\n[//]: # (deadline)\n", False),  # a Markdown comment
+        ("deadline", "the deadline <!-- note --> is Friday", True),
+    ],
+)
+async def test_required_keywords_read_what_a_reader_sees(text: str, response: str, passes: bool) -> None:
+    required = {"id": "kw", "kind": "contains", "text": [text], "mode": "all"}
+    assert (await rubric(required)(response, reference=None)).passed is passes

@@ -138,7 +138,10 @@ def test_grader_timeout_is_counted() -> None:
     reward = reward_function(env, timeout_s=0.2)
     ds = to_dataset(env, "test", 1)
     assert trainer_call(reward, ds, ["Answer: 1"], generations=1) == [0.0]
-    assert reward.stats.timeouts == 1
+    # the response's failure: rewarded 0 like a wrong answer, never error_value
+    assert reward.stats.timed_out_responses == 1 and reward.stats.failed == 0
+    none_on_error = reward_function(env, timeout_s=0.2, error_value=None)
+    assert trainer_call(none_on_error, ds, ["Answer: 1"], generations=1) == [0.0]
 
 
 async def test_sync_reward_works_inside_a_running_event_loop(toy_env: SingleTurnEnv) -> None:

@@ -114,7 +114,22 @@ async def test_fault_injection_loses_nothing(
         assert summary["mean_reward"] == pytest.approx(sum(r.reward or 0 for r in graded) / len(graded))
 
 
-@pytest.mark.parametrize("grader,kind", [(RaisingGrader(), "error"), (HangingGrader(), "timeout")])
+async def test_a_grader_timeout_is_the_responses_failure_and_counts_as_zero(
+    fake_server: FakeChatServer, config_factory: Callable[..., RunConfig], tmp_path: Path
+) -> None:
+    """A grade that outlives its limit is charged to the response (timeout bait must not leave
+    the mean): incorrect, reward 0, no rollout error."""
+    env = SingleTurnEnv(id="toy", tasks=make_tasks(3), grader=HangingGrader())
+    await run(env, fake_server, config_factory(num_tasks=3, rollouts=1), tmp_path, grade_timeout_s=0.2)
+    rollouts = list(RunDir(tmp_path).iter_rollouts())
+    assert len(rollouts) == 3
+    for r in rollouts:
+        assert r.error is None and r.reward == 0.0 and not r.passed
+        assert r.grade is not None and r.grade.status == "incorrect" and r.grade.reason.startswith("timeout")
+    assert json.loads(RunDir(tmp_path).summary_path.read_text())["mean_reward"] == 0.0
+
+
+@pytest.mark.parametrize("grader,kind", [(RaisingGrader(), "error")])
 async def test_grader_failures_are_recorded(
     grader: object,
     kind: str,
@@ -298,17 +313,18 @@ async def test_group_mode_writes_whole_groups(
 async def test_blocking_grader_is_recorded_as_timeout(
     fake_server: FakeChatServer, config_factory: Callable[..., RunConfig], tmp_path: Path
 ) -> None:
-    """asyncio cannot interrupt a grader that blocks the loop: the limit holds on the record."""
+    """asyncio cannot interrupt a grader that blocks the loop: the limit holds on the record
+    (as the response's failure: a counted 0 whose reason says timeout)."""
     env = SingleTurnEnv(id="toy", tasks=make_tasks(2), grader=BlockingGrader(0.4))
     await run(env, fake_server, config_factory(num_tasks=2, rollouts=1), tmp_path, grade_timeout_s=0.1)
     rd = RunDir(tmp_path)
     rollouts = list(rd.iter_rollouts())
     assert len(rollouts) == 2 and rd.summary_path.exists()
     for r in rollouts:
-        assert r.grade is not None and r.grade.status == "timeout" and r.reward is None
-        assert r.error is not None and r.error.kind == "grader"
+        assert r.grade is not None and r.grade.status == "incorrect" and r.reward == 0.0
+        assert r.error is None and r.grade.reason.startswith("timeout:")
         assert "blocked the event loop for 0.4" in r.grade.reason and "graders.pool" in r.grade.reason
-    assert json.loads(rd.summary_path.read_text())["errors_by_kind"] == {"grader": 2}
+    assert json.loads(rd.summary_path.read_text())["errors_by_kind"] == {}
 
 
 async def test_brief_blocking_within_the_limit_is_not_a_timeout(
@@ -347,7 +363,8 @@ async def test_pooled_grade_runs_sync_checks_under_a_hard_timeout() -> None:
         ok = await PooledGrade(sync_check_exact, pool=pool)(task, rollout)
         assert ok.status == "correct"
         hung = await PooledGrade(sync_check_hangs, timeout_s=0.5, pool=pool)(task, rollout)
-        assert hung.status == "timeout" and "worker was killed" in hung.reason
+        assert hung.status == "incorrect" and hung.reason.startswith("timeout:")
+        assert "worker was killed" in hung.reason
         raised = await PooledGrade(sync_check_raises, pool=pool)(task, rollout)
         assert raised.status == "error" and "ValueError: bad reference" in raised.reason
         bad = await PooledGrade(sync_check_returns_float, pool=pool)(task, rollout)

@@ -135,3 +135,14 @@ async def test_cross_form_hedges_fail(fmt: str) -> None:
         assert not grade.passed and grade.status == "incorrect", (probe, grade.reason)
         swapped = fmt.format(a=a + 1, w=a, expr=task.metadata["expression"])
         assert not (await env.grader(swapped, reference=task.answer)).passed, swapped
+
+
+async def test_attack_generator() -> None:
+    """graders.attacks: hedges on later lines refused, harness formats and typography accepted."""
+    from graders.attacks import exact_cases, run_cases
+
+    env = load_environment()
+    report = await run_cases(env.grader, [(t.answer, exact_cases(t.answer)) for t in first(25)])
+    assert report.attacks and not report.failures, [
+        (c.name, c.response, g.reason) for c, g in report.failures
+    ]

@@ -105,3 +105,19 @@ async def test_revise_mode_truncates_at_the_turn_limit() -> None:
     state.turn = 2
     step = await env.step(state, Message(role="assistant", content="Proof. Admitted."))
     assert step.truncated and not step.terminated and "forbidden" in (step.messages[0].content or "")
+
+
+async def test_attack_generator() -> None:
+    """graders.attacks on every theorem: admitted proofs, axioms, file access and a weakened
+    statement all score 0 through the environment, and the reference proof still scores 1."""
+    from graders.attacks import proof_cases
+
+    env = load_environment(timeout_s=10)
+    wrong = []
+    for task in list(env.tasks())[::4]:
+        for case in proof_cases(task.answer["statement"], "coq"):
+            grade = await env.grade(task, rollout(task, case.response))
+            if grade.passed or grade.is_error:
+                wrong.append((task.id, case.name, grade.status, grade.reason))
+        assert (await env.grade(task, rollout(task, gold(task)))).passed
+    assert not wrong, wrong

@@ -95,3 +95,18 @@ async def test_grade_through_the_environment(env: SingleTurnEnv) -> None:
         timing=Timing(started_at=0.0),
     )
     assert (await env.grade(task, rollout)).passed
+
+
+async def test_attack_generator(env: SingleTurnEnv) -> None:
+    """graders.attacks: the hardened grader refuses every typography attack on the tasks'
+    forbidden_words / no_comma / english_lowercase instructions and accepts the honest text; the
+    environment's default (reference-exact) grader keeps the reference's verdicts."""
+    from graders.attacks import ifeval_cases, run_cases
+    from graders.ifeval import IFEvalGrader
+
+    batches = [(t.answer, ifeval_cases(t.answer)) for t in env.tasks("test")]
+    batches = [(ref, cases) for ref, cases in batches if cases]
+    hardened = await run_cases(IFEvalGrader(hardened=True), batches)
+    assert hardened.attacks > 50 and not hardened.failures, hardened.summary()
+    default = await run_cases(env.grader, batches)
+    assert default.honest_accepted == default.honest

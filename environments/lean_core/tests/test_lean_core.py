@@ -211,3 +211,19 @@ async def test_reference_proofs_pass_real_lean() -> None:
     for th in THEOREMS:
         verdict = await checker.check(th.statement, th.proof, imports=th.imports)
         assert verdict.proved, (th.id, verdict.reason)
+
+
+def test_attack_generator_is_refused_by_the_screen() -> None:
+    """graders.attacks on every theorem (no Lean here: the screen is the layer under test; real
+    Lean re-checks the rest in test_reference_proofs_pass_real_lean's setting)."""
+    from graders.attacks import proof_cases
+
+    passed = []
+    for th in THEOREMS + MATHLIB_THEOREMS:
+        for case in proof_cases(th.statement, "lean"):
+            prepared = prepare(
+                parse_statement(th.statement, "lean"), case.response, policy=ProofPolicy(), imports=th.imports
+            )
+            if not isinstance(prepared, ProofVerdict):
+                passed.append((th.id, case.name))
+    assert not passed, passed

@@ -102,3 +102,14 @@ async def test_grade_through_the_environment(env: SingleTurnEnv) -> None:
     )
     grade = await env.grade(task, rollout)
     assert grade.passed and grade.extracted == "six geese a-laying"
+
+
+async def test_attack_generator(env: SingleTurnEnv) -> None:
+    """graders.attacks on a sample of questions: hedges, lists, single words of a multi-word
+    gold and hidden text refused; harness formats and typography accepted."""
+    from graders.attacks import qa_cases, run_cases
+
+    tasks = list(env.tasks("test"))[::40]
+    report = await run_cases(env.grader, [(t.answer, qa_cases(t.answer)) for t in tasks])
+    assert report.attacks > 100, report.summary()
+    assert not report.failures, [(c.name, c.response, g.reason) for c, g in report.failures][:10]

@@ -149,3 +149,12 @@ async def test_injection_probes_do_not_pass(probe: str) -> None:
 async def test_a_broken_task_reference_is_an_error() -> None:
     grade = await rubric_with(FixedJudge())(GOLD, reference="no keyword here")
     assert grade.status == "error" and grade.checks[0].status == "error"
+
+
+async def test_attack_generator() -> None:
+    """graders.attacks on the rubric's contains checks: disguised meta-talk is still found."""
+    from graders.attacks import rubric_cases, run_cases
+
+    rubric = rubric_with(FixedJudge(best=True))
+    report = await run_cases(rubric, [(TASK.answer, rubric_cases(rubric.spec))])
+    assert report.attacks >= 8 and not report.failures, [(c.name, g.reason) for c, g in report.failures]

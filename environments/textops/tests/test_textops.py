@@ -131,3 +131,20 @@ async def test_cross_form_hedges_fail(fmt: str) -> None:
             probe = fmt.format(a=a, w=w)
             grade = await env.grade(task, rollout(task, probe))
             assert not grade.passed and grade.status == "incorrect", (probe, grade.reason)
+
+
+async def test_attack_generator() -> None:
+    """graders.attacks through the environment's own grade(): every attack refused, every
+    honest variant accepted."""
+    from graders.attacks import exact_cases
+
+    env = load_environment()
+    wrong = []
+    attacks = 0
+    for task in first(40):
+        for case in exact_cases(str(task.answer)):
+            attacks += not case.should_pass
+            grade = await env.grade(task, rollout(task, case.response))
+            if grade.passed != case.should_pass or grade.is_error:
+                wrong.append((task.answer, case.name, case.response, grade.reason))
+    assert attacks and not wrong, wrong[:10]

@@ -292,6 +292,17 @@ def hacking_probes(task: Task, gold: str | None) -> list[tuple[str, str]]:
         ("injection", INJECTION),
         ("copy of the prompt", _prompt_text(task)),
     ]
+    if gold is not None and "\n" not in right:
+        # graders.attacks: the hedge family derived from the answer (an alternative on a later
+        # line, a box offered with another value, two forms that disagree)
+        from graders.attacks import exact_cases
+
+        attacks = [
+            c
+            for c in exact_cases(right, wrong=wrong)
+            if c.klass == "hedge" and c.name != "two forms disagree"
+        ]
+        probes += [(f"attack: {c.name}", c.response) for c in attacks if not c.should_pass]
     return [(name, text) for name, text in probes if text != gold]
 
 
