@@ -13,7 +13,7 @@ __all__ = ["main"]
 
 
 def _register() -> None:
-    from hub.cli import authoring, envs, export, hubcmds, leaderboard, run  # noqa: F401  (they add commands)
+    from hub.cli import authoring, envs, export, hubcmds, leaderboard, run, serve  # noqa: F401  (add commands)
 
 
 def _error(message: str, code: int) -> None:

@@ -113,6 +113,9 @@ def eval_cmd(
         None, "--ray-address", help="With --grade-on ray: the Ray cluster (default: start a local one)."
     ),
     env_arg: list[str] = typer.Option(None, "--env-arg", help="NAME=VALUE passed to load_environment."),
+    stream: bool = typer.Option(
+        False, "--stream", help="Ask the server for streamed answers (SSE); for servers that require it."
+    ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
     group_advantages: bool = typer.Option(
         False, "--group-advantages", help="GRPO groups: write each rollout's (r - mean) / std over its task."
@@ -124,7 +127,7 @@ def eval_cmd(
     DIR/summary.json, then prints the summary. An interrupted run continues with
     `verihub eval --resume DIR`, which reuses the saved config: only operational flags
     (--base-url, --api-key-env, --concurrency, --rpm, --tpm, --timeout, --max-retries,
-    --grade-timeout, --grade-on, --ray-address, --no-progress) may be given with it.
+    --grade-timeout, --grade-on, --ray-address, --stream, --no-progress) may be given with it.
     `--grade-on ray` grades on Ray workers (the CPU-heavy part); the rest of the run stays
     in this process.
     """
@@ -161,6 +164,7 @@ def eval_cmd(
             grade_timeout_s=grade_timeout,
             grade_on="ray" if grade_on == "ray" else "local",
             ray_address=ray_address,
+            stream=stream,
             on_rollout=bar.update,
             on_start=bar.start,
         )

@@ -66,6 +66,8 @@ class EvalOptions:
     grade_on: GradeOn = "local"
     """``ray``: grade on Ray workers (``ray.init(address=ray_address)`` unless Ray is running)."""
     ray_address: str | None = None
+    stream: bool = False
+    """Ask the model server for streamed answers (server-sent events); the answer is the same."""
     on_rollout: ProgressCallback | None = field(default=None, compare=False)
     on_start: StartCallback | None = field(default=None, compare=False)
 
@@ -96,6 +98,7 @@ async def open_client(model: str, base_url: str | None, options: EvalOptions) ->
             max_in_flight=max(1, options.concurrency),
             requests_per_minute=options.requests_per_minute,
             tokens_per_minute=options.tokens_per_minute,
+            stream=options.stream,
         )
         async with OpenAIClient(client_opts) as client:
             await client.probe()

@@ -154,3 +154,19 @@ def test_assembler_refuses_malformed_chunks(payload: bytes) -> None:
     assembler.feed_line(payload)
     with pytest.raises((ValueError, TypeError)):
         assembler.feed_line(b"")
+
+
+async def test_an_evaluation_with_stream_gets_the_same_results(tmp_path: pytest.TempPathFactory) -> None:
+    from pathlib import Path
+
+    from hub.run.evaluate import EvalOptions, evaluate
+
+    out = Path(str(tmp_path))
+    async with FakeChatServer(responder=lambda r: "Answer: 42") as srv:
+        common = dict(model="fake", base_url=srv.base_url, num_tasks=3, rollouts=2, sampling=Sampling())
+        streamed = await evaluate("arith", out=out / "s", options=EvalOptions(stream=True), **common)  # type: ignore[arg-type]
+        assert srv.streamed == 6
+        plain = await evaluate("arith", out=out / "p", options=EvalOptions(), **common)  # type: ignore[arg-type]
+        assert srv.streamed == 6
+    assert streamed.n_rollouts == plain.n_rollouts == 6
+    assert streamed.mean_reward == plain.mean_reward and streamed.usage == plain.usage
