@@ -50,9 +50,18 @@ from hub.env.errors import UsageError
 from hub.env.grading import grade_rollout
 from hub.env.types import Message, Rollout, State, Step, Task, Timing
 
-__all__ = ["SUPPORTED_VERIFIERS", "VerifiersEnv", "installed_api", "load_verifiers_env", "to_verifiers"]
+__all__ = [
+    "SUPPORTED_VERIFIERS",
+    "VF_ENV_MODULE",
+    "VerifiersEnv",
+    "installed_api",
+    "load_verifiers_env",
+    "to_verifiers",
+]
 
 SUPPORTED_VERIFIERS = "0.3.1"
+#: the module verifiers 0.3.x imports to (re)build an environment made by :func:`to_verifiers`
+VF_ENV_MODULE = "hub.train.verifiers_env"
 logger = logging.getLogger("verihub.interop")
 _ROLES = ("system", "user", "assistant", "tool")
 
@@ -333,26 +342,40 @@ def load_verifiers_env(module: str, **kwargs: Any) -> VerifiersEnv:
 
 # -- direction 2: a verihub environment in verifiers -------------------------------------------
 def to_verifiers(
-    env: Environment,
+    env: Environment | str,
     *,
     split: str = "train",
     n: int | None = None,
     seed: int = 0,
     grade_timeout_s: float = 60.0,
     error_value: float = 0.0,
+    env_args: Mapping[str, Any] | None = None,
 ) -> Any:
     """A verifiers ``MultiTurnEnv`` serving ``env``'s first ``n`` tasks of ``split``.
 
+    ``env``: a verihub environment, or the id of an installed one (built with ``env_args``).
     Its rubric has one reward function, ``verihub_reward`` (the verihub grade's score; a grader
     error or timeout scores ``error_value``, is logged and counted in ``state["verihub_grade"]``)
     and one metric, ``verihub_passed``. The dataset (used for both train and eval) has columns
     ``prompt``, ``answer`` (JSON) and ``info`` (JSON: task id and metadata).
+
+    The verifiers environment's ``env_id`` is :data:`VF_ENV_MODULE` and its ``env_args`` name the
+    verihub environment: verifiers' env-server workers (``vf-eval``'s default) rebuild it by
+    importing that module and calling its ``load_environment(**env_args)``, which needs ``env``
+    to be an installed verihub environment (``verihub list``); an environment object made in
+    code runs with ``vf_env.evaluate`` or ``vf-eval --disable-env-server`` only.
     """
     from datasets import Dataset
 
     from hub.env.grading import select_tasks
 
     vf = _vf()
+    build_args = dict(env_args or {})
+    if isinstance(env, str):
+        from hub.registry import load_environment
+
+        env = load_environment(env, **build_args)
+    target: Environment = env  # the closures below see this name, narrowed
     if split not in env.splits:
         raise UsageError(f"{env.id} has no split {split!r}; it has: {', '.join(env.splits)}")
     tasks = select_tasks(env, split=split, seed=seed, num_tasks=n)
@@ -390,7 +413,7 @@ def to_verifiers(
             timing=Timing(started_at=time.time()),
             turns=sum(m.role == "assistant" for m in messages),
         )
-        grade = await grade_rollout(env, task, rollout, timeout_s=grade_timeout_s)
+        grade = await grade_rollout(target, task, rollout, timeout_s=grade_timeout_s)
         state["verihub_grade"] = grade.model_dump(mode="json")
         if grade.is_error:
             logger.warning("verihub grader %s on task %s: %s", grade.status, task.id, grade.reason)
@@ -408,7 +431,7 @@ def to_verifiers(
 
         async def setup_state(self, state: Any) -> Any:
             task = task_of(state)
-            state["verihub_state"] = await env.reset(task)
+            state["verihub_state"] = await target.reset(task)
             return state
 
         async def env_response(self, messages: Any, state: Any, **kwargs: Any) -> Any:
@@ -418,7 +441,7 @@ def to_verifiers(
             if action is None:
                 raise UsageError("env_response called before the model answered")
             vh_state.turn += 1
-            step = await env.step(vh_state, action)
+            step = await target.step(vh_state, action)
             out = _to_vf_dicts(step.messages)
             if step.terminated or step.truncated:
                 state["final_env_response"] = out
@@ -430,5 +453,14 @@ def to_verifiers(
         eval_dataset=dataset,
         rubric=rubric,
         max_turns=env.max_turns,
-        env_id=env.id,
+        env_id=VF_ENV_MODULE,
+        env_args={
+            "env": env.id,
+            "env_args": build_args,
+            "split": split,
+            "n": n,
+            "seed": seed,
+            "grade_timeout_s": grade_timeout_s,
+            "error_value": error_value,
+        },
     )
