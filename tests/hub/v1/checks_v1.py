@@ -21,6 +21,7 @@ if not hasattr(vf, "Taskset"):
 
 from hub.env.errors import UsageError  # noqa: E402
 from hub.env.types import Message, Rollout, Timing  # noqa: E402
+from hub.env.types import Task as HubTask  # noqa: E402
 from hub.run.fake_server import FakeChatServer  # noqa: E402
 from hub.train.verifiers_v1 import load_v1_taskset  # noqa: E402
 
@@ -118,3 +119,69 @@ async def _run(cmd: list[str], env: dict[str, str]) -> subprocess.CompletedProce
     stdout, stderr = await asyncio.wait_for(proc.communicate(), timeout=300)
     assert time.monotonic() - t0 < 300
     return subprocess.CompletedProcess(cmd, proc.returncode or 0, stdout.decode(), stderr.decode())
+
+
+# -- verihub environments as v1 tasksets (hub.train.v1_taskset, the `verihub-v1` taskset id) ----
+async def test_to_v1_taskset_scores_with_the_verihub_grader() -> None:
+    from hub.train.v1_taskset import VerihubTask, to_v1_taskset
+    from hub.train.verifiers_v1 import v1_trace
+
+    tasks = list(to_v1_taskset("arith", n=3))
+    assert len(tasks) == 3 and all(isinstance(t, VerihubTask) for t in tasks)
+    assert tasks[0].data.prompt[0].content.startswith("Compute ")
+    for task, right in ((tasks[0], True), (tasks[1], False)):
+        answer = json.loads(task.data.answer)
+        reply = f"Answer: {answer}" if right else f"Answer: {int(answer) + 1}"
+        msgs = [Message(role=m.role, content=m.content) for m in task.data.prompt]
+        trace = v1_trace(task, [*msgs, Message(role="assistant", content=reply)], len(msgs))
+        await task.score(trace, None)
+        assert trace.rewards["verihub_reward"].score == (1.0 if right else 0.0)
+        assert trace.metrics["verihub_passed"] == (1.0 if right else 0.0)
+        assert trace.info["verihub_grade"]["status"] == ("correct" if right else "incorrect")
+
+
+def test_an_unknown_verihub_env_is_a_usage_error() -> None:
+    from hub.train.v1_taskset import _environment
+
+    with pytest.raises(UsageError, match="no installed environment"):
+        _environment("no_such_env_xyz", "{}")
+
+
+async def test_real_vf_eval_runs_a_verihub_env(tmp_path: Path) -> None:
+    """vf-eval 0.4.0 with the null harness (a chat program run by uv) and the subprocess
+    runtime, against the streaming fake server; rewards must equal verihub's own grades."""
+    from hub.registry import load_environment
+    from hub.train.v1_taskset import to_v1_taskset
+
+    env = {**os.environ, "VH_FAKE_KEY": "x"}
+    async with FakeChatServer() as server:  # "Answer: 42", streamed (vf asks for stream: true)
+        cmd = [
+            str(Path(sys.executable).parent / "vf-eval"), "verihub-v1",
+            "--env.taskset.env", "arith", "--env.taskset.n", "3",
+            "--env.agent.harness.id", "null", "--env.agent.runtime.type", "subprocess",
+            "-m", "fake", "--client.base-url", server.base_url, "--client.api-key-var", "VH_FAKE_KEY",
+            "--no-push", "-n", "2", "-r", "1", "--sampling.max-tokens", "16", "-o", str(tmp_path),
+        ]  # fmt: skip
+        proc = await _run(cmd, env)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    (traces,) = tmp_path.glob("verihub-v1--fake--null--*/traces.jsonl")
+    episodes = [json.loads(line) for line in traces.read_text().splitlines()]
+    assert len(episodes) == 2
+    arith = load_environment("arith")
+    by_id = {t.data.id: t for t in to_v1_taskset("arith", n=3)}
+    for ep in episodes:
+        (trace,) = ep["traces"]
+        task = by_id[trace["task"]["data"]["id"]]
+        assert [n["message"]["content"] for n in trace["nodes"]][-1] == "Answer: 42"
+        msgs = [*(Message(role=m.role, content=m.content) for m in task.data.prompt)]
+        rollout = Rollout(
+            task_id=task.data.id,
+            rollout_index=0,
+            messages=[*msgs, Message(role="assistant", content="Answer: 42")],
+            completion="Answer: 42",
+            timing=Timing(started_at=0.0),
+        )
+        hub_task = HubTask(id=task.data.id, prompt=tuple(msgs), answer=json.loads(task.data.answer))
+        expected = await arith.grade(hub_task, rollout)
+        assert trace["rewards"]["verihub_reward"]["score"] == expected.score
+        assert trace["info"]["verihub_grade"]["reason"] == expected.reason

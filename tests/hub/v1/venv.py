@@ -4,7 +4,8 @@ tests, which must not run in the main environment (it holds verifiers 0.3.x).
 The venv lives in ``~/.cache/verihub-test-venvs/vf04-<hash>`` (``VERIHUB_TEST_VENVS`` overrides
 the folder), keyed by a hash of the requirements and the Python version, so it is built once
 (minutes, from PyPI) and reused. verihub is installed into it with ``pip install --no-deps -e``
-from the checkout under test, so its entry points (``verifiers-v1``) are this checkout's.
+from the checkout under test (with the ``arith`` environment), so its entry points
+(``verifiers-v1``, ``arith``) are this checkout's.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ __all__ = ["REPO", "VF04", "requirements", "venv_for"]
 
 REPO = Path(__file__).resolve().parents[3]
 VF04 = "verifiers==0.4.0"
+ENVIRONMENTS = ("arith",)  # verihub environments installed (editable, from this checkout) in the venv
 
 
 def requirements() -> list[str]:
@@ -48,8 +50,13 @@ def venv_for(reqs: list[str]) -> Path:
             if proc.returncode != 0:
                 raise RuntimeError(f"{' '.join(cmd[:4])} failed: {(proc.stderr or proc.stdout)[-400:]}")
         (venv / ".complete").write_text("\n".join(reqs))
+    editables = [
+        arg
+        for path in (REPO, *(REPO / "environments" / e for e in ENVIRONMENTS))
+        for arg in ("-e", str(path))
+    ]
     proc = subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "--no-deps", "-e", str(REPO)],
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", *editables],
         capture_output=True,
         text=True,
         timeout=600,
