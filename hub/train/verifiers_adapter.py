@@ -3,8 +3,9 @@
 Supported is verifiers' classic API (``vf.SingleTurnEnv``, ``vf.MultiTurnEnv`` with
 ``env_response`` and ``@vf.stop`` conditions, ``vf.Rubric`` / ``vf.RubricGroup`` reward functions
 and metrics), which 0.3.x serves at ``import verifiers as vf`` (from ``verifiers.legacy``).
-verifiers 0.4.0 dropped that API for its ``verifiers.v1`` stack (Taskset/Harness/Agent) and is
-not supported.
+verifiers 0.4.0 dropped that API for its ``verifiers.v1`` stack (Taskset/Harness/Agent), which
+:mod:`hub.train.verifiers_v1` (v1 tasksets in verihub) and :mod:`hub.train.v1_taskset` (verihub
+environments as v1 tasksets) serve.
 
 Direction 1, verifiers in verihub::
 
