@@ -76,7 +76,11 @@ async def test_stop_conditions_are_checked_after_the_turn() -> None:
 
 @pytest.mark.parametrize(
     ("module", "feature"),
-    [("toy_container_v1", "NEEDS_CONTAINER"), ("toy_setup_v1", r"setup\(\) hook")],
+    [
+        ("toy_container_v1", "NEEDS_CONTAINER"),
+        ("toy_setup_v1", r"setup\(\) hook"),
+        ("toy_tools_v1", r"tool servers \(toolsets/MCP\)"),
+    ],
 )
 def test_what_needs_a_runtime_is_refused_by_name(module: str, feature: str) -> None:
     env = load_v1_taskset(module)
