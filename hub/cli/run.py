@@ -131,6 +131,9 @@ def eval_cmd(
         None, "--ray-address", help="With --grade-on ray: the Ray cluster (default: start a local one)."
     ),
     env_arg: list[str] = typer.Option(None, "--env-arg", help="NAME=VALUE passed to load_environment."),
+    stream: bool = typer.Option(
+        False, "--stream", help="Ask the server for streamed answers (SSE); for servers that require it."
+    ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
     group_advantages: bool = typer.Option(
         False, "--group-advantages", help="GRPO groups: write each rollout's (r - mean) / std over its task."
@@ -151,7 +154,7 @@ def eval_cmd(
     DIR/summary.json, then prints the summary. An interrupted run continues with
     `verihub eval --resume DIR`, which reuses the saved config: only operational flags
     (--base-url, --api-key-env, --concurrency, --rpm, --tpm, --timeout, --max-retries,
-    --grade-timeout, --grade-on, --ray-address, --sandbox, --no-progress) may be given with it.
+    --grade-timeout, --grade-on, --ray-address, --sandbox, --stream, --no-progress) may be given with it.
     `--grade-on ray` grades on Ray workers (the CPU-heavy part); the rest of the run stays
     in this process.
     """
@@ -190,6 +193,7 @@ def eval_cmd(
             ray_address=ray_address,
             sandbox=sandbox_default() if sandbox is None else sandbox,
             unsafe_no_sandbox=unsafe_no_sandbox,
+            stream=stream,
             on_rollout=bar.update,
             on_start=bar.start,
         )

@@ -3,7 +3,9 @@
 Built on aiohttp directly (see docs/benchmarks.md for why not the openai SDK): one pooled
 session, a cap on requests in flight, request-per-minute and token-per-minute limits
 (aiolimiter), retries with exponential backoff and full jitter that honour ``Retry-After``,
-per-request timeouts, and token accounting.
+per-request timeouts, and token accounting. With ``ClientOptions(stream=True)`` it asks for a
+streamed answer (server-sent events, with usage); a server that streams without being asked is
+read the same way (:mod:`hub.run.sse` folds the chunks back into one completion).
 
 Retried: connection failures, timeouts, HTTP 408/409/425/429/5xx, and bodies that are not a
 valid completion. Not retried: other 4xx (a bad key, model or URL will not heal by waiting), and
@@ -30,6 +32,7 @@ from aiolimiter import AsyncLimiter
 
 from hub.env.errors import ModelConfigError, ModelError, ModelUnreachableError, UsageError
 from hub.env.types import Message, Sampling, ToolCall, Usage, scrub_surrogates
+from hub.run.sse import ChunkAssembler
 
 __all__ = ["ChatClient", "ClientOptions", "Completion", "OpenAIClient"]
 
@@ -56,6 +59,8 @@ class ClientOptions:
     max_response_bytes: int = 32 * 1024 * 1024
     """A larger answer is refused (a :class:`ModelError`, not retried) without being read whole."""
     extra_headers: tuple[tuple[str, str], ...] = field(default=())
+    stream: bool = False
+    """Ask for a streamed answer (``stream: true`` with ``stream_options.include_usage``)."""
 
     def __post_init__(self) -> None:
         parsed = urlparse(self.base_url)
@@ -235,6 +240,9 @@ class OpenAIClient:
             body["seed"] = effective_seed
         if tools:
             body["tools"] = tools
+        if self.options.stream:
+            body["stream"] = True
+            body["stream_options"] = {"include_usage": True}
         return body
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
@@ -251,6 +259,8 @@ class OpenAIClient:
                 if resp.status != 200:
                     head, _ = await _read_at_most(resp, _ERROR_DETAIL_BYTES)
                     self._raise_for_status(resp.status, resp.headers.get("Retry-After"), head)
+                if resp.content_type == "text/event-stream":
+                    return await self._read_stream(resp)
                 raw = await self._read_body(resp)
         except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as exc:
             if isinstance(exc, aiohttp.ClientResponseError):
@@ -272,6 +282,39 @@ class OpenAIClient:
             f"the answer from {self._url} is larger than {limit:,} bytes (ClientOptions."
             "max_response_bytes); the server or model produced an oversized response"
         )
+
+    async def _read_stream(self, resp: aiohttp.ClientResponse) -> Completion:
+        """A streamed answer, assembled; capped at ``max_response_bytes`` like a plain one."""
+        limit = self.options.max_response_bytes
+        assembler = ChunkAssembler()
+        seen = 0
+        pending = b""
+        try:
+            while not assembler.done:
+                chunk = await resp.content.read(1 << 16)
+                if not chunk:
+                    break
+                seen += len(chunk)
+                if seen > limit:
+                    raise ModelError(
+                        f"the streamed answer from {self._url} is larger than {limit:,} bytes "
+                        "(ClientOptions.max_response_bytes); the server or model sent an oversized answer"
+                    )
+                *lines, pending = (pending + chunk).split(b"\n")
+                for line in lines:
+                    assembler.feed_line(line)
+                    if assembler.done:
+                        break
+            if pending and not assembler.done:
+                assembler.feed_line(pending)
+            assembler.close()
+            data = assembler.completion()
+        except (ValueError, TypeError, RecursionError) as exc:
+            what = f"{type(exc).__name__}: {str(exc)[:120]}"
+            raise _Retryable(f"malformed stream from {self._url} ({what})") from exc
+        if not assembler.done:
+            raise _Retryable(f"the stream from {self._url} ended before its [DONE] event")
+        return _completion_from(data, raw=b"")
 
     def _raise_for_status(self, status: int, retry_after: str | None, raw: bytes) -> None:
         detail = raw[:200].decode("utf-8", "replace").strip().replace("\n", " ")
@@ -328,6 +371,15 @@ def _parse_completion(raw: bytes) -> Completion:
     """
     try:
         data = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        snippet = raw[:80].decode("utf-8", "replace")
+        raise _Retryable(f"malformed completion from server ({type(exc).__name__}): {snippet!r}") from exc
+    return _completion_from(data, raw=raw)
+
+
+def _completion_from(data: Any, *, raw: bytes) -> Completion:
+    """A completion from a parsed (or stream-assembled) body."""
+    try:
         choice = data["choices"][0]
         msg = choice["message"]
         content = _content_text(msg.get("content"))
@@ -358,7 +410,8 @@ def _parse_completion(raw: bytes) -> Completion:
             scrub_surrogates(finish) if isinstance(finish, str) else None,
         )
     except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError) as exc:
-        snippet = raw[:80].decode("utf-8", "replace")
+        shown = raw or json.dumps(data, default=str).encode()
+        snippet = shown[:80].decode("utf-8", "replace")
         raise _Retryable(f"malformed completion from server ({type(exc).__name__}): {snippet!r}") from exc
 
 

@@ -71,6 +71,8 @@ class EvalOptions:
     step and grade become requests to it. Grades do not depend on it."""
     unsafe_no_sandbox: bool = False
     """With ``sandbox``: run the same server unsandboxed where bubblewrap is missing."""
+    stream: bool = False
+    """Ask the model server for streamed answers (server-sent events); the answer is the same."""
     on_rollout: ProgressCallback | None = field(default=None, compare=False)
     on_start: StartCallback | None = field(default=None, compare=False)
 
@@ -101,6 +103,7 @@ async def open_client(model: str, base_url: str | None, options: EvalOptions) ->
             max_in_flight=max(1, options.concurrency),
             requests_per_minute=options.requests_per_minute,
             tokens_per_minute=options.tokens_per_minute,
+            stream=options.stream,
         )
         async with OpenAIClient(client_opts) as client:
             await client.probe()

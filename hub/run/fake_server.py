@@ -18,6 +18,12 @@ names, so tests are deterministic:
 ``slow``       sleeps ``slow_s`` before answering (past a client's timeout)
 ``malformed``  HTTP 200 with a body that is not JSON
 ``drop``       closes the connection without an answer
+``truncate``   a streamed answer that stops before ``[DONE]`` (a plain answer otherwise)
+
+A request with ``"stream": true`` is answered with ``chat.completion.chunk`` events and
+``data: [DONE]`` (and a usage chunk when ``stream_options.include_usage`` is set), as real servers
+do; ``truncate`` cuts such a stream before its ``[DONE]``. ``always_stream=True`` streams every
+answer, for clients that must cope with a server that streams unasked.
 
 Run it as a separate process for benchmarks: ``python -m hub.run.fake_server --port 8123``.
 """
@@ -33,9 +39,11 @@ from typing import Any
 
 from aiohttp import web
 
+from hub.run.sse import DONE, completion_chunks
+
 __all__ = ["FAULTS", "FakeChatServer", "Reply", "Responder", "main", "tool_call_reply"]
 
-FAULTS = ("ok", "429", "500", "slow", "malformed", "drop")
+FAULTS = ("ok", "429", "500", "slow", "malformed", "drop", "truncate")
 Reply = str | Mapping[str, Any]
 """The reply's text, or a whole assistant message (``content``, ``tool_calls``)."""
 Responder = Callable[[dict[str, Any]], Reply]
@@ -68,6 +76,7 @@ class FakeChatServer:
         retry_after_s: float = 0.05,
         slow_s: float = 5.0,
         port: int = 0,
+        always_stream: bool = False,
     ) -> None:
         bad = [f for f in schedule if f not in FAULTS]
         if bad:
@@ -77,6 +86,8 @@ class FakeChatServer:
         self.retry_after_s = retry_after_s
         self.slow_s = slow_s
         self.port = port
+        self.always_stream = always_stream
+        self.streamed = 0
         self.requests = 0
         self.answered = 0
         self.faults: dict[str, int] = {}
@@ -139,6 +150,9 @@ class FakeChatServer:
         payload = json.loads(body)
         reply = self.responder(payload)
         self.answered += 1
+        if payload.get("stream") is True or self.always_stream:
+            message = {"role": "assistant", "content": reply} if isinstance(reply, str) else dict(reply)
+            return await self._stream(request, payload, message, cut=fault == "truncate")
         if not isinstance(reply, str):
             return web.Response(body=_completion(payload, dict(reply)), content_type="application/json")
         data = self._body_cache.get(reply)
@@ -147,6 +161,22 @@ class FakeChatServer:
             if len(self._body_cache) < 1024:
                 self._body_cache[reply] = data
         return web.Response(body=data, content_type="application/json")
+
+    async def _stream(
+        self, request: web.Request, payload: dict[str, Any], message: dict[str, Any], *, cut: bool
+    ) -> web.StreamResponse:
+        self.streamed += 1
+        options = payload.get("stream_options")
+        include_usage = isinstance(options, dict) and options.get("include_usage") is True
+        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+        await resp.prepare(request)
+        completion = json.loads(_completion(payload, message))
+        for event in completion_chunks(completion, include_usage=include_usage):
+            if cut and event == DONE:
+                break
+            await resp.write(event)
+        await resp.write_eof()
+        return resp
 
 
 def _completion(request: dict[str, Any], message: dict[str, Any]) -> bytes:

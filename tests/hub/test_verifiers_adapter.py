@@ -253,3 +253,18 @@ async def test_multi_turn_verihub_env_in_verifiers(monkeypatch: pytest.MonkeyPat
     assert out["reward"] == 1.0
     roles = [m["role"] for m in out["completion"]]
     assert roles[:3] == ["assistant", "user", "assistant"]
+
+
+def test_installed_api_is_detected_and_named_in_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hub.env.errors import UsageError
+    from hub.train import verifiers_adapter
+
+    assert verifiers_adapter.installed_api()[0] == "classic"  # 0.3.x in the main environment
+    monkeypatch.setattr(verifiers_adapter, "installed_api", lambda: ("v1", "0.4.0"))
+    with pytest.raises(
+        UsageError, match=r"verifiers 0\.4\.0 is installed, which has only the verifiers\.v1 API"
+    ):
+        verifiers_adapter._vf()
+    monkeypatch.setattr(verifiers_adapter, "installed_api", lambda: ("none", ""))
+    with pytest.raises(UsageError, match=r"verihub\[verifiers-legacy\]"):
+        verifiers_adapter._vf()

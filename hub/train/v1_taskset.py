@@ -1,0 +1,188 @@
+"""verihub environments as verifiers 0.4.x (``verifiers.v1``) tasksets, for ``vf-eval`` and
+verifiers-based trainers.
+
+This module is itself a v1 taskset package (its ``__all__`` exports one ``Taskset`` subclass),
+so ``vf-eval`` finds it by module name and takes the config's fields as flags::
+
+    vf-eval verihub-v1 --env.taskset.env arith --env.taskset.n 20 \\
+        --env.agent.harness.id null --env.agent.runtime.type subprocess \\
+        -m smollm2 --client.base-url http://127.0.0.1:8000/v1 --client.api-key-var KEY --no-push
+
+From Python: ``to_v1_taskset("arith", n=20)``. Each task's data carries the verihub task
+(prompt messages, answer and metadata as JSON); its ``@vf.reward`` ``verihub_reward`` grades
+the trace's transcript with the verihub environment's ``grade`` (under a hard timeout; a grader
+error or timeout scores ``error_value`` and is kept in ``trace.info["verihub_grade"]``), and the
+``@vf.metric`` ``verihub_passed`` is 1 for a passing grade.
+
+Only single-turn verihub environments without tools are offered: a multi-turn environment's
+replies would need a v1 user (and its tools a v1 toolset), which this adapter does not build.
+Importing this module imports ``verifiers.v1`` (install ``verihub[verifiers]``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic_core import to_jsonable_python
+
+from graders.grade import Grade
+from hub.env.environment import Environment
+from hub.env.errors import UsageError
+from hub.env.grading import grade_rollout, select_tasks
+from hub.env.types import Message, Rollout, Task, Timing
+
+__all__ = ["VerihubTaskset", "to_v1_taskset"]
+
+logger = logging.getLogger("verihub.interop")
+vf: Any = importlib.import_module("verifiers.v1")
+_ENVS: dict[str, Environment] = {}
+
+
+class VerihubTaskData(vf.TaskData):  # type: ignore[misc]
+    """One verihub task: its id, answer and metadata (JSON text), and the environment's id."""
+
+    verihub_env: str
+    verihub_env_args: str = "{}"
+    task_id: str
+    answer: str = "null"
+    metadata: str = "{}"
+    grade_timeout_s: float = 60.0
+    error_value: float = 0.0
+
+
+class VerihubTasksetConfig(vf.TasksetConfig):  # type: ignore[misc]
+    """``--env.taskset.*`` flags: which verihub environment, its arguments, split and size."""
+
+    env: str = ""
+    env_args: dict[str, Any] = {}  # noqa: RUF012 - a pydantic field (copied per instance)
+    split: str = "test"
+    n: int | None = None
+    seed: int = 0
+    grade_timeout_s: float = 60.0
+    error_value: float = 0.0
+
+
+def _environment(env_id: str, args_json: str) -> Environment:
+    """The verihub environment, built once per process for each (id, arguments)."""
+    key = f"{env_id}\0{args_json}"
+    if key not in _ENVS:
+        from hub.registry import load_environment
+
+        env = load_environment(env_id, **json.loads(args_json))
+        if env.max_turns > 1 or env.tool_schemas():
+            raise UsageError(
+                f"{env_id} is multi-turn or has tools; as a v1 taskset only single-turn "
+                "environments without tools are supported"
+            )
+        _ENVS[key] = env
+    return _ENVS[key]
+
+
+def _hub_messages(messages: Iterable[Any]) -> list[Message]:
+    from verifiers.v1.types import content_text
+
+    out = []
+    for m in messages:
+        if m.role in ("system", "user", "assistant", "tool"):
+            out.append(Message(role=m.role, content=str(content_text(m.content) or "")))
+    return out
+
+
+class VerihubTask(vf.Task[VerihubTaskData]):  # type: ignore[misc]
+    """A verihub task; scored by the verihub environment's grader."""
+
+    async def _grade(self, task: VerihubTaskData, trace: Any) -> Grade:
+        cached = trace.info.get("verihub_grade")
+        if cached is not None:
+            return Grade.model_validate(cached)
+        env = _environment(task.verihub_env, task.verihub_env_args)
+        vh_task = Task(
+            id=task.task_id,
+            prompt=tuple(_hub_messages(task.prompt or [])),
+            answer=json.loads(task.answer),
+            metadata=json.loads(task.metadata),
+        )
+        messages = _hub_messages(trace.messages) or list(vh_task.messages(None))
+        reply = trace.last_reply
+        if not messages or messages[-1].role != "assistant":
+            messages.append(Message(role="assistant", content=reply))
+        rollout = Rollout(
+            task_id=vh_task.id,
+            rollout_index=0,
+            messages=messages,
+            completion=reply,
+            timing=Timing(started_at=time.time()),
+            turns=1,
+        )
+        grade = await grade_rollout(env, vh_task, rollout, timeout_s=task.grade_timeout_s)
+        if grade.is_error:
+            logger.warning("verihub grader %s on task %s: %s", grade.status, vh_task.id, grade.reason)
+        trace.info["verihub_grade"] = grade.model_dump(mode="json")
+        return grade
+
+    @vf.metric  # type: ignore[untyped-decorator]
+    async def verihub_passed(self, task: VerihubTaskData, trace: Any) -> float:
+        return 1.0 if (await self._grade(task, trace)).passed else 0.0
+
+    @vf.reward  # type: ignore[untyped-decorator]
+    async def verihub_reward(self, task: VerihubTaskData, trace: Any) -> float:
+        grade = await self._grade(task, trace)
+        return task.error_value if grade.is_error else float(grade.score)
+
+
+class VerihubTaskset(vf.Taskset[VerihubTask, VerihubTasksetConfig]):  # type: ignore[misc]
+    """A verihub environment's tasks as v1 tasks (see the module doc)."""
+
+    def load(self) -> Iterable[VerihubTask]:
+        cfg = self.config
+        if not cfg.env:
+            raise UsageError("say which verihub environment: --env.taskset.env ENV_ID (see `verihub list`)")
+        args_json = json.dumps(cfg.env_args, sort_keys=True)
+        env = _environment(cfg.env, args_json)
+        if cfg.split not in env.splits:
+            raise UsageError(f"{cfg.env} has no split {cfg.split!r}; it has: {', '.join(env.splits)}")
+        for t in select_tasks(env, split=cfg.split, seed=cfg.seed, num_tasks=cfg.n):
+            msgs = t.messages(env.system_prompt)
+            data = VerihubTaskData(
+                id=t.id,
+                prompt=[{"role": m.role, "content": m.content or ""} for m in msgs],
+                verihub_env=cfg.env,
+                verihub_env_args=args_json,
+                task_id=t.id,
+                answer=json.dumps(to_jsonable_python(t.answer)),
+                metadata=json.dumps(to_jsonable_python(t.metadata)),
+                grade_timeout_s=cfg.grade_timeout_s,
+                error_value=cfg.error_value,
+            )
+            yield VerihubTask(data, cfg.task)
+
+
+def to_v1_taskset(
+    env_id: str,
+    *,
+    env_args: Mapping[str, Any] | None = None,
+    split: str = "test",
+    n: int | None = None,
+    seed: int = 0,
+    grade_timeout_s: float = 60.0,
+    error_value: float = 0.0,
+) -> VerihubTaskset:
+    """The installed verihub environment ``env_id`` as a v1 taskset (its first ``n`` tasks of
+    ``split``), for verifiers' ``Env``/trainers; ``vf-eval`` reaches the same through this
+    module's name and ``--env.taskset.*`` flags."""
+    config = VerihubTasksetConfig(
+        id=__name__,
+        env=env_id,
+        env_args=dict(env_args or {}),
+        split=split,
+        n=n,
+        seed=seed,
+        grade_timeout_s=grade_timeout_s,
+        error_value=error_value,
+    )
+    return VerihubTaskset(config)

@@ -1,0 +1,191 @@
+"""hub.train.verifiers_v1, run INSIDE the verifiers 0.4.x venv (tests/hub/test_verifiers_v1.py
+starts pytest on this file there). Skipped anywhere verifiers.v1 has no Taskset API."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+sys.path.insert(0, str(FIXTURES))
+
+vf = pytest.importorskip("verifiers.v1")
+if not hasattr(vf, "Taskset"):
+    pytest.skip("needs verifiers 0.4.x", allow_module_level=True)
+
+from hub.env.errors import UsageError  # noqa: E402
+from hub.env.types import Message, Rollout, Timing  # noqa: E402
+from hub.env.types import Task as HubTask  # noqa: E402
+from hub.run.fake_server import FakeChatServer  # noqa: E402
+from hub.train.verifiers_v1 import load_v1_taskset  # noqa: E402
+
+
+def _rollout(env, task, reply: str):  # type: ignore[no-untyped-def]
+    msgs = [*task.messages(None), Message(role="assistant", content=reply)]
+    return Rollout(
+        task_id=task.id, rollout_index=0, messages=msgs, completion=reply, timing=Timing(started_at=0.0)
+    )
+
+
+def test_tasks_come_from_the_taskset_with_prompts() -> None:
+    env = load_v1_taskset("toy_add_v1", config={"num_examples": 3})
+    tasks = list(env.tasks("test"))
+    assert [t.id for t in tasks] == ["add-41-1", "add-2-2", "add-40-2"]
+    roles = [(m.role, m.content) for m in tasks[1].messages(None)]
+    assert roles == [("system", "Reply as 'Answer: <number>'."), ("user", "What is 2 + 2?")]
+
+
+async def test_rewards_are_weighted_checks_and_metrics_in_the_reason() -> None:
+    env = load_v1_taskset("toy_add_v1")
+    t41, t2 = list(env.tasks("test"))[:2]
+    good = await env.grade(t41, _rollout(env, t41, "Answer: 42"))
+    assert good.passed and good.score == 1.0
+    assert {(c.name, c.weight, c.score) for c in good.checks} == {("correct", 1.0, 1.0), ("brief", 0.5, 1.0)}
+    assert "reply_chars=10" in good.reason
+    wrong = await env.grade(t2, _rollout(env, t2, "Answer: 5"))
+    assert not wrong.passed and wrong.score == pytest.approx(0.5 / 1.5)
+    wordy = await env.grade(t2, _rollout(env, t2, "Let me think. 2 + 2 is... Answer: 4"))
+    assert wordy.score == pytest.approx(1.0 / 1.5) and not wordy.passed  # correct, not brief
+
+
+async def test_a_raising_reward_is_a_grader_error() -> None:
+    env = load_v1_taskset("toy_add_v1", config={"crash": True})
+    task = next(iter(env.tasks("test")))
+    grade = await env.grade(task, _rollout(env, task, "Answer: 42"))
+    assert grade.is_error and "reward bug" in grade.reason
+
+
+async def test_stop_conditions_are_checked_after_the_turn() -> None:
+    env = load_v1_taskset("toy_add_v1")
+    task = next(iter(env.tasks("test")))
+    state = await env.reset(task)
+    state.messages.append(Message(role="assistant", content="Answer: 42"))
+    step = await env.step(state, state.messages[-1])
+    assert step.terminated and step.info["stop_condition"] == "answered"
+    state = await env.reset(task)
+    state.messages.append(Message(role="assistant", content="no idea"))
+    step = await env.step(state, state.messages[-1])
+    assert step.terminated and step.info["stop_condition"] == "no_user"
+
+
+@pytest.mark.parametrize(
+    ("module", "feature"),
+    [
+        ("toy_container_v1", "NEEDS_CONTAINER"),
+        ("toy_setup_v1", r"setup\(\) hook"),
+        ("toy_tools_v1", r"tool servers \(toolsets/MCP\)"),
+    ],
+)
+def test_what_needs_a_runtime_is_refused_by_name(module: str, feature: str) -> None:
+    env = load_v1_taskset(module)
+    with pytest.raises(UsageError, match=feature):
+        list(env.tasks("test"))
+
+
+def test_an_unknown_taskset_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="cannot load v1 taskset 'no_such_taskset_xyz'"):
+        load_v1_taskset("no_such_taskset_xyz")
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_verihub_eval_runs_the_taskset(tmp_path: Path, stream: bool) -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(FIXTURES), os.environ.get("PYTHONPATH", "")])}
+    env["VH_FAKE_KEY"] = "x"
+    out = tmp_path / "run"
+    async with FakeChatServer() as server:  # answers "Answer: 42"
+        cmd = [
+            str(Path(sys.executable).parent / "verihub"), "eval", "verifiers-v1",
+            "--env-arg", "taskset=toy_add_v1", "--model", "fake", "--base-url", server.base_url,
+            "--api-key-env", "VH_FAKE_KEY", "--out", str(out), "--max-tokens", "16",
+            *(["--stream"] if stream else []),
+        ]  # fmt: skip
+        proc = await _run(cmd, env)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    rows = [json.loads(line) for line in (out / "rollouts.jsonl").read_text().splitlines()]
+    scores = {r["task_id"]: r["reward"] for r in rows}
+    expected = {"add-41-1": 1.0, "add-40-2": 1.0, "add-2-2": 0.5 / 1.5, "add-1-1": 0.5 / 1.5}
+    assert scores == pytest.approx(expected)
+
+
+async def _run(cmd: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    import asyncio
+
+    t0 = time.monotonic()
+    proc = await asyncio.create_subprocess_exec(
+        *cmd, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    stdout, stderr = await asyncio.wait_for(proc.communicate(), timeout=300)
+    assert time.monotonic() - t0 < 300
+    return subprocess.CompletedProcess(cmd, proc.returncode or 0, stdout.decode(), stderr.decode())
+
+
+# -- verihub environments as v1 tasksets (hub.train.v1_taskset, the `verihub-v1` taskset id) ----
+async def test_to_v1_taskset_scores_with_the_verihub_grader() -> None:
+    from hub.train.v1_taskset import VerihubTask, to_v1_taskset
+    from hub.train.verifiers_v1 import v1_trace
+
+    tasks = list(to_v1_taskset("arith", n=3))
+    assert len(tasks) == 3 and all(isinstance(t, VerihubTask) for t in tasks)
+    assert tasks[0].data.prompt[0].content.startswith("Compute ")
+    for task, right in ((tasks[0], True), (tasks[1], False)):
+        answer = json.loads(task.data.answer)
+        reply = f"Answer: {answer}" if right else f"Answer: {int(answer) + 1}"
+        msgs = [Message(role=m.role, content=m.content) for m in task.data.prompt]
+        trace = v1_trace(task, [*msgs, Message(role="assistant", content=reply)], len(msgs))
+        await task.score(trace, None)
+        assert trace.rewards["verihub_reward"].score == (1.0 if right else 0.0)
+        assert trace.metrics["verihub_passed"] == (1.0 if right else 0.0)
+        assert trace.info["verihub_grade"]["status"] == ("correct" if right else "incorrect")
+
+
+def test_an_unknown_verihub_env_is_a_usage_error() -> None:
+    from hub.train.v1_taskset import _environment
+
+    with pytest.raises(UsageError, match="no installed environment"):
+        _environment("no_such_env_xyz", "{}")
+
+
+async def test_real_vf_eval_runs_a_verihub_env(tmp_path: Path) -> None:
+    """vf-eval 0.4.0 with the null harness (a chat program run by uv) and the subprocess
+    runtime, against the streaming fake server; rewards must equal verihub's own grades."""
+    from hub.registry import load_environment
+    from hub.train.v1_taskset import to_v1_taskset
+
+    env = {**os.environ, "VH_FAKE_KEY": "x"}
+    async with FakeChatServer() as server:  # "Answer: 42", streamed (vf asks for stream: true)
+        cmd = [
+            str(Path(sys.executable).parent / "vf-eval"), "verihub-v1",
+            "--env.taskset.env", "arith", "--env.taskset.n", "3",
+            "--env.agent.harness.id", "null", "--env.agent.runtime.type", "subprocess",
+            "-m", "fake", "--client.base-url", server.base_url, "--client.api-key-var", "VH_FAKE_KEY",
+            "--no-push", "-n", "2", "-r", "1", "--sampling.max-tokens", "16", "-o", str(tmp_path),
+        ]  # fmt: skip
+        proc = await _run(cmd, env)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    (traces,) = tmp_path.glob("verihub-v1--fake--null--*/traces.jsonl")
+    episodes = [json.loads(line) for line in traces.read_text().splitlines()]
+    assert len(episodes) == 2
+    arith = load_environment("arith")
+    by_id = {t.data.id: t for t in to_v1_taskset("arith", n=3)}
+    for ep in episodes:
+        (trace,) = ep["traces"]
+        task = by_id[trace["task"]["data"]["id"]]
+        assert [n["message"]["content"] for n in trace["nodes"]][-1] == "Answer: 42"
+        msgs = [*(Message(role=m.role, content=m.content) for m in task.data.prompt)]
+        rollout = Rollout(
+            task_id=task.data.id,
+            rollout_index=0,
+            messages=[*msgs, Message(role="assistant", content="Answer: 42")],
+            completion="Answer: 42",
+            timing=Timing(started_at=0.0),
+        )
+        hub_task = HubTask(id=task.data.id, prompt=tuple(msgs), answer=json.loads(task.data.answer))
+        expected = await arith.grade(hub_task, rollout)
+        assert trace["rewards"]["verihub_reward"]["score"] == expected.score
+        assert trace["info"]["verihub_grade"]["reason"] == expected.reason
