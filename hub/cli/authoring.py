@@ -196,7 +196,7 @@ def verify_cmd(
 ) -> None:
     """Re-verify a submission bundle: hashes, summary vs rollouts, package identity, check."""
     from hub.review.check import CheckOptions
-    from hub.review.submit import verify_submission
+    from hub.review.verify import verify_submission
 
     result = verify_submission(
         bundle, rerun_check=not skip_check, check_options=CheckOptions(unsafe_no_sandbox=unsafe_no_sandbox)

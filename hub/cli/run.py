@@ -65,10 +65,10 @@ others (endpoint, key, concurrency, rate limits, timeouts, retries, grading) are
 
 
 def sandbox_default() -> bool:
-    """``[eval] sandbox = true`` in the user config file (see ``hub.registry.catalogue.config_path``)."""
+    """``[eval] sandbox = true`` in the user config file (see ``hub.registry.config.config_path``)."""
     import tomllib
 
-    from hub.registry.catalogue import config_path
+    from hub.registry.config import config_path
 
     path = config_path()
     if not path.is_file():

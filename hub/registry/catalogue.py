@@ -17,7 +17,7 @@ environment's import package; ``verihub install`` refuses a package whose hash d
 verihub ships ``hub/registry/catalogue.json``: the project's own environments, as ``path`` sources
 relative to it (``../../environments/ID``, so they install from a verihub checkout) with their
 content hashes. After changing an environment, regenerate the hashes (and versions) with
-``python -m hub.registry.catalogue --refresh``; ``--check`` only reports stale entries. More catalogues
+``python -m hub.registry.refresh --refresh``; ``--check`` only reports stale entries. More catalogues
 (a file path or an http(s)/file URL each) are listed in the user config file,
 ``$VERIHUB_CONFIG`` or ``~/.config/verihub/config.toml``::
 
@@ -41,11 +41,8 @@ cannot be read, and every entry left out, is reported in :attr:`Catalogue.proble
 from __future__ import annotations
 
 import hashlib
-import ipaddress
 import json
-import os
 import re
-import sys
 import urllib.parse
 import urllib.request
 from collections.abc import Mapping, Sequence
@@ -56,9 +53,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from hub.env.errors import UsageError
+from hub.registry.config import configured_catalogues, configured_pins, is_loopback, split_pin
 
 __all__ = [
-    "HUB_CATALOGUE_PATH",
     "SCHEMA_VERSION",
     "SHIPPED_ORIGIN",
     "Catalogue",
@@ -68,14 +65,10 @@ __all__ = [
     "PathSource",
     "PypiSource",
     "WheelSource",
-    "config_path",
-    "configured_catalogues",
     "load_catalogue",
     "parse_catalogue",
     "read_catalogue",
-    "refresh_catalogue",
     "shipped_path",
-    "source_info",
 ]
 
 SCHEMA_VERSION = 1
@@ -84,7 +77,6 @@ _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 _HASH = re.compile(r"^sha256:[0-9a-f]{64}$")
 _FETCH_TIMEOUT_S = 10.0
 #: Where a verihub hub serves its catalogue document (public environments, reviewed versions).
-HUB_CATALOGUE_PATH = "/api/v1/catalogue.json"
 
 
 class PypiSource(BaseModel):
@@ -307,34 +299,12 @@ def parse_catalogue(text: str, *, origin: str, base_dir: Path | None = None) -> 
     return cat
 
 
-def _is_loopback(host: str | None) -> bool:
-    if not host:
-        return False
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def split_pin(location: str) -> tuple[str, str | None]:
-    """``"URL#sha256=HEX"`` -> ``("URL", "HEX")``; a location without a pin -> ``(location, None)``."""
-    base, sep, fragment = location.partition("#sha256=")
-    if not sep:
-        return location, None
-    digest = fragment.strip().lower()
-    if not re.fullmatch(r"[0-9a-f]{64}", digest):
-        raise UsageError(f"catalogue pin in {location!r} must be #sha256= and 64 hex digits")
-    return base, digest
-
-
 def read_catalogue(location: str, *, allow_insecure: bool = False) -> Catalogue:
     """Read a catalogue from a file path or an http(s)/file URL (see the module docstring)."""
     where, digest = split_pin(location)
     parsed = urllib.parse.urlparse(where)
     scheme = parsed.scheme
-    if scheme == "http" and not allow_insecure and not _is_loopback(parsed.hostname):
+    if scheme == "http" and not allow_insecure and not is_loopback(parsed.hostname):
         raise UsageError(
             f"catalogue {where} is plain http, which anyone on the path can change; use https, "
             "or pass --allow-insecure if you accept that"
@@ -365,54 +335,6 @@ def _check_pin(where: str, data: bytes, digest: str | None) -> None:
             f"catalogue {where} does not match its pinned sha256 ({digest[:12]}...); it changed since "
             "you pinned it: check it, then update the pin in your config"
         )
-
-
-def configured_pins(path: Path | None = None) -> dict[str, str]:
-    """``[hub.pins]`` of the user config: environment id -> the catalogue location that owns it."""
-    cfg = path if path is not None else config_path()
-    if not cfg.is_file():
-        return {}
-    pins = _toml(cfg).get("hub", {}).get("pins", {})
-    if not isinstance(pins, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in pins.items()
-    ):
-        raise UsageError(f'{cfg}: [hub.pins] must map environment ids to catalogue locations (id = "URL")')
-    base = cfg.resolve().parent
-    out: dict[str, str] = {}
-    for env_id, loc in pins.items():
-        where, _ = split_pin(loc)
-        is_url = urllib.parse.urlparse(where).scheme in ("http", "https", "file")
-        out[env_id] = where if is_url or Path(where).expanduser().is_absolute() else str(base / where)
-    return out
-
-
-def config_path() -> Path:
-    """The user config file: ``$VERIHUB_CONFIG`` or ``~/.config/verihub/config.toml``."""
-    env = os.environ.get("VERIHUB_CONFIG")
-    if env:
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "verihub" / "config.toml"
-
-
-def configured_catalogues(path: Path | None = None) -> list[str]:
-    """Extra catalogue locations from the user config file (none when it does not exist)."""
-    cfg = path if path is not None else config_path()
-    if not cfg.is_file():
-        return []
-    data = _toml(cfg)
-    cats = data.get("hub", {}).get("catalogues", [])
-    if not isinstance(cats, list) or not all(isinstance(c, str) for c in cats):
-        raise UsageError(f"{cfg}: [hub] catalogues must be a list of paths or URLs")
-    base = cfg.resolve().parent
-    out: list[str] = []
-    for c in cats:
-        is_url = urllib.parse.urlparse(c).scheme in ("http", "https", "file")
-        out.append(c if is_url or Path(c).expanduser().is_absolute() else str(base / c))
-    hub_url = data.get("hub", {}).get("url")
-    if isinstance(hub_url, str) and hub_url:  # set by `verihub login`: the hub's own catalogue
-        out.append(hub_url.rstrip("/") + HUB_CATALOGUE_PATH)
-    return out
 
 
 def shipped_path() -> Path:
@@ -450,91 +372,3 @@ def load_catalogue(
         except UsageError as exc:
             cat._problems.append(str(exc))
     return cat
-
-
-def _toml(path: Path) -> dict[str, Any]:
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        try:
-            import tomli as tomllib  # type: ignore[no-redef]
-        except ModuleNotFoundError as exc:
-            raise UsageError(f"reading {path} on Python 3.10 needs `pip install tomli`") from exc
-    try:
-        data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}; fix or remove it") from exc
-    return data
-
-
-def source_info(folder: Path) -> tuple[str, str, str]:
-    """(environment id, version, content hash) of a package source folder.
-
-    The hash is :func:`hub.registry.package.hash_tree` of the import package the entry point names, the
-    same as :func:`hub.registry.entrypoints.package_hash` once installed (the wheel holds the same files).
-    """
-    from hub.registry.package import ENTRY_POINT_GROUP, hash_tree
-
-    project = _toml(folder / "pyproject.toml").get("project", {})
-    eps = project.get("entry-points", {}).get(ENTRY_POINT_GROUP, {})
-    if len(eps) != 1:
-        raise UsageError(f"{folder}/pyproject.toml must declare one {ENTRY_POINT_GROUP} entry point")
-    ((env_id, value),) = eps.items()
-    module = str(value).split(":", 1)[0].split(".", 1)[0]
-    for base in (folder, folder / "src"):
-        for target in (base / module, base / f"{module}.py"):
-            if target.exists():
-                return str(env_id), str(project.get("version", "")), hash_tree(target)
-    raise UsageError(f"{folder}: the entry point's module {module!r} is not in the folder")
-
-
-def refresh_catalogue(path: Path | None = None, *, write: bool = True) -> list[str]:
-    """Update the hash and version of every ``path`` entry of a catalogue file from its source.
-
-    Returns what changed (or, with ``write=False``, what is stale) as lines; other sources are
-    left alone. Used by ``python -m hub.registry.catalogue --refresh`` on the shipped catalogue.
-    """
-    path = path or shipped_path()
-    raw = json.loads(path.read_text(encoding="utf-8"))
-    changes: list[str] = []
-    for entry in raw.get("environments", []):
-        src = entry.get("install", {})
-        if src.get("kind") != "path":
-            continue
-        folder = Path(src["path"]).expanduser()
-        folder = folder if folder.is_absolute() else path.resolve().parent / folder
-        env_id, version, digest = source_info(folder)
-        for key, value in (("id", env_id), ("version", version), ("content_hash", digest)):
-            if entry.get(key) != value:
-                changes.append(f"{entry.get('id')}: {key} {entry.get(key)} -> {value}")
-                entry[key] = value
-    if write and changes:
-        path.write_text(json.dumps(raw, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    return changes
-
-
-def _main(argv: Sequence[str]) -> int:
-    import argparse
-
-    parser = argparse.ArgumentParser(
-        prog="python -m hub.registry.catalogue", description=__doc__.split("\n")[0]
-    )
-    parser.add_argument("--refresh", action="store_true", help="rewrite stale hashes and versions")
-    parser.add_argument("--check", action="store_true", help="exit 1 when an entry is stale")
-    parser.add_argument("file", nargs="?", type=Path, help="catalogue file (default: the shipped one)")
-    args = parser.parse_args(list(argv))
-    if args.refresh == args.check:
-        parser.error("give one of --refresh or --check")
-    changes = refresh_catalogue(args.file, write=args.refresh)
-    print("\n".join([*changes, f"{args.file or shipped_path()}: {len(changes)} stale fields"]))
-    if args.check and changes:
-        print(
-            f"regenerate it: python -m hub.registry.catalogue --refresh {args.file or ''}".rstrip(),
-            file=sys.stderr,
-        )
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(_main(sys.argv[1:]))

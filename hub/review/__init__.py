@@ -4,7 +4,8 @@ Reading guide:
 
 - :mod:`hub.review.scaffold` (with the ``templates`` folder): ``verihub init``.
 - :mod:`hub.review.check`: ``verihub check``, the sandboxed automatic reviewer (its own guide).
-- :mod:`hub.review.submit`: submission bundles (``verihub submit``, ``verify-submission``).
+- :mod:`hub.review.submit`: writing submission bundles (``verihub submit``); :mod:`hub.review.verify`:
+  re-verifying one (``verihub verify-submission``).
 - :mod:`hub.review.calibrate`: per-task pass rates and the learnable band.
 - :mod:`hub.review.env_tests`, :mod:`hub.review.testing`: test kits for environment packages.
 

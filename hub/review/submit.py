@@ -1,4 +1,4 @@
-"""Submission bundles: ``verihub submit PATH`` and ``verihub verify-submission BUNDLE``.
+"""Submission bundles: ``verihub submit PATH`` writes one.
 
 A bundle is a folder::
 
@@ -7,20 +7,14 @@ A bundle is a folder::
     eval/            config.json, rollouts.jsonl and summary.json of a smoke evaluation
     manifest.json    bundle_version, environment id and version, and the sha256 of every file
 
-``verify_submission`` refuses a bundle whose files differ from the manifest, that has files the
-manifest does not list, whose recorded summary does not follow from its recorded rollouts
-(recomputed with :class:`hub.run.metrics.SummaryBuilder`), whose recorded verdicts differ from
-what the bundled grader gives when it grades the recorded rollouts again (sandboxed), whose
-evaluated package is not the
-bundled wheel (content hash), or whose sdist no longer passes the check. The manifest itself is
-not signed: compare its sha256 (printed by both commands) with the one posted with the submission.
+:func:`hub.review.verify.verify_submission` re-verifies a bundle (see that module). The manifest
+itself is not signed: compare its sha256 (printed by both commands) with the one posted with the
+submission.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-import math
 import os
 import shutil
 import subprocess
@@ -28,26 +22,25 @@ import sys
 import tarfile
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
 from hub.env.errors import UsageError, VerihubError
-from hub.registry.install import InstallError, build_wheel, unpack_wheel, wheel_package_hash
-from hub.review.check import CheckOptions, CheckReport, check
-from hub.run.metrics import Summary, SummaryBuilder
+from hub.registry.install import unpack_wheel
+from hub.review.check import CheckOptions, check
 from hub.run.rundir import RunDir
 
 __all__ = [
     "BUNDLE_VERSION",
+    "MANIFEST",
     "Manifest",
     "SubmissionError",
-    "Verification",
     "file_sha256",
     "submit",
-    "verify_submission",
+    "bundle_files",
+    "unpack_sdist",
 ]
 
 BUNDLE_VERSION = 1
@@ -72,20 +65,6 @@ class Manifest(BaseModel):
     files: dict[str, str] = Field(description="Relative path -> sha256:<hex> of every other file.")
 
 
-@dataclass
-class Verification:
-    """What ``verify_submission`` found; ``ok`` when ``problems`` is empty."""
-
-    bundle: Path
-    manifest_sha256: str = ""
-    problems: list[str] = field(default_factory=list)
-    report: CheckReport | None = None
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-
 def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as fh:
@@ -94,7 +73,7 @@ def file_sha256(path: Path) -> str:
     return "sha256:" + digest.hexdigest()
 
 
-def _files(root: Path) -> dict[str, str]:
+def bundle_files(root: Path) -> dict[str, str]:
     manifest = root / MANIFEST
     return {
         p.relative_to(root).as_posix(): file_sha256(p)
@@ -161,7 +140,7 @@ def _build(src: Path, dist: Path, *, unsafe: bool = False) -> tuple[Path, Path]:
     return sdists[0], wheels[0]
 
 
-def _unpack_sdist(sdist: Path, dest: Path) -> Path:
+def unpack_sdist(sdist: Path, dest: Path) -> Path:
     with tarfile.open(sdist) as tf:
         for member in tf.getmembers():
             target = (dest / member.name).resolve()
@@ -291,7 +270,7 @@ def submit(
     sdist, wheel = _build(src, bundle / "dist", unsafe=unsafe)
     env_id, dist_name, version = _wheel_env(wheel)
     with tempfile.TemporaryDirectory(prefix="verihub-submit-") as tmp:
-        report = check(str(_unpack_sdist(sdist, Path(tmp))), options=check_options)
+        report = check(str(unpack_sdist(sdist, Path(tmp))), options=check_options)
     (bundle / "check").mkdir()
     (bundle / "check" / "report.json").write_text(report.model_dump_json(indent=2), encoding="utf-8")
     (bundle / "check" / "report.txt").write_text(report.to_text() + "\n", encoding="utf-8")
@@ -320,155 +299,7 @@ def submit(
             "mean_reward": summary.mean_reward,
             "isolation": isolation,
         },
-        files=_files(bundle),
+        files=bundle_files(bundle),
     )
     (bundle / MANIFEST).write_text(manifest.model_dump_json(indent=2), encoding="utf-8")
     return bundle, manifest
-
-
-def _close(a: Any, b: Any, where: str = "") -> list[str]:
-    """Paths where two JSON-like values differ (floats compared with a tolerance)."""
-    if isinstance(a, float) or isinstance(b, float):
-        ok = isinstance(a, (int, float)) and isinstance(b, (int, float)) and math.isclose(a, b, abs_tol=1e-9)
-        return [] if ok else [f"{where or '.'}: {a!r} != {b!r}"]
-    if isinstance(a, dict) and isinstance(b, dict):
-        out = [f"{where}.{k}: only on one side" for k in sorted(set(a) ^ set(b))]
-        for k in sorted(set(a) & set(b)):
-            out += _close(a[k], b[k], f"{where}.{k}")
-        return out
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        if len(a) != len(b):
-            return [f"{where}: {len(a)} items != {len(b)}"]
-        return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in _close(x, y, f"{where}[{i}]")]
-    return [] if a == b else [f"{where or '.'}: {a!r} != {b!r}"]
-
-
-def _verify_eval(bundle: Path, manifest: Manifest) -> list[str]:
-    rundir = RunDir(bundle / "eval")
-    try:
-        config = rundir.load_config()
-        recorded = rundir.load_summary()
-        keys = rundir.done_keys()
-        rollouts = list(rundir.iter_rollouts())
-    except VerihubError as exc:
-        return [f"eval: {exc}"]
-    problems = []
-    if config.env_id != manifest.env_id:
-        problems.append(f"eval: evaluated {config.env_id}, the manifest says {manifest.env_id}")
-    expected = (config.num_tasks or 0) * config.rollouts_per_task
-    if len(keys) != expected:
-        problems.append(f"eval: {len(keys)} rollouts recorded, the config implies {expected}")
-    builder = SummaryBuilder(
-        env_id=recorded.env_id,
-        env_version=recorded.env_version,
-        model=recorded.model,
-        rollouts_per_task=config.rollouts_per_task,
-    )
-    for t in recorded.per_task:
-        builder.add_task(t.task_id)
-    rebuilt: Summary = builder.extend(rollouts).build()
-    if len(recorded.per_task) != config.num_tasks:
-        problems.append(
-            f"eval: the summary lists {len(recorded.per_task)} tasks, the config {config.num_tasks}"
-        )
-    diffs = _close(rebuilt.model_dump(mode="json"), recorded.model_dump(mode="json"))
-    if diffs:
-        problems.append("eval: summary.json does not match rollouts.jsonl (" + "; ".join(diffs[:3]) + ")")
-    return problems
-
-
-def bind_wheel_to_sdist(sdist: Path, wheel_hash: str, env_id: str, *, unsafe: bool = False) -> list[str]:
-    """Rebuild the wheel from ``sdist`` in the sandbox and compare its import package with the
-    bundled wheel's (``wheel_hash``); a wheel swapped for another build is a problem."""
-    with tempfile.TemporaryDirectory(prefix="verihub-bind-") as tmp:
-        try:
-            folder = _unpack_sdist(sdist, Path(tmp) / "sdist")
-            rebuilt = build_wheel(folder, Path(tmp) / "wheels", unsafe=unsafe)
-            rebuilt_hash = wheel_package_hash(rebuilt, env_id)
-        except (InstallError, SubmissionError) as exc:
-            return [f"the sdist does not rebuild into a verifiable wheel: {exc}"]
-    if rebuilt_hash != wheel_hash:
-        return [
-            "the bundled wheel is not the sdist's build: its import package differs from the wheel "
-            f"rebuilt from the sdist ({wheel_hash} vs {rebuilt_hash}); the wheel was swapped or changed"
-        ]
-    return []
-
-
-def verify_submission(
-    bundle: str | os.PathLike[str], *, check_options: CheckOptions | None = None, rerun_check: bool = True
-) -> Verification:
-    """Re-verify a bundle written by :func:`submit` (see the module docstring)."""
-    root = Path(bundle)
-    result = Verification(bundle=root)
-    mpath = root / MANIFEST
-    if not mpath.is_file():
-        raise UsageError(f"{root} is not a submission bundle (no {MANIFEST})")
-    result.manifest_sha256 = file_sha256(mpath)
-    try:
-        manifest = Manifest.model_validate_json(mpath.read_bytes())
-    except ValidationError as exc:
-        result.problems.append(f"{MANIFEST} is malformed ({exc.error_count()} problems)")
-        return result
-    if manifest.bundle_version > BUNDLE_VERSION:
-        result.problems.append(
-            f"bundle_version {manifest.bundle_version} is newer than this verihub; upgrade"
-        )
-        return result
-    actual = _files(root)
-    for rel, digest in manifest.files.items():
-        if rel not in actual:
-            result.problems.append(f"{rel} is missing")
-        elif actual[rel] != digest:
-            result.problems.append(f"{rel} was modified (sha256 differs from the manifest)")
-    result.problems += [
-        f"{rel} is not listed in the manifest" for rel in sorted(set(actual) - set(manifest.files))
-    ]
-    if result.problems:
-        return result
-    result.problems += _verify_eval(root, manifest)
-    wheels = sorted((root / "dist").glob("*.whl"))
-    sdists = sorted((root / "dist").glob("*.tar.gz"))
-    if len(wheels) != 1 or len(sdists) != 1:
-        result.problems.append("dist/ must hold exactly one wheel and one sdist")
-        return result
-    config = RunDir(root / "eval").load_config()
-    try:
-        bundled_hash = wheel_package_hash(wheels[0], manifest.env_id)
-    except InstallError as exc:
-        result.problems.append(f"the bundled wheel is refused: {exc}")
-        return result
-    if bundled_hash != config.env_hash:
-        result.problems.append("the evaluated package is not the bundled wheel (content hashes differ)")
-    if rerun_check and not result.problems:
-        unsafe = check_options is not None and check_options.unsafe_no_sandbox
-        result.problems += bind_wheel_to_sdist(sdists[0], bundled_hash, manifest.env_id, unsafe=unsafe)
-    if rerun_check and not result.problems:
-        from hub.review.check.regrade import regrade_sandboxed
-
-        regraded = regrade_sandboxed(
-            wheels[0],  # the verified wheel, bound to the sdist above
-            root / "eval" / "rollouts.jsonl",
-            env_id=manifest.env_id,
-            split=config.split,
-            seed=config.seed,
-            num_tasks=config.num_tasks or 0,
-            options=check_options,
-        )
-        if regraded.error is not None:
-            result.problems.append(f"regrading the rollouts failed: {regraded.error}")
-        elif regraded.n_differ:
-            result.problems.append(
-                f"{regraded.n_differ} recorded verdicts differ from the bundled grader's "
-                f"(e.g. {regraded.differ[0]})"
-            )
-        if result.problems:
-            return result
-        report = check(str(wheels[0]), options=check_options)  # the same verified wheel
-        result.report = report
-        if not report.passed:
-            result.problems.append(f"the check fails now: {', '.join(r.name for r in report.failures())}")
-        recorded = json.loads((root / "check" / "report.json").read_text(encoding="utf-8"))
-        if recorded.get("passed") != report.passed:
-            result.problems.append("the recorded check report disagrees with the check run now")
-    return result

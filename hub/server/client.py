@@ -1,7 +1,7 @@
 """The client side of the hub: login, push and install against a hub's HTTP API.
 
 The hub URL and token live in the user config file (the one the catalogue reads,
-:func:`hub.registry.catalogue.config_path`) under ``[hub] url`` and ``token``; the file is
+:func:`hub.registry.config.config_path`) under ``[hub] url`` and ``token``; the file is
 written with mode 0600. Uses only the standard library's ``urllib``.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hub.env.errors import UsageError, VerihubError
-from hub.registry.catalogue import config_path
+from hub.registry.config import config_path
 
 __all__ = ["HubError", "clear_login", "hub_request", "hub_settings", "pack_bundle", "save_login"]
 

@@ -20,7 +20,8 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from hub.review.submit import MANIFEST, Manifest, file_sha256, verify_submission
+from hub.review.submit import MANIFEST, Manifest, file_sha256
+from hub.review.verify import verify_submission
 from hub.server.accounts import Principal, can_publish_as, get_owner
 from hub.server.archive import ArchiveError, check_sdist, check_wheel, unpack_upload
 from hub.server.cache import bump

@@ -1,7 +1,7 @@
 """One review, run in its own process by a worker: ``python -m hub.server.review ARCHIVE OUT``.
 
 The uploaded bundle is unpacked again (same caps as on push) and
-:func:`hub.review.submit.verify_submission` re-verifies it in full: hashes, the recorded
+:func:`hub.review.verify.verify_submission` re-verifies it in full: hashes, the recorded
 evaluation, the sandboxed regrade of the recorded rollouts, and ``verihub check`` on the sdist
 (which runs the environment's code in the check sandbox). The JSON report is written to OUT.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from hub.review.check import CheckOptions
-from hub.review.submit import verify_submission
+from hub.review.verify import verify_submission
 from hub.server.archive import unpack_upload
 from hub.server.config import Limits
 

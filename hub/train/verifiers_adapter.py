@@ -1,4 +1,8 @@
-"""Adapters between verihub and the ``verifiers`` library (pinned: ``verifiers==0.3.1``).
+"""Adapters between verihub and the ``verifiers`` library's classic API (0.3.x).
+
+(Over 400 lines on purpose: both directions share the message conversion, the API detection and
+the grade mapping; split apart they would have to export those private helpers to each other.
+verifiers 0.4's v1 API lives in :mod:`hub.train.verifiers_v1` and :mod:`hub.train.v1_taskset`.)
 
 Supported is verifiers' classic API (``vf.SingleTurnEnv``, ``vf.MultiTurnEnv`` with
 ``env_response`` and ``@vf.stop`` conditions, ``vf.Rubric`` / ``vf.RubricGroup`` reward functions

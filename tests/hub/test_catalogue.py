@@ -17,14 +17,12 @@ from hub.registry.catalogue import (
     PathSource,
     PypiSource,
     WheelSource,
-    _main,
-    configured_catalogues,
     load_catalogue,
     parse_catalogue,
     read_catalogue,
-    refresh_catalogue,
-    source_info,
 )
+from hub.registry.config import configured_catalogues
+from hub.registry.refresh import _main, refresh_catalogue, source_info
 
 HASH = "sha256:" + "ab" * 32
 REPO = Path(__file__).resolve().parents[2]
@@ -78,7 +76,7 @@ def test_shipped_catalogue_hashes_match_the_environments() -> None:
             stale.append(f"{e.id}: catalogue {e.version} {e.content_hash}, package {version} {digest}")
     assert not stale, (
         "hub/registry/catalogue.json is stale; regenerate it with "
-        "`python -m hub.registry.catalogue --refresh`:\n" + "\n".join(stale)
+        "`python -m hub.registry.refresh --refresh`:\n" + "\n".join(stale)
     )
 
 
@@ -90,7 +88,7 @@ def test_refresh_rewrites_stale_path_entries(tmp_path: Path, capsys: pytest.Capt
         entry("other", kind="pypi", name="verihub-other"),
     )
     assert _main(["--check", str(path)]) == 1
-    assert "python -m hub.registry.catalogue --refresh" in capsys.readouterr().err
+    assert "python -m hub.registry.refresh --refresh" in capsys.readouterr().err
     changes = refresh_catalogue(path)
     assert [c.split(":")[0] for c in changes] == ["arith", "arith"]  # version and hash; pypi untouched
     arith = read_catalogue(str(path)).get("arith")

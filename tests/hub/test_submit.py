@@ -16,7 +16,8 @@ from hub.env.errors import UsageError
 from hub.env.types import Rollout
 from hub.review.check import CheckOptions
 from hub.review.scaffold import scaffold
-from hub.review.submit import file_sha256, submit, verify_submission
+from hub.review.submit import file_sha256, submit
+from hub.review.verify import verify_submission
 from hub.run.local_model import local_model_path
 from hub.run.metrics import Summary, SummaryBuilder
 

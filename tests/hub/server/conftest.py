@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from hub.review.check import CheckOptions
-from hub.review.submit import MANIFEST, Manifest, _files, submit
+from hub.review.submit import MANIFEST, Manifest, bundle_files, submit
 from hub.server.client import pack_bundle
 
 REPO = Path(__file__).resolve().parents[3]
@@ -119,7 +119,7 @@ def make_variant(
     wheel = next((out / "dist").glob("*.whl")).name
     dist_name, ver = wheel.split("-")[0], wheel.split("-")[1]
     manifest = old.model_copy(
-        update={"distribution": distribution or old.distribution, "version": ver, "files": _files(out)}
+        update={"distribution": distribution or old.distribution, "version": ver, "files": bundle_files(out)}
     )
     assert dist_name
     (out / MANIFEST).write_text(manifest.model_dump_json(indent=2), encoding="utf-8")

@@ -201,7 +201,7 @@ def test_failure_limiter() -> None:
 
 
 def test_config_file_is_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from hub.registry.catalogue import configured_catalogues
+    from hub.registry.config import configured_catalogues
     from hub.server.client import clear_login, hub_settings, save_login
 
     cfg = tmp_path / "config.toml"
