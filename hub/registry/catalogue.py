@@ -147,6 +147,10 @@ class CatalogueEntry(BaseModel):
         description="Glob patterns of files the wheel may install outside its import package "
         "(``scripts/NAME`` for a console script); anything else undeclared is refused.",
     )
+    extra_hash: str | None = Field(
+        default=None,
+        description="sha256:... over the declared extra files (paths and bytes); required with extra_files.",
+    )
     catalogue: str = Field(default="", description="Which catalogue listed it (filled in on load).")
 
     @model_validator(mode="before")
@@ -164,6 +168,10 @@ class CatalogueEntry(BaseModel):
             raise ValueError(f"id {self.id!r} must be lowercase letters, digits and underscores")
         if self.content_hash is not None and not _HASH.match(self.content_hash):
             raise ValueError("content_hash must look like sha256:<64 hex digits>")
+        if self.extra_files and (self.extra_hash is None or not _HASH.match(self.extra_hash)):
+            raise ValueError(
+                "extra_files needs extra_hash (sha256:<64 hex digits>) so the extra files are pinned too"
+            )
         return self
 
     @property

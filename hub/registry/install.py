@@ -334,6 +334,11 @@ def install(
                 f"says {entry.content_hash}, the package is {actual}; nothing was installed. The package "
                 "changed since it was catalogued: ask its author, or update the catalogue if you trust it"
             )
+        if checked.extra_hash != entry.extra_hash:
+            raise InstallError(
+                f"{entry.id}@{entry.version}: the declared extra files hash to {checked.extra_hash}, the "
+                f"catalogue ({entry.catalogue}) says {entry.extra_hash}; nothing was installed"
+            )
         deps = ["--no-deps"] if no_deps else []
         _pip(["install", "-q", *deps, *pip_args, str(wheel)], what=f"installing {wheel.name}")
     importlib.invalidate_caches()

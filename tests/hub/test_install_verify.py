@@ -286,3 +286,15 @@ def test_a_pinned_catalogue_hash_is_checked(served_catalogue: tuple[str, bytes])
     assert read_catalogue(f"{url}#sha256={good}").get("lab_env") is not None
     with pytest.raises(UsageError, match="does not match its pinned sha256"):
         read_catalogue(f"{url}#sha256={'0' * 64}")
+
+
+def test_declared_extra_files_must_be_pinned_by_a_hash(tmp_path: Path) -> None:
+    """extra_files without extra_hash is refused by the catalogue schema, and a wheel whose extra
+    files differ from the pinned hash installs nothing (the matching hash is the negative case)."""
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="extra_files needs extra_hash"):
+        CatalogueEntry(id=ENV, version="0.1.0", install=PathSource(path="/x"), extra_files=("evil.pth",))
+    wheel = make_wheel(tmp_path, extra={"helper.py": b"x = 1\n"})
+    good = verify_wheel(str(wheel), env_id=ENV, extra_files=["helper.py"]).extra_hash
+    assert good is not None and good != "sha256:" + "0" * 64
