@@ -298,3 +298,25 @@ def test_declared_extra_files_must_be_pinned_by_a_hash(tmp_path: Path) -> None:
     wheel = make_wheel(tmp_path, extra={"helper.py": b"x = 1\n"})
     good = verify_wheel(str(wheel), env_id=ENV, extra_files=["helper.py"]).extra_hash
     assert good is not None and good != "sha256:" + "0" * 64
+
+
+def test_a_wheel_whose_extra_files_differ_from_the_pin_installs_nothing(tmp_path: Path) -> None:
+    from hub.registry.catalogue import WheelSource
+
+    wheel = make_wheel(tmp_path, extra={"helper.py": b"x = 1\n"})
+    check = verify_wheel(str(wheel), env_id=ENV, extra_files=["helper.py"])
+    entry = CatalogueEntry(
+        id=ENV,
+        version="0.1.0",
+        install=WheelSource(url=wheel.as_uri()),
+        content_hash=check.content_hash,
+        extra_files=("helper.py",),
+        extra_hash="sha256:" + "0" * 64,
+        catalogue="test",
+    )
+    with pytest.raises(InstallError, match="declared extra files hash to .* nothing was installed"):
+        install(ENV, catalogue=Catalogue(environments=[entry]), no_deps=True)
+    from importlib.metadata import PackageNotFoundError, version
+
+    with pytest.raises(PackageNotFoundError):
+        version("verihub-vh-probe")
