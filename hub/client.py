@@ -6,8 +6,12 @@ session, a cap on requests in flight, request-per-minute and token-per-minute li
 per-request timeouts, and token accounting.
 
 Retried: connection failures, timeouts, HTTP 408/409/425/429/5xx, and bodies that are not a
-valid completion. Not retried: other 4xx (a bad key, model or URL will not heal by waiting), and
-an answer over ``max_response_bytes`` (refused unread, so a hostile server cannot fill memory).
+valid completion; a ``Retry-After`` wait is honoured up to the request timeout. Not retried:
+other 4xx. Those that no request of the run could pass (401, 403, 404 unknown model or path,
+400/422 a request the server rejects) raise :class:`ModelConfigError`, which stops the run at
+once with the server's message; those about one request only (413, or a 400 over the context
+length) fail that rollout. An answer over ``max_response_bytes`` is refused unread, so a hostile
+server cannot fill memory.
 Everything in a body is untrusted: text is scrubbed of lone surrogates and a garbage token count
 is recorded as 0.
 """
@@ -19,6 +23,7 @@ import email.utils
 import json
 import math
 import random
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -238,10 +243,12 @@ class OpenAIClient:
         return body
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        """Exponential backoff with full jitter; a server's ``Retry-After`` is honoured, but never
+        past the request timeout (a server asking for an hour must not stall a rollout for one)."""
         cap = min(self.options.backoff_max_s, self.options.backoff_base_s * (2 ** (attempt - 1)))
         delay = random.uniform(0.0, cap)
         if retry_after is not None:
-            delay = max(delay, min(retry_after, _MAX_RETRY_AFTER_S))
+            delay = max(delay, min(retry_after, _MAX_RETRY_AFTER_S, self.options.timeout_s))
         return delay
 
     async def _post(self, payload: bytes) -> Completion:
@@ -274,17 +281,41 @@ class OpenAIClient:
         )
 
     def _raise_for_status(self, status: int, retry_after: str | None, raw: bytes) -> None:
-        detail = raw[:200].decode("utf-8", "replace").strip().replace("\n", " ")
+        detail = _server_message(raw)
         if status in _RETRY_STATUS:
             raise _Retryable(f"HTTP {status} from {self._url}: {detail}", _parse_retry_after(retry_after))
+        if status == 413 or (status == 400 and _PER_REQUEST_400.search(detail)):
+            # this request is too long for the model; the next one may fit
+            raise ModelError(f"HTTP {status} from {self._url}: {detail}")
         hint = {
             401: "check the API key (OPENAI_API_KEY or --api-key-env)",
             403: "the key is not allowed to use this model",
             404: "check --base-url (it usually ends in /v1) and --model",
-        }.get(status, "the server rejected the request")
-        if status in (401, 403, 404):
+            400: "the server rejects the requests of this run; check --model and the sampling flags",
+            422: "the server rejects the requests of this run; check --model and the sampling flags",
+        }.get(status)
+        if hint is not None:
             raise ModelConfigError(f"HTTP {status} from {self._url}: {detail}; {hint}")
-        raise ModelError(f"HTTP {status} from {self._url}: {detail}; {hint}")
+        raise ModelError(f"HTTP {status} from {self._url}: {detail}; the server rejected the request")
+
+
+_PER_REQUEST_400 = re.compile(r"context|too long|maximum.{0,20}length|max_tokens|too many tokens", re.I)
+"""A 400 about one request's size (over the model's context), not about the whole run."""
+
+
+def _server_message(raw: bytes) -> str:
+    """The server's error message: ``error.message`` of an OpenAI-style JSON body, or the text."""
+    text = raw.decode("utf-8", "replace")
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        inner = data.get("error", data)
+        message = inner.get("message", inner.get("detail")) if isinstance(inner, dict) else inner
+        if isinstance(message, str) and message.strip():
+            text = message
+    return scrub_surrogates(" ".join(text.split()))[:300]
 
 
 def _request_limiter(per_minute: float) -> AsyncLimiter:

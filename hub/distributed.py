@@ -33,7 +33,7 @@ from typing import Any, Literal
 from graders.grade import Grade
 from hub.environment import Environment
 from hub.errors import RunDirError, UsageError
-from hub.evaluate import EvalOptions, grading_env, open_client, prepare_run, run_tasks
+from hub.evaluate import EvalOptions, finish_regrade, grading_env, open_client, prepare_run, run_tasks
 from hub.metrics import Summary, SummaryBuilder
 from hub.registry import load_environment
 from hub.rundir import RunConfig, RunDir
@@ -132,10 +132,17 @@ def merge_shards(
     (task, rollout_index) once, in task order, and a summary recomputed over ``task_ids``."""
     root = RunDir(out)
     config = root.load_config()
+    with root.writing("merge"):
+        return _merge(root, config, shard_dirs, task_ids)
+
+
+def _merge(
+    root: RunDir, config: RunConfig, shard_dirs: Iterable[str | os.PathLike[str]], task_ids: list[str]
+) -> Summary:
+    out = root.path
     by_key: dict[tuple[str, int], Rollout] = {}
     for d in shard_dirs:
         shard = RunDir(d)
-        shard.repair()
         if shard.load_config().identity() != config.identity():
             raise RunDirError(f"shard {d} was run with another configuration than {out}; start a new run")
         for r in shard.iter_rollouts():
@@ -148,11 +155,7 @@ def merge_shards(
     if foreign:
         raise RunDirError(f"shards of {out} hold task {foreign[0]!r}, which this run does not select")
     ordered = sorted(by_key.values(), key=lambda r: (position[r.task_id], r.rollout_index))
-    tmp = root.rollouts_path.with_name(root.rollouts_path.name + ".merge")
-    with tmp.open("wb") as fh:
-        for r in ordered:
-            fh.write(r.model_dump_json().encode() + b"\n")
-    os.replace(tmp, root.rollouts_path)
+    root.replace_rollouts(ordered, reason="merge", keep=False)  # the shards hold the records
     builder = SummaryBuilder(
         env_id=config.env_id,
         env_version=config.env_version,
@@ -304,11 +307,14 @@ async def regrade_on_ray(
     """Like :func:`hub.evaluate.regrade`, with the grades computed concurrently on Ray workers."""
     rundir = RunDir(out)
     config = rundir.load_config()
-    env = RayGradedEnv(config.env_id, env_args=config.env_args, address=ray_address)
-    try:
-        return await _regrade(env, rundir, config, grade_timeout_s=grade_timeout_s, concurrency=concurrency)
-    finally:
-        await env.aclose()
+    with rundir.writing("regrade"):
+        env = RayGradedEnv(config.env_id, env_args=config.env_args, address=ray_address)
+        try:
+            return await _regrade(
+                env, rundir, config, grade_timeout_s=grade_timeout_s, concurrency=concurrency
+            )
+        finally:
+            await env.aclose()
 
 
 async def _regrade(
@@ -336,25 +342,7 @@ async def _regrade(
         return with_grade(base, grade, grade_s)
 
     new = await asyncio.gather(*(one(r) for r in old))
-    changed = sum(
-        (a.reward, a.passed, a.error) != (b.reward, b.passed, b.error) for a, b in zip(old, new, strict=True)
-    )
-    tmp = rundir.rollouts_path.with_name(rundir.rollouts_path.name + ".regrade")
-    with tmp.open("wb") as fh:
-        for r in new:
-            fh.write(r.model_dump_json().encode() + b"\n")
-    os.replace(tmp, rundir.rollouts_path)
-    builder = SummaryBuilder(
-        env_id=config.env_id,
-        env_version=env.version,
-        model=config.model,
-        rollouts_per_task=config.rollouts_per_task,
-    )
-    for tid in tasks:
-        builder.add_task(tid)
-    summary = builder.extend(new).build()
-    rundir.write_summary(summary)
-    return summary, changed
+    return finish_regrade(rundir, config, env.version, list(tasks), old, list(new))
 
 
 # -- Ray helpers -------------------------------------------------------------------------------

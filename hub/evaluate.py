@@ -20,7 +20,6 @@ import os
 import time
 from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from hub.client import ClientOptions, OpenAIClient
@@ -39,12 +38,13 @@ from hub.runner import (
     select_tasks,
     with_grade,
 )
-from hub.types import Sampling, Task
+from hub.types import Rollout, Sampling, Task
 
 __all__ = [
     "GradeOn",
     "EvalOptions",
     "evaluate",
+    "finish_regrade",
     "grading_env",
     "open_client",
     "prepare_run",
@@ -73,6 +73,8 @@ class EvalOptions:
     grade_on: GradeOn = "local"
     """``ray``: grade on Ray workers (``ray.init(address=ray_address)`` unless Ray is running)."""
     ray_address: str | None = None
+    retry_errors: bool = False
+    """On resume: run again the rollouts that ended in a model or environment error."""
     on_rollout: ProgressCallback | None = field(default=None, compare=False)
     on_start: StartCallback | None = field(default=None, compare=False)
 
@@ -195,8 +197,9 @@ async def evaluate(
     try:
         env = grading_env(env, config, opts)
         async with open_client(model, base_url, opts) as client:
-            rundir.create(config)
-            return await run_tasks(env, client, config, rundir, tasks, opts)
+            with rundir.writing("eval"):
+                rundir.create(config)
+                return await run_tasks(env, client, config, rundir, tasks, opts)
     finally:
         await env.aclose()
 
@@ -225,11 +228,12 @@ async def resume(
     tasks = TaskSelection(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
     try:
         env = grading_env(env, config, opts)  # the grading backend is not part of the config
-        async with open_client(config.model, base_url or config.base_url, opts) as client:
-            if base_url is not None and base_url != config.base_url:
-                config = config.model_copy(update={"base_url": base_url})
-                rundir.replace_config(config)
-            return await run_tasks(env, client, config, rundir, tasks, opts)
+        with rundir.writing("eval --resume"):  # before the model starts: a busy run fails fast
+            async with open_client(config.model, base_url or config.base_url, opts) as client:
+                if base_url is not None and base_url != config.base_url:
+                    config = config.model_copy(update={"base_url": base_url})
+                    rundir.replace_config(config)
+                return await run_tasks(env, client, config, rundir, tasks, opts)
     finally:
         await env.aclose()
 
@@ -270,6 +274,7 @@ async def run_tasks(
         grade_timeout_s=opts.grade_timeout_s,
         on_rollout=opts.on_rollout,
         on_start=opts.on_start,
+        retry_errors=opts.retry_errors,
     )
     return await runner.run(tasks)
 
@@ -277,48 +282,63 @@ async def run_tasks(
 async def regrade(out: str | os.PathLike[str], *, grade_timeout_s: float = 60.0) -> tuple[Summary, int]:
     """Re-grade the saved rollouts of ``out`` with the installed grader; no model calls.
 
-    Rollouts whose model call failed stay as they are. The file is replaced atomically; returns
-    the new summary and the number of rollouts whose verdict changed.
+    Rollouts whose model call failed stay as they are. Refused while another process writes
+    the run. The new grades go to a new file swapped in atomically; the previous file is kept
+    under ``regrades/``. Returns the new summary and the number of rollouts whose verdict changed.
     """
     rundir = RunDir(out)
     config = rundir.load_config()
-    env = load_environment(config.env_id, **config.env_args)
-    tasks = {
-        t.id: t for t in select_tasks(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
-    }
+    with rundir.writing("regrade"):
+        env = load_environment(config.env_id, **config.env_args)
+        try:
+            tasks = {
+                t.id: t
+                for t in select_tasks(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
+            }
+            rundir.repair()
+            old = list(rundir.iter_rollouts())
+            missing = sorted({r.task_id for r in old} - set(tasks))
+            if missing:
+                raise RunDirError(
+                    f"{out}: task {missing[0]!r} is no longer in {config.env_id}; cannot regrade"
+                )
+            new = []
+            for r in old:
+                if r.error is None or r.error.kind == "grader":
+                    blank = {"error": None, "grade": None, "reward": None, "passed": False}
+                    base = r.model_copy(update=blank)
+                    started = time.perf_counter()
+                    grade = await grade_rollout(env, tasks[r.task_id], base, timeout_s=grade_timeout_s)
+                    r = with_grade(base, grade, time.perf_counter() - started)
+                new.append(r)
+        finally:
+            await env.aclose()
+        return finish_regrade(rundir, config, env.version, list(tasks), old, new)
+
+
+def finish_regrade(
+    rundir: RunDir,
+    config: RunConfig,
+    env_version: str,
+    task_ids: list[str],
+    old: list[Rollout],
+    new: list[Rollout],
+) -> tuple[Summary, int]:
+    """Swap in the regraded rollouts (keeping the old file in ``regrades/``) and write the summary.
+
+    Call with the writer lock held. Returns the summary and how many verdicts changed."""
+    changed = sum(
+        (a.reward, a.passed, a.error) != (b.reward, b.passed, b.error) for a, b in zip(old, new, strict=True)
+    )
+    rundir.replace_rollouts(new, reason="regrade")
     builder = SummaryBuilder(
         env_id=config.env_id,
-        env_version=env.version,
+        env_version=env_version,
         model=config.model,
         rollouts_per_task=config.rollouts_per_task,
     )
-    for tid in tasks:
+    for tid in task_ids:
         builder.add_task(tid)
-    rundir.repair()
-    tmp = Path(str(rundir.rollouts_path) + ".regrade")
-    changed = 0
-    try:
-        with tmp.open("wb") as fh:
-            for old in rundir.iter_rollouts():
-                task = tasks.get(old.task_id)
-                if task is None:
-                    raise RunDirError(
-                        f"{out}: task {old.task_id!r} is no longer in {config.env_id}; cannot regrade"
-                    )
-                new = old
-                if old.error is None or old.error.kind == "grader":
-                    blank = {"error": None, "grade": None, "reward": None, "passed": False}
-                    base = old.model_copy(update=blank)
-                    started = time.perf_counter()
-                    grade = await grade_rollout(env, task, base, timeout_s=grade_timeout_s)
-                    new = with_grade(base, grade, time.perf_counter() - started)
-                    if (new.reward, new.passed, new.error) != (old.reward, old.passed, old.error):
-                        changed += 1
-                fh.write(new.model_dump_json().encode() + b"\n")
-                builder.add(new)
-    finally:
-        await env.aclose()
-    os.replace(tmp, rundir.rollouts_path)
-    summary = builder.build()
+    summary = builder.extend(new).build()
     rundir.write_summary(summary)
     return summary, changed

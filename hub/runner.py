@@ -25,7 +25,7 @@ from hub.environment import Environment
 from hub.errors import ModelConfigError, ModelError, RunDirError, UsageError
 from hub.metrics import Summary, SummaryBuilder
 from hub.rundir import RunConfig, RunDir
-from hub.types import Message, Rollout, RolloutError, Task, Timing, Usage
+from hub.types import Message, Rollout, RolloutError, Task, Timing, Usage, final_answer
 
 __all__ = [
     "ProgressCallback",
@@ -217,6 +217,9 @@ class Runner:
     grade_timeout_s: float = 60.0
     on_rollout: ProgressCallback | None = None
     on_start: StartCallback | None = None
+    retry_errors: bool = False
+    """Run again the rollouts that ended in a model or environment error (the failed attempts
+    move to ``failed_attempts.jsonl`` and are listed in the new record's ``extra``)."""
 
     async def run(self, tasks: Iterable[Task]) -> Summary:
         """Run every missing (task, rollout_index) of ``tasks`` and write the summary.
@@ -226,9 +229,16 @@ class Runner:
         """
         if self.concurrency < 1:
             raise UsageError("--concurrency must be at least 1")
+        with self.rundir.writing("eval"):
+            return await self._run_locked(tasks)
+
+    async def _run_locked(self, tasks: Iterable[Task]) -> Summary:
         self.rundir.repair()
+        if self.retry_errors:
+            self.rundir.set_aside_errors()
         if self.config.group_advantages:
             self.rundir.drop_partial_groups(self.config.rollouts_per_task)
+        failed = self.rundir.failed_attempts()
         done = self.rundir.done_keys()
         builder = SummaryBuilder(
             env_id=self.config.env_id,
@@ -274,6 +284,11 @@ class Runner:
             async def worker() -> None:
                 for task, index in pending:
                     rollout = await self.run_one(task, index, tools)
+                    earlier = failed.get((task.id, index))
+                    if earlier:
+                        rollout = rollout.model_copy(
+                            update={"extra": {**rollout.extra, "failed_attempts": earlier}}
+                        )
                     if not self.config.group_advantages:
                         writer.write(rollout)
                         finish([rollout])
@@ -286,7 +301,14 @@ class Runner:
                         writer.write_many(complete)
                         finish(complete)
 
-            await _all_or_nothing([worker() for _ in range(self.concurrency)])
+            try:
+                await _all_or_nothing([worker() for _ in range(self.concurrency)])
+            except ModelConfigError as exc:
+                total = (self.config.num_tasks or 0) * self.config.rollouts_per_task
+                raise ModelConfigError(
+                    f"{exc}. The run stopped: {builder.n_rollouts} of {total} rollouts are saved; fix "
+                    f"this, then `verihub eval --resume {self.rundir.path}` runs the rest"
+                ) from exc
         summary = builder.build()
         self.rundir.write_summary(summary)
         return summary
@@ -340,12 +362,11 @@ class Runner:
         timing = Timing(started_at=started, model_s=model_s, env_s=env_s, total_s=time.perf_counter() - t0)
 
         def record(transcript: list[Message], error: RolloutError | None) -> Rollout:
-            completion = next((m.content or "" for m in reversed(transcript) if m.role == "assistant"), "")
             return Rollout(
                 task_id=task.id,
                 rollout_index=index,
                 messages=transcript,
-                completion=completion,
+                completion=final_answer(transcript),
                 usage=usage,
                 timing=timing,
                 error=error,

@@ -18,7 +18,7 @@ from hub.errors import RunInterrupted, UsageError
 from hub.evaluate import EvalOptions, evaluate, regrade, resume
 from hub.metrics import Summary, SummaryBuilder
 from hub.rundir import RunDir
-from hub.types import Rollout, Sampling
+from hub.types import Sampling
 
 __all__ = ["eval_cmd", "print_summary", "regrade_cmd", "show_cmd"]
 
@@ -114,6 +114,12 @@ def eval_cmd(
     ),
     env_arg: list[str] = typer.Option(None, "--env-arg", help="NAME=VALUE passed to load_environment."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    retry_errors: bool = typer.Option(
+        False,
+        "--retry-errors",
+        help="With --resume: run again the rollouts that ended in a model or environment error "
+        "(the failed attempts are kept in failed_attempts.jsonl and in each new record).",
+    ),
     group_advantages: bool = typer.Option(
         False, "--group-advantages", help="GRPO groups: write each rollout's (r - mean) / std over its task."
     ),
@@ -124,7 +130,8 @@ def eval_cmd(
     DIR/summary.json, then prints the summary. An interrupted run continues with
     `verihub eval --resume DIR`, which reuses the saved config: only operational flags
     (--base-url, --api-key-env, --concurrency, --rpm, --tpm, --timeout, --max-retries,
-    --grade-timeout, --grade-on, --ray-address, --no-progress) may be given with it.
+    --grade-timeout, --grade-on, --ray-address, --no-progress, --retry-errors) may be given
+    with it.
     `--grade-on ray` grades on Ray workers (the CPU-heavy part); the rest of the run stays
     in this process.
     """
@@ -143,6 +150,8 @@ def eval_cmd(
         if model is None:
             raise UsageError("pass --model NAME (with --base-url URL), or --model local:smollm2")
         target = out or _default_out(env_id, model)
+        if retry_errors:
+            raise UsageError("--retry-errors needs --resume DIR (a new run has no errors to retry)")
     if grade_on not in ("local", "ray"):
         raise UsageError(f"--grade-on must be local or ray, not {grade_on!r}")
     if ray_address is not None and grade_on != "ray":
@@ -161,6 +170,7 @@ def eval_cmd(
             grade_timeout_s=grade_timeout,
             grade_on="ray" if grade_on == "ray" else "local",
             ray_address=ray_address,
+            retry_errors=retry_errors,
             on_rollout=bar.update,
             on_start=bar.start,
         )
@@ -240,27 +250,25 @@ def show_cmd(
     tasks: int = typer.Option(0, "--tasks", help="Also list the first N tasks' pass rates."),
     recompute: bool = typer.Option(False, "--recompute", help="Rebuild the summary from rollouts.jsonl."),
 ) -> None:
-    """Print a run's summary as a table."""
+    """Print a run's summary as a table (read-only: safe while the run is being written)."""
     rd = RunDir(run_dir)
     config = rd.load_config()
-    if recompute or not rd.summary_path.exists():
+    holder = rd.writer_holder()
+    if holder is not None:
+        err.print(f"note: the run is being written by {holder.describe()}; showing what is saved so far")
+    if recompute or holder is not None or not rd.summary_path.exists():
         builder = SummaryBuilder(
             env_id=config.env_id,
             env_version=config.env_version,
             model=config.model,
             rollouts_per_task=config.rollouts_per_task,
         )
-        summary = builder.extend(_iter(rd)).build()
-        if not rd.summary_path.exists():
+        summary = builder.extend(rd.iter_rollouts()).build()
+        if holder is None and not rd.summary_path.exists():
             err.print("note: the run has no summary.json (unfinished?); showing what rollouts.jsonl holds")
     else:
         summary = rd.load_summary()
     print_summary(summary, run_dir=run_dir, per_task=tasks)
-
-
-def _iter(rd: RunDir) -> list[Rollout]:
-    rd.repair()
-    return list(rd.iter_rollouts())
 
 
 @app.command("regrade")
