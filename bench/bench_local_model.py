@@ -21,11 +21,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from hub.evaluate import EvalOptions, evaluate
-from hub.local_model import local_model_path
-from hub.registry import load_environment
-from hub.rundir import RunDir
-from hub.types import Sampling
+from hub.env.types import Sampling
+from hub.registry.entrypoints import load_environment
+from hub.run.evaluate import EvalOptions, evaluate
+from hub.run.local_model import local_model_path
+from hub.run.rundir import RunDir
 
 
 def prompts(n: int) -> list[list[dict[str, str]]]:

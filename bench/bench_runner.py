@@ -1,6 +1,6 @@
 """Framework overhead of the verihub runner against a loopback stub server.
 
-Measures, for ``verihub eval`` run as a child process against ``hub.fake_server`` (its own
+Measures, for ``verihub eval`` run as a child process against ``hub.run.fake_server`` (its own
 process, answering instantly):
 
 - CPU per rollout: user + system CPU of the verihub process / rollouts (start-up included);
@@ -37,7 +37,7 @@ def free_port() -> int:
 def start_server() -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "hub.fake_server", "--port", str(port)], stdout=subprocess.DEVNULL
+        [sys.executable, "-m", "hub.run.fake_server", "--port", str(port)], stdout=subprocess.DEVNULL
     )
     deadline = time.time() + 15
     while time.time() < deadline:

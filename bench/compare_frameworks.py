@@ -3,7 +3,7 @@
 Each framework runs N single-turn rollouts of the same procedural arithmetic tasks (``Compute
 <expr>. Reply with the final answer as: Answer: <integer>``, exact-match reward, built in code)
 through its own evaluation CLI, at the same concurrency, against one loopback stub server
-(``python -m hub.fake_server``, its own process, answering "Answer: 42" instantly). Rounds are
+(``python -m hub.run.fake_server``, its own process, answering "Answer: 42" instantly). Rounds are
 interleaved (the order rotates each round) and medians are reported. Measured per run, for the
 framework's process only (the stub server is not counted):
 
@@ -81,7 +81,9 @@ def free_port() -> int:
 def start_server() -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "hub.fake_server", "--port", str(port)], cwd=ROOT, stdout=subprocess.DEVNULL
+        [sys.executable, "-m", "hub.run.fake_server", "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
     )
     deadline = time.time() + 30
     while time.time() < deadline:

@@ -17,7 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 from graders.ifeval import check
-from hub.testing import shared_data_dir
+from hub.review.testing import shared_data_dir
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -240,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.data is None:
-        from hub.testing import shared_data_dir
+        from hub.review.testing import shared_data_dir
 
         args.data = shared_data_dir(Path(__file__).resolve().parent)
     started = time.perf_counter()

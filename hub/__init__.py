@@ -1,12 +1,16 @@
 """verihub: a lightweight hub of verifier-based environments for LLM evaluation and RL.
 
-The public surface is re-exported here; submodules are private unless documented.
+The public surface is re-exported here. The package is one subpackage per concept, imports
+flowing one way (see docs/architecture.md): :mod:`hub.env` (the environment API), :mod:`hub.registry`
+(finding and installing environments), :mod:`hub.run` (models, the runner, run records),
+:mod:`hub.train` (RL and other libraries), :mod:`hub.review` (authoring and the automatic reviewer),
+:mod:`hub.server` (the hub server) and :mod:`hub.cli` (the command line, the top layer).
 """
 
 from graders.grade import Check, Grade, GradeStatus
 from graders.protocol import Grader
-from hub.environment import Environment, GradedEnv, MultiTurnEnv, SingleTurnEnv, TaskSource
-from hub.errors import (
+from hub.env.environment import Environment, GradedEnv, MultiTurnEnv, SingleTurnEnv, TaskSource
+from hub.env.errors import (
     EnvironmentDefinitionError,
     ModelError,
     RunDirError,
@@ -14,11 +18,10 @@ from hub.errors import (
     UsageError,
     VerihubError,
 )
-from hub.pooled import PooledGrade
-from hub.tools import Tool, ToolEnv, tool_schema
-from hub.types import Message, Rollout, RolloutError, State, Step, Task, Timing, ToolCall, Usage
-
-__version__ = "0.1.0"
+from hub.env.pooled import PooledGrade
+from hub.env.tools import Tool, ToolEnv, tool_schema
+from hub.env.types import Message, Rollout, RolloutError, State, Step, Task, Timing, ToolCall, Usage
+from hub.version import __version__
 
 __all__ = [
     "Check",

@@ -29,9 +29,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from hub.errors import UsageError
-from hub.metrics import Summary
-from hub.rundir import CONFIG_FILE, ROLLOUTS_FILE, SUMMARY_FILE, RunConfig
+from hub.env import UsageError
+from hub.run import CONFIG_FILE, ROLLOUTS_FILE, SUMMARY_FILE, RunConfig, Summary
 from leaderboard.stats import DEFAULT_RESAMPLES, bootstrap_ci
 from leaderboard.verify import VerifiedRun, file_sha256, verify_run
 

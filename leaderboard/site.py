@@ -13,9 +13,8 @@ import os
 import re
 from pathlib import Path
 
-from hub.metrics import Summary
-from hub.rundir import RunDir
-from hub.types import Rollout
+from hub.env import Rollout
+from hub.run import RunDir, Summary
 from leaderboard.aggregate import Column, EnvironmentBoard, aggregate, stale_reason
 from leaderboard.board import Board, BoardEntry
 from leaderboard.html import Safe, join, link, page, table, tag

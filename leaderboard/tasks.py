@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hub.errors import VerihubError
-from hub.rundir import RunConfig
+from hub.env import VerihubError
+from hub.run import RunConfig
 
 __all__ = ["check_task_ids"]
 
@@ -20,8 +20,8 @@ _MAX_LISTED = 5
 
 def check_task_ids(config: RunConfig, task_ids: Sequence[str]) -> list[str]:
     """Reasons why ``task_ids`` are not the tasks ``config`` selects; [] when they are."""
+    from hub.env import select_tasks
     from hub.registry import load_environment, package_hash
-    from hub.runner import select_tasks
 
     where = f"{config.env_id} {config.env_version}"
     try:

@@ -1,7 +1,7 @@
 """Synthetic run directories for tests and examples: real files, no model.
 
 :func:`write_run` writes ``config.json``, ``rollouts.jsonl`` and ``summary.json`` exactly as the
-runner does (through :class:`hub.rundir.RunDir` and :class:`hub.metrics.SummaryBuilder`), with
+runner does (through :class:`hub.run.rundir.RunDir` and :class:`hub.run.metrics.SummaryBuilder`), with
 rewards chosen by the caller.
 """
 
@@ -12,9 +12,9 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from hub.metrics import SummaryBuilder
-from hub.rundir import RunConfig, RunDir
-from hub.types import Grade, Message, Rollout, RolloutError, Sampling, Timing, Usage
+from graders.grade import Grade
+from hub.env import Message, Rollout, RolloutError, Sampling, Timing, Usage
+from hub.run import RunConfig, RunDir, SummaryBuilder
 
 __all__ = ["fake_env_hash", "write_run"]
 

@@ -8,7 +8,7 @@ A run is accepted only when all of these hold:
   appears exactly once (nothing dropped, nothing duplicated, nothing extra);
 - each rollout record is consistent on its own: one without an error has a (non-error) grade
   and exactly its score and pass flag; an errored one has no reward, pass flag or verdict;
-- ``summary.json``, recomputed from ``rollouts.jsonl`` with :class:`hub.metrics.SummaryBuilder`,
+- ``summary.json``, recomputed from ``rollouts.jsonl`` with :class:`hub.run.metrics.SummaryBuilder`,
   equals the recorded one within float tolerance, and agrees with the config;
 - optionally (``check_tasks``), the task ids are those the installed environment selects.
 
@@ -27,10 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hub.errors import RunDirError, UsageError
-from hub.metrics import Summary, SummaryBuilder
-from hub.rundir import CONFIG_FILE, ROLLOUTS_FILE, SUMMARY_FILE, RunConfig, RunDir
-from hub.types import Rollout
+from hub.env import Rollout, RunDirError, UsageError
+from hub.run import CONFIG_FILE, ROLLOUTS_FILE, SUMMARY_FILE, RunConfig, RunDir, Summary, SummaryBuilder
 from leaderboard.tasks import check_task_ids
 
 __all__ = ["RunRejected", "VerifiedRun", "file_sha256", "verify_run"]
@@ -250,7 +248,7 @@ _RECORD_PROBLEMS = {  # what _record_problem returns -> how a refusal states it 
 
 def _record_problem(r: Rollout, *, abs_tol: float) -> str | None:
     """What is wrong with one rollout record on its own, as the runner writes them
-    (:func:`hub.runner.with_grade`): a rollout without an error carries a non-error grade and
+    (:func:`hub.run.runner.with_grade`): a rollout without an error carries a non-error grade and
     exactly its score and pass flag; an errored one carries no reward, no pass flag and at most a
     grader-error grade. Returns ``"contradicts"``, ``"ungraded"``, ``"errored"`` or None.
 

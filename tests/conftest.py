@@ -13,9 +13,9 @@ import pytest
 from graders.exact import ExactGrader
 from graders.grade import Grade
 from hub import Rollout, SingleTurnEnv, Task
-from hub.fake_server import FakeChatServer
-from hub.rundir import RunConfig
-from hub.types import Sampling
+from hub.env.types import Sampling
+from hub.run.fake_server import FakeChatServer
+from hub.run.rundir import RunConfig
 
 
 def make_tasks(n: int) -> list[Task]:
@@ -58,7 +58,7 @@ class FloatGrader:
         return 1.0  # type: ignore[return-value]
 
 
-# Synchronous checks for hub.pooled.PooledGrade: module-level, so pool workers can import them.
+# Synchronous checks for hub.env.pooled.PooledGrade: module-level, so pool workers can import them.
 def sync_check_exact(task: Task, completion: str) -> Grade:
     ok = completion.strip().endswith(str(task.answer))
     return Grade.correct() if ok else Grade.incorrect()
@@ -114,7 +114,7 @@ async def fake_server() -> AsyncIterator[FakeChatServer]:
 
 @pytest.fixture
 def rollout_factory() -> Callable[..., Rollout]:
-    from hub.types import Timing
+    from hub.env.types import Timing
 
     def make(
         task_id: str = "t0",

@@ -19,7 +19,7 @@ from collections import Counter
 from verihub_rubric_demo import make_tasks, rubric_spec
 
 from graders.rubric import Rubric
-from hub.judge import LazyJudge
+from hub.run.judge import LazyJudge
 
 __all__ = ["ATTACKS", "main"]
 

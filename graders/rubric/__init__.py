@@ -5,7 +5,7 @@ Public surface::
     load_rubric(path, judge=...) -> Rubric      # validated on load; a Rubric is a Grader
     Rubric(spec, judge=..., pool=...)           # from an already validated RubricSpec
     rubric_points(grade) -> (earned, total)     # e.g. (120.0, 183.0)
-    JudgeModel, JudgeSampling                   # what a judge model must provide (see hub.judge)
+    JudgeModel, JudgeSampling                   # what a judge model must provide (see hub.run.judge)
     register_grader(name, factory)              # graders that `kind: grader` checks may name
     build_judge_messages -> JudgePrompt         # the judge hardening (nonce, secret verdict codes)
     parse_verdict(answer, prompt)               #   and its strict parser, exposed for tests and audits

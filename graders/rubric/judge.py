@@ -61,7 +61,7 @@ class JudgeSampling:
 class JudgeModel(Protocol):
     """A chat model used as a judge. ``messages`` are ``{"role", "content"}`` mappings
     (roles ``system`` and ``user``); returns the text of the answer. Raise on transport failure.
-    ``hub.judge`` adapts hub's model clients to this protocol.
+    ``hub.run.judge`` adapts hub's model clients to this protocol.
     """
 
     async def complete(self, messages: Sequence[Mapping[str, str]], *, sampling: JudgeSampling) -> str: ...

@@ -76,7 +76,7 @@ class Rubric:
         if judged and not panel:
             raise RubricError(
                 f"rubric {spec.id!r} has judge checks ({', '.join(judged)}) but no judge model; "
-                "pass judge=... (in verihub: hub.judge.LazyJudge or hub.judge.ClientJudge)"
+                "pass judge=... (in verihub: hub.run.judge.LazyJudge or hub.run.judge.ClientJudge)"
             )
         self.judges = panel
         self._nonce_factory = nonce_factory

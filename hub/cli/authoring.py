@@ -9,8 +9,8 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from hub.cli import app
-from hub.errors import UsageError
+from hub.cli.app import app
+from hub.env.errors import UsageError
 
 __all__ = ["calibrate_cmd", "check_cmd", "init_cmd", "submit_cmd", "verify_cmd"]
 
@@ -40,7 +40,7 @@ def init_cmd(
     force: bool = typer.Option(False, "--force", help="Write into a non-empty folder."),
 ) -> None:
     """Create a new environment package that passes `verihub check` as generated."""
-    from hub.scaffold import KINDS, scaffold
+    from hub.review.scaffold import KINDS, scaffold
 
     if kind not in KINDS:
         raise UsageError(f"--kind must be one of {', '.join(KINDS)}")
@@ -65,7 +65,7 @@ def check_cmd(
     allow_read: list[str] = typer.Option(None, "--allow-read", help="Extra folder the environment may read."),
 ) -> None:
     """Run the automatic reviewer on an environment (sandboxed, no network). Exit 1 on failure."""
-    from hub.check import CheckOptions, Limits, check
+    from hub.review.check import CheckOptions, Limits, check
 
     opts = CheckOptions(
         env_args=_env_args(env_arg),
@@ -102,9 +102,9 @@ def calibrate_cmd(
     out: Path = typer.Option(..., "--out", "-o", help="Output folder (run/, calibration.json, learnable.*)."),
 ) -> None:
     """Per-task pass rates with Wilson intervals; export the learnable band for RL."""
-    from hub.calibrate import calibrate, histogram_text
-    from hub.evaluate import EvalOptions
-    from hub.types import Sampling
+    from hub.env.types import Sampling
+    from hub.review.calibrate import calibrate, histogram_text
+    from hub.run.evaluate import EvalOptions
 
     if band_low >= band_high:
         raise UsageError("--band-low must be below --band-high")
@@ -146,13 +146,13 @@ def submit_cmd(
     max_tokens: int = typer.Option(64, "--max-tokens", min=1, help="Token limit of the smoke evaluation."),
 ) -> None:
     """Build sdist and wheel, run the check and a smoke evaluation, write a submission bundle."""
-    from hub.submit import submit
+    from hub.review.submit import submit
 
     bundle, manifest = submit(
         path, out=out, model=model, num_tasks=num_tasks, rollouts=rollouts, max_tokens=max_tokens
     )
     console.print((bundle / "check" / "report.txt").read_text(encoding="utf-8"))
-    from hub.submit import file_sha256
+    from hub.review.submit import file_sha256
 
     print(f"bundle: {bundle} (manifest {file_sha256(bundle / 'manifest.json')})")
     if not manifest.check_passed:
@@ -171,7 +171,7 @@ def verify_cmd(
     ),
 ) -> None:
     """Re-verify a submission bundle: hashes, summary vs rollouts, package identity, check."""
-    from hub.submit import verify_submission
+    from hub.review.submit import verify_submission
 
     result = verify_submission(bundle, rerun_check=not skip_check)
     console.print(f"manifest {result.manifest_sha256}")

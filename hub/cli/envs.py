@@ -9,10 +9,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from hub.catalogue import load_catalogue
-from hub.cli import app
-from hub.errors import UnknownEnvironmentError, VerihubError
-from hub.registry import installed, list_environments, package_hash
+from hub.cli.app import app
+from hub.env.errors import UnknownEnvironmentError, VerihubError
+from hub.registry.catalogue import load_catalogue
+from hub.registry.entrypoints import installed, list_environments, package_hash
 
 __all__ = ["info_cmd", "list_cmd"]
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from hub.cli import app
-from hub.errors import UsageError
-from hub.evaluate import EvalOptions
-from hub.export import export_run
-from hub.types import Sampling
+from hub.cli.app import app
+from hub.env.errors import UsageError
+from hub.env.types import Sampling
+from hub.run.evaluate import EvalOptions
+from hub.train.export import export_run
 
 __all__ = ["eval_sharded_cmd", "export_cmd"]
 
@@ -72,9 +72,9 @@ def eval_sharded_cmd(
 ) -> None:
     """Evaluate in shards on Ray (each shard a Ray task writing its own run directory), then
     merge the shards into one run directory with a recomputed summary."""
-    from hub import aio
     from hub.cli.run import print_summary
-    from hub.distributed import evaluate_sharded
+    from hub.env import aio
+    from hub.run.sharded import evaluate_sharded
 
     args: dict[str, object] = {}
     for pair in env_arg or []:

@@ -9,9 +9,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from hub.catalogue import load_catalogue
-from hub.cli import app
-from hub.install import install, uninstall
+from hub.cli.app import app
+from hub.registry.catalogue import load_catalogue
+from hub.registry.install import install, uninstall
 
 __all__ = ["install_cmd", "search_cmd", "uninstall_cmd"]
 

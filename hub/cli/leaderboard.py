@@ -11,8 +11,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from hub.cli import app
-from hub.errors import UsageError
+from hub.cli.app import app
+from hub.env.errors import UsageError
 
 __all__ = ["add_cmd", "build_cmd", "leaderboard_app", "show_cmd"]
 

@@ -11,14 +11,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from hub import aio
-from hub.cli import app
+from hub.cli.app import app
 from hub.cli.progress import RunProgress
-from hub.errors import RunInterrupted, UsageError
-from hub.evaluate import EvalOptions, evaluate, regrade, resume
-from hub.metrics import Summary, SummaryBuilder
-from hub.rundir import RunDir
-from hub.types import Sampling
+from hub.env import aio
+from hub.env.errors import RunInterrupted, UsageError
+from hub.env.types import Sampling
+from hub.run.evaluate import EvalOptions, evaluate, regrade, resume
+from hub.run.metrics import Summary, SummaryBuilder
+from hub.run.rundir import RunDir
 
 __all__ = ["eval_cmd", "print_summary", "regrade_cmd", "show_cmd"]
 
@@ -286,7 +286,7 @@ def regrade_cmd(
     if ray_address is not None and grade_on != "ray":
         raise UsageError("--ray-address needs --grade-on ray")
     if grade_on == "ray":
-        from hub.distributed import regrade_on_ray
+        from hub.run.ray_grading import regrade_on_ray
 
         summary, changed = aio.run(
             regrade_on_ray(run_dir, grade_timeout_s=grade_timeout, ray_address=ray_address)

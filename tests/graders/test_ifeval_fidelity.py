@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from graders.ifeval import check
-from hub.testing import shared_data_dir
+from hub.review.testing import shared_data_dir
 
 
 @pytest.fixture(scope="module")

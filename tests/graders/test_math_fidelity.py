@@ -14,7 +14,7 @@ import pytest
 
 from graders.extract import ALL_FORMS, ExtractConfig
 from graders.math import MathOptions
-from hub.testing import shared_data_dir
+from hub.review.testing import shared_data_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,7 +8,7 @@ import pytest
 
 from graders.math import MathOptions, check, check_inline, hacking_probes, reference_response
 from graders.pool import WorkerPool
-from hub.testing import shared_data_dir
+from hub.review.testing import shared_data_dir
 
 STRICT = MathOptions(strict=True)
 QUESTION = "Compute $37 \\cdot 43$. What is the product?"

@@ -25,7 +25,7 @@ from graders.proof import (
     parse_statement,
 )
 from graders.proof.lean_check import FileLayout, judge_file_answer, lean_forall, plan_recheck
-from hub.testing import shared_data_dir
+from hub.review.testing import shared_data_dir
 
 REPLAY = Path(__file__).with_name("lean_replay.py")
 DATA = shared_data_dir(Path(__file__).resolve().parent) / "lean_repl"

@@ -26,7 +26,7 @@ from graders.proof import (
     parse_statement,
 )
 from graders.proof.lean_verdict import judge_lean
-from hub.testing import shared_data_dir
+from hub.review.testing import shared_data_dir
 
 REPLAY = Path(__file__).with_name("lean_replay.py")
 # The recordings are part of the shared test data: missing data is an error, never a skip.

@@ -1,4 +1,4 @@
-"""hub.judge: rubric judges through hub's real HTTP client, against the loopback fake server."""
+"""hub.run.judge: rubric judges through hub's real HTTP client, against the loopback fake server."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from graders.rubric import JudgeModel, JudgeSampling, load_rubric
-from hub.client import ClientOptions, OpenAIClient
-from hub.errors import UsageError
-from hub.fake_server import FakeChatServer
-from hub.judge import ClientJudge, JudgeOptions, LazyJudge
+from hub.env.errors import UsageError
+from hub.run.client import ClientOptions, OpenAIClient
+from hub.run.fake_server import FakeChatServer
+from hub.run.judge import ClientJudge, JudgeOptions, LazyJudge
 
 RUBRIC = {
     "id": "hub-judge",

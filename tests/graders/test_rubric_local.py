@@ -1,6 +1,6 @@
-"""A rubric judged by the real embedded model (local:smollm2) through hub.judge.LazyJudge.
+"""A rubric judged by the real embedded model (local:smollm2) through hub.run.judge.LazyJudge.
 
-hub.judge constrains decoding to the verdict schema, so the 135M model always writes well-formed
+hub.run.judge constrains decoding to the verdict schema, so the 135M model always writes well-formed
 JSON; what it cannot do is judge (its choices barely depend on the text). These tests pin the
 pipeline and the injection defences, not the tiny model's words: whatever it says, the grade is
 valid, every check is kept, a judge check is a real verdict or an error, and the audit's
@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 import pytest
 
 from graders.rubric import JudgeSampling, load_rubric
-from hub.judge import LazyJudge
-from hub.local_model import local_model_path
+from hub.run.judge import LazyJudge
+from hub.run.local_model import local_model_path
 
 try:
     local_model_path("smollm2")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from hub.check import CheckOptions, check
-from hub.testing import shared_data_dir
+from hub.review.check import CheckOptions, check
+from hub.review.testing import shared_data_dir
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = shared_data_dir(REPO)

@@ -12,9 +12,9 @@ import datasets
 import pytest
 from verihub_arith import generate
 
-from hub.calibrate import calibrate, calibration_from_summary, histogram_text, wilson_interval
-from hub.fake_server import FakeChatServer
-from hub.metrics import PerTask, Summary
+from hub.review.calibrate import calibrate, calibration_from_summary, histogram_text, wilson_interval
+from hub.run.fake_server import FakeChatServer
+from hub.run.metrics import PerTask, Summary
 
 
 def test_wilson_interval() -> None:

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 import hub.cli
-from hub.catalogue import (
+from hub.cli import authoring, hubcmds  # noqa: F401  (register the commands)
+from hub.env.errors import UsageError
+from hub.registry.catalogue import (
     Catalogue,
     PathSource,
     PypiSource,
@@ -23,8 +25,6 @@ from hub.catalogue import (
     refresh_catalogue,
     source_info,
 )
-from hub.cli import authoring, hubcmds  # noqa: F401  (register the commands)
-from hub.errors import UsageError
 
 HASH = "sha256:" + "ab" * 32
 REPO = Path(__file__).resolve().parents[2]
@@ -66,7 +66,7 @@ def test_shipped_catalogue_is_valid_and_lists_the_project_environments() -> None
 
 
 def test_shipped_catalogue_hashes_match_the_environments() -> None:
-    """Fails when an environment changed and hub/catalogue.json was not regenerated."""
+    """Fails when an environment changed and hub/registry/catalogue.json was not regenerated."""
     cat = load_catalogue(use_config=False)
     folders = sorted(p.name for p in (REPO / "environments").iterdir() if (p / "pyproject.toml").is_file())
     assert sorted(e.id for e in cat.environments) == folders, "every environment is catalogued"
@@ -77,8 +77,8 @@ def test_shipped_catalogue_hashes_match_the_environments() -> None:
         if (env_id, version, digest) != (e.id, e.version, e.content_hash):
             stale.append(f"{e.id}: catalogue {e.version} {e.content_hash}, package {version} {digest}")
     assert not stale, (
-        "hub/catalogue.json is stale; regenerate it with `python -m hub.catalogue --refresh`:\n"
-        + "\n".join(stale)
+        "hub/registry/catalogue.json is stale; regenerate it with "
+        "`python -m hub.registry.catalogue --refresh`:\n" + "\n".join(stale)
     )
 
 
@@ -90,7 +90,7 @@ def test_refresh_rewrites_stale_path_entries(tmp_path: Path, capsys: pytest.Capt
         entry("other", kind="pypi", name="verihub-other"),
     )
     assert _main(["--check", str(path)]) == 1
-    assert "python -m hub.catalogue --refresh" in capsys.readouterr().err
+    assert "python -m hub.registry.catalogue --refresh" in capsys.readouterr().err
     changes = refresh_catalogue(path)
     assert [c.split(":")[0] for c in changes] == ["arith", "arith"]  # version and hash; pypi untouched
     arith = read_catalogue(str(path)).get("arith")
@@ -233,7 +233,7 @@ def test_catalogue_from_a_url(http_root: tuple[Path, str], monkeypatch: pytest.M
 def test_cli_info_shows_author_hashes_and_reads_extra_catalogues(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from hub.registry import package_hash
+    from hub.registry.entrypoints import package_hash
 
     extra = write_catalogue(tmp_path / "c.json", entry("zebra_env"))
     with pytest.raises(SystemExit) as exc:

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 import hub.cli
-from hub.check import CheckOptions, CheckReport, Limits, check
-from hub.check.probes import gamed, gold_response, hacking_probes, perturb
-from hub.check.sandbox import mount_namespace_available, network_namespace_available
 from hub.cli import authoring, hubcmds  # noqa: F401  (register the commands)
-from hub.errors import UsageError
-from hub.types import Task
+from hub.env.errors import UsageError
+from hub.env.types import Task
+from hub.review.check import CheckOptions, CheckReport, Limits, check
+from hub.review.check.probes import gamed, gold_response, hacking_probes, perturb
+from hub.review.check.sandbox import mount_namespace_available, network_namespace_available
 
 BAD = Path(__file__).parent / "bad_envs"
 FAST = CheckOptions(num_tasks=10, gold_tasks=8, probe_tasks=2, grade_timeout_s=1.5, limits=Limits(wall_s=60))

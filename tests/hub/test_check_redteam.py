@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from hub.check import CheckOptions, CheckReport, Limits, check
-from hub.check.probes import other_answers, perturb_randomly
-from hub.check.sandbox import mount_namespace_available, pid_namespace_available
-from hub.types import Task
+from hub.env.types import Task
+from hub.review.check import CheckOptions, CheckReport, Limits, check
+from hub.review.check.probes import other_answers, perturb_randomly
+from hub.review.check.sandbox import mount_namespace_available, pid_namespace_available
 
 BAD = Path(__file__).parent / "bad_envs"
 FAST = CheckOptions(num_tasks=10, gold_tasks=8, probe_tasks=2, grade_timeout_s=1.5, limits=Limits(wall_s=60))

@@ -54,7 +54,7 @@ def fake_url() -> Iterator[str]:
     """A loopback fake model server in its own process (answers "Answer: 42")."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "hub.fake_server", "--port", str(port)],
+        [sys.executable, "-m", "hub.run.fake_server", "--port", str(port)],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -103,8 +103,9 @@ def test_uninstalled_catalogue_environment_says_how_to_install(tmp_path: Path) -
 
 def test_only_the_requested_entry_point_is_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
     from graders.exact import ExactGrader
-    from hub import SingleTurnEnv, Task, registry
-    from hub.errors import UnknownEnvironmentError
+    from hub import SingleTurnEnv, Task
+    from hub.env.errors import UnknownEnvironmentError
+    from hub.registry import entrypoints as registry
 
     class FakeEntryPoint:
         def __init__(self, name: str, factory: Callable[..., object] | None) -> None:

@@ -6,10 +6,10 @@ import time
 
 import pytest
 
-from hub.client import ClientOptions, OpenAIClient
-from hub.errors import ModelError, ModelUnreachableError, UsageError
-from hub.fake_server import FakeChatServer
-from hub.types import Message, Sampling
+from hub.env.errors import ModelError, ModelUnreachableError, UsageError
+from hub.env.types import Message, Sampling
+from hub.run.client import ClientOptions, OpenAIClient
+from hub.run.fake_server import FakeChatServer
 
 MSGS = [Message(role="user", content="What is 1 + 1?")]
 
@@ -154,7 +154,7 @@ async def test_token_rate_limit_lets_an_oversized_request_through() -> None:
 
 
 async def test_probe_catches_a_base_url_without_v1() -> None:
-    from hub.errors import ModelConfigError
+    from hub.env.errors import ModelConfigError
 
     async with FakeChatServer() as srv:
         root = srv.base_url.removesuffix("/v1")

@@ -19,12 +19,12 @@ from aiohttp import web
 
 from graders.exact import ExactGrader
 from hub import SingleTurnEnv
-from hub.client import ClientOptions, OpenAIClient
-from hub.errors import ModelError
-from hub.fake_server import FakeChatServer
-from hub.rundir import RunDir
-from hub.runner import Runner
-from hub.types import Message, Rollout, Sampling, Timing
+from hub.env.errors import ModelError
+from hub.env.types import Message, Rollout, Sampling, Timing
+from hub.run.client import ClientOptions, OpenAIClient
+from hub.run.fake_server import FakeChatServer
+from hub.run.rundir import RunDir
+from hub.run.runner import Runner
 from tests.conftest import make_config, make_tasks
 
 MSGS = [Message(role="user", content="hi")]

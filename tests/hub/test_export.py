@@ -1,4 +1,4 @@
-"""hub.export and `verihub export`: SFT chat records and DPO preference pairs from a run."""
+"""hub.train.export and `verihub export`: SFT chat records and DPO preference pairs from a run."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import pytest
 
 import hub.cli.export  # noqa: F401  (registers `verihub export` until the lead wires it in)
 from hub.cli import main
-from hub.errors import UsageError
-from hub.export import export_run, preference_pairs, sft_records
-from hub.rundir import RunConfig, RunDir
-from hub.types import Message, Rollout, RolloutError, Timing, ToolCall
+from hub.env.errors import UsageError
+from hub.env.types import Message, Rollout, RolloutError, Timing, ToolCall
+from hub.run.rundir import RunConfig, RunDir
+from hub.train.export import export_run, preference_pairs, sft_records
 
 
 def _rollout(task: str, index: int, answer: str, *, passed: bool, error: bool = False) -> Rollout:

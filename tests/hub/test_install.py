@@ -10,12 +10,19 @@ from pathlib import Path
 import pytest
 
 import hub.cli
-from hub.catalogue import Catalogue, CatalogueEntry, load_catalogue
 from hub.cli import authoring, hubcmds  # noqa: F401  (register the commands)
-from hub.errors import UsageError
-from hub.install import InstallError, install, parse_spec, requirement_for, resolve, wheel_package_hash
-from hub.registry import installed, load_environment, package_hash
-from hub.scaffold import scaffold
+from hub.env.errors import UsageError
+from hub.registry.catalogue import Catalogue, CatalogueEntry, load_catalogue
+from hub.registry.entrypoints import installed, load_environment, package_hash
+from hub.registry.install import (
+    InstallError,
+    install,
+    parse_spec,
+    requirement_for,
+    resolve,
+    wheel_package_hash,
+)
+from hub.review.scaffold import scaffold
 
 ENV_ID = "hubtest_install_tiny"
 PIP_ARGS = ("--no-build-isolation", "--no-index")
@@ -125,7 +132,7 @@ def test_shipped_catalogue_installs_arith_from_the_checkout(tmp_path: Path) -> N
     said = " ".join(proc.stdout.split())  # robust to wrapping, whatever the checkout path's length
     assert "hash verified" in said and shipped.content_hash in said
     probe = (
-        "import verihub_arith; from hub.registry import package_hash; "
+        "import verihub_arith; from hub.registry.entrypoints import package_hash; "
         "print(verihub_arith.__file__); print(package_hash('arith'))"
     )
     out = subprocess.run([str(python), "-c", probe], env=env, capture_output=True, text=True, check=True)

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from hub.evaluate import EvalOptions, evaluate
-from hub.local_model import local_model_path
-from hub.rundir import RunDir
-from hub.types import Sampling
+from hub.env.types import Sampling
+from hub.run.evaluate import EvalOptions, evaluate
+from hub.run.local_model import local_model_path
+from hub.run.rundir import RunDir
 
 try:
     local_model_path("smollm2")

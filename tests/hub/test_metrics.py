@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 import pytest
 
-from hub.metrics import SummaryBuilder, ks_for, pass_all_k, pass_at_k
-from hub.types import Rollout, RolloutError
+from hub.env.types import Rollout, RolloutError
+from hub.run.metrics import SummaryBuilder, ks_for, pass_all_k, pass_at_k
 
 
 def brute(n: int, c: int, k: int, *, all_: bool) -> float:

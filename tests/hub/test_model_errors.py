@@ -15,12 +15,12 @@ from aiohttp import web
 
 from graders.exact import ExactGrader
 from hub import SingleTurnEnv
-from hub.client import ClientOptions, OpenAIClient
-from hub.errors import ModelConfigError, ModelError
-from hub.fake_server import FakeChatServer
-from hub.rundir import FAILED_FILE, RunConfig, RunDir
-from hub.runner import Runner
-from hub.types import Message, Sampling
+from hub.env.errors import ModelConfigError, ModelError
+from hub.env.types import Message, Sampling
+from hub.run.client import ClientOptions, OpenAIClient
+from hub.run.fake_server import FakeChatServer
+from hub.run.rundir import FAILED_FILE, RunConfig, RunDir
+from hub.run.runner import Runner
 from tests.conftest import correct_responder, make_tasks
 
 MSGS = [Message(role="user", content="What is 1 + 1?")]

@@ -1,4 +1,4 @@
-"""hub.distributed: evaluation shards merged into one run directory; grading on Ray workers.
+"""hub.run.sharded: evaluation shards merged into one run directory; grading on Ray workers.
 
 The merge logic is tested with the in-process ``local`` backend; the Ray tests start a local
 Ray instance with two workers and are skipped when Ray is not installed.
@@ -17,11 +17,12 @@ from typing import Any
 
 import pytest
 
-from hub.distributed import RayGradedEnv, evaluate_sharded, regrade_on_ray
-from hub.evaluate import EvalOptions, evaluate
-from hub.fake_server import FakeChatServer
-from hub.rundir import RunDir
-from hub.types import Sampling
+from hub.env.types import Sampling
+from hub.run.evaluate import EvalOptions, evaluate
+from hub.run.fake_server import FakeChatServer
+from hub.run.ray_grading import RayGradedEnv, regrade_on_ray
+from hub.run.rundir import RunDir
+from hub.run.sharded import evaluate_sharded
 
 HAS_RAY = importlib.util.find_spec("ray") is not None
 needs_ray = pytest.mark.skipif(not HAS_RAY, reason="ray is not installed (`pip install ray`)")
@@ -82,8 +83,8 @@ def _cli(argv: list[str]) -> int:
 
 @pytest.fixture
 def ray_spy(monkeypatch: pytest.MonkeyPatch) -> list[RayGradedEnv]:
-    """Every RayGradedEnv the runner option makes (it is looked up in hub.distributed)."""
-    import hub.distributed
+    """Every RayGradedEnv the runner option makes (it is looked up in hub.run.ray_grading)."""
+    import hub.run.ray_grading
 
     made: list[RayGradedEnv] = []
 
@@ -92,7 +93,7 @@ def ray_spy(monkeypatch: pytest.MonkeyPatch) -> list[RayGradedEnv]:
             super().__init__(*args, **kwargs)
             made.append(self)
 
-    monkeypatch.setattr(hub.distributed, "RayGradedEnv", Spy)
+    monkeypatch.setattr(hub.run.ray_grading, "RayGradedEnv", Spy)
     return made
 
 
@@ -166,9 +167,9 @@ async def test_ray_shards_merge_into_one_run(tmp_path: Path, ray_local: Any) -> 
 
 @needs_ray
 async def test_ray_grading_pool_in_runner_and_regrade(tmp_path: Path, ray_local: Any) -> None:
-    from hub.client import ClientOptions, OpenAIClient
-    from hub.rundir import RunConfig
-    from hub.runner import Runner
+    from hub.run.client import ClientOptions, OpenAIClient
+    from hub.run.rundir import RunConfig
+    from hub.run.runner import Runner
 
     env = RayGradedEnv("arith")
     tasks = list(itertools.islice(env.tasks("test"), 4))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.rundir import RunDir
+from hub.run.rundir import RunDir
 
 
 def _free_port() -> int:
@@ -48,7 +48,7 @@ def slow_server() -> object:
         [
             sys.executable,
             "-m",
-            "hub.fake_server",
+            "hub.run.fake_server",
             "--port",
             str(port),
             "--schedule",

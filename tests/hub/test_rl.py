@@ -1,4 +1,4 @@
-"""hub.rl: the environment as a TRL GRPOTrainer reward function, and the training dataset."""
+"""hub.env.rewards: the environment as a TRL GRPOTrainer reward function, and the training dataset."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 
 from graders.exact import ExactGrader
 from hub import SingleTurnEnv, Task
-from hub.errors import UsageError
-from hub.rl import completion_text, reward_function, to_dataset
+from hub.env.errors import UsageError
+from hub.env.rewards import completion_text, reward_function, to_dataset
 
 
 def _tasks(n: int) -> list[Task]:
@@ -68,11 +68,11 @@ def test_environment_to_dataset_method_is_hub_rl_to_dataset() -> None:
     assert ds.to_list() == to_dataset(env, "test", 3, seed=0).to_list()
     assert [row["task_id"] for row in ds] == ["t0", "t1", "t2"]
     with pytest.raises(UsageError, match="no split 'train'"):
-        env.to_dataset()  # the default split is train, as in hub.rl
+        env.to_dataset()  # the default split is train, as in hub.env.rewards
 
 
 def test_environment_reward_function_method_grades_like_hub_rl(toy_env: SingleTurnEnv) -> None:
-    from hub.rl import EnvReward
+    from hub.env.rewards import EnvReward
 
     reward = toy_env.reward_function(error_value=None, timeout_s=5.0, concurrency=2, name="mine")
     assert isinstance(reward, EnvReward) and reward.env is toy_env

@@ -20,13 +20,13 @@ import pytest
 
 from graders.exact import ExactGrader
 from hub import SingleTurnEnv
-from hub.client import ClientOptions, OpenAIClient
-from hub.errors import RunDirError
-from hub.fake_server import FakeChatServer
-from hub.rundir import RunConfig, RunDir
-from hub.runlock import holder_of
-from hub.runner import Runner
-from hub.types import Message, Rollout, Timing
+from hub.env.errors import RunDirError
+from hub.env.types import Message, Rollout, Timing
+from hub.run.client import ClientOptions, OpenAIClient
+from hub.run.fake_server import FakeChatServer
+from hub.run.rundir import RunConfig, RunDir
+from hub.run.runlock import holder_of
+from hub.run.runner import Runner
 from tests.conftest import correct_responder, make_tasks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,8 +99,8 @@ def test_show_while_a_process_appends_big_records_loses_nothing(
     rd.create(config_factory())
     script = textwrap.dedent(
         f"""
-        from hub.rundir import RunDir
-        from hub.types import Message, Rollout, Timing
+        from hub.run.rundir import RunDir
+        from hub.env.types import Message, Rollout, Timing
         rd = RunDir({str(tmp_path)!r})
         with rd.open_writer() as w:
             for i in range(30):
@@ -133,7 +133,7 @@ async def test_a_second_writer_is_refused_naming_the_holder(
         with pytest.raises(RunDirError, match=rf"in use by eval \(pid {os.getpid()} on .+, since "):
             await _run(env, server, config, RunDir(tmp_path))
         with pytest.raises(RunDirError, match="in use by eval"):
-            from hub.evaluate import regrade
+            from hub.run.evaluate import regrade
 
             await regrade(tmp_path)
         await first
@@ -148,7 +148,7 @@ def test_two_resumes_at_once_one_wins_and_the_file_stays_exact(
     script = textwrap.dedent(
         """
         import asyncio, sys
-        from hub.fake_server import FakeChatServer
+        from hub.run.fake_server import FakeChatServer
         async def main():
             async with FakeChatServer(schedule=("slow",), slow_s=0.25, port=int(sys.argv[1])) as s:
                 await asyncio.sleep(60)
@@ -196,7 +196,7 @@ def test_a_lock_left_by_a_killed_process_is_taken_over(tmp_path: Path) -> None:
     script = textwrap.dedent(
         f"""
         import sys, time
-        from hub.rundir import RunDir
+        from hub.run.rundir import RunDir
         with RunDir({str(tmp_path)!r}).writing("eval"):
             print("locked", flush=True)
             time.sleep(60)
@@ -225,11 +225,11 @@ import asyncio, json, os, sys
 from pathlib import Path
 from graders.exact import ExactGrader
 from hub import SingleTurnEnv, Task
-from hub.client import ClientOptions, OpenAIClient
-from hub.errors import RunDirError
-from hub.fake_server import FakeChatServer
-from hub.rundir import RunDir
-from hub.runner import Runner
+from hub.run.client import ClientOptions, OpenAIClient
+from hub.env.errors import RunDirError
+from hub.run.fake_server import FakeChatServer
+from hub.run.rundir import RunDir
+from hub.run.runner import Runner
 from tests.conftest import make_config
 
 mnt = Path(sys.argv[1])
@@ -325,7 +325,7 @@ def test_a_failed_append_is_cut_back_to_the_last_record(
 
 # -- 4. regrade keeps history and refuses a busy run ---------------------------------------------
 async def test_regrade_keeps_the_previous_grades_and_swaps_atomically(tmp_path: Path) -> None:
-    from hub.evaluate import evaluate, regrade
+    from hub.run.evaluate import evaluate, regrade
 
     out = tmp_path / "run"
     async with FakeChatServer(responder=lambda r: "Answer: 7") as server:

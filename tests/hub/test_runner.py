@@ -13,11 +13,11 @@ import pytest
 
 from graders.exact import ExactGrader
 from hub import Rollout, SingleTurnEnv
-from hub.client import ClientOptions, OpenAIClient
-from hub.errors import RunDirError
-from hub.fake_server import FakeChatServer
-from hub.rundir import RunConfig, RunDir
-from hub.runner import Runner
+from hub.env.errors import RunDirError
+from hub.run.client import ClientOptions, OpenAIClient
+from hub.run.fake_server import FakeChatServer
+from hub.run.rundir import RunConfig, RunDir
+from hub.run.runner import Runner
 from tests.conftest import (
     BlockingGrader,
     FloatGrader,
@@ -197,7 +197,7 @@ async def test_refused_requests_stop_the_run(
     """A 404 for every request (wrong path or model) stops the run with that error."""
     from aiohttp import web
 
-    from hub.errors import ModelConfigError
+    from hub.env.errors import ModelConfigError
 
     async def not_found(request: web.Request) -> web.Response:
         return web.Response(status=404, text="no such model")
@@ -225,8 +225,8 @@ async def test_refused_requests_stop_the_run(
 
 
 async def test_evaluate_then_regrade_restores_tampered_rewards(tmp_path: Path) -> None:
-    from hub.evaluate import evaluate, regrade
-    from hub.types import Sampling
+    from hub.env.types import Sampling
+    from hub.run.evaluate import evaluate, regrade
 
     out = tmp_path / "run"
 
@@ -260,8 +260,8 @@ async def test_evaluate_then_regrade_restores_tampered_rewards(tmp_path: Path) -
 
 
 def test_advantages() -> None:
-    from hub.runner import with_advantages
-    from hub.types import RolloutError, Timing
+    from hub.env.types import RolloutError, Timing
+    from hub.run.runner import with_advantages
 
     def r(i: int, reward: float | None) -> Rollout:
         err = RolloutError(kind="model", message="x") if reward is None else None
@@ -341,8 +341,8 @@ async def test_grader_returning_a_non_grade_is_a_grader_error(
 
 async def test_pooled_grade_runs_sync_checks_under_a_hard_timeout() -> None:
     from graders.pool import WorkerPool
-    from hub.pooled import PooledGrade
-    from hub.types import Timing
+    from hub.env.pooled import PooledGrade
+    from hub.env.types import Timing
 
     task = make_tasks(1)[0]
     rollout = Rollout(
@@ -361,8 +361,8 @@ async def test_pooled_grade_runs_sync_checks_under_a_hard_timeout() -> None:
 
 
 async def test_regrading_twice_keeps_total_time(tmp_path: Path) -> None:
-    from hub.evaluate import evaluate, regrade
-    from hub.types import Sampling
+    from hub.env.types import Sampling
+    from hub.run.evaluate import evaluate, regrade
 
     out = tmp_path / "run"
     async with FakeChatServer(responder=lambda req: "Answer: 10") as srv:
@@ -393,7 +393,7 @@ async def test_an_environment_that_breaks_the_transcript_loses_only_its_rollout(
 ) -> None:
     """A step that puts a non-Message in the transcript used to crash the run (and every resume)
     while the rollout was recorded; now that rollout is an environment error and the run goes on."""
-    from hub.types import Step
+    from hub.env.types import Step
 
     class BadStep(SingleTurnEnv):
         async def step(self, state: Any, action: Any) -> Step:

@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 import hub.cli
-from hub.check import CheckOptions, check
 from hub.cli import authoring, hubcmds  # noqa: F401  (register the commands)
-from hub.errors import UsageError
-from hub.evaluate import evaluate
-from hub.fake_server import FakeChatServer
-from hub.registry import installed, list_environments
-from hub.scaffold import scaffold
+from hub.env.errors import UsageError
+from hub.registry.entrypoints import installed, list_environments
+from hub.review.check import CheckOptions, check
+from hub.review.scaffold import scaffold
+from hub.run.evaluate import evaluate
+from hub.run.fake_server import FakeChatServer
 
 FAST = CheckOptions(num_tasks=10, gold_tasks=10, probe_tasks=2, grade_timeout_s=2.0)
 

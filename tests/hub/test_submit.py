@@ -11,14 +11,14 @@ from typing import Any, TypeVar
 import pytest
 
 import hub.cli
-from hub.check import CheckOptions
 from hub.cli import authoring, hubcmds  # noqa: F401  (register the commands)
-from hub.errors import UsageError
-from hub.local_model import local_model_path
-from hub.metrics import Summary, SummaryBuilder
-from hub.scaffold import scaffold
-from hub.submit import file_sha256, submit, verify_submission
-from hub.types import Rollout
+from hub.env.errors import UsageError
+from hub.env.types import Rollout
+from hub.review.check import CheckOptions
+from hub.review.scaffold import scaffold
+from hub.review.submit import file_sha256, submit, verify_submission
+from hub.run.local_model import local_model_path
+from hub.run.metrics import Summary, SummaryBuilder
 
 try:
     local_model_path("smollm2")

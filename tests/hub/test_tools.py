@@ -12,11 +12,11 @@ import pytest
 
 from graders.exact import ExactGrader
 from hub import Message, Task, ToolCall, ToolEnv, tool_schema
-from hub.client import ClientOptions, OpenAIClient
-from hub.errors import EnvironmentDefinitionError
-from hub.fake_server import FakeChatServer, tool_call_reply
-from hub.rundir import RunDir
-from hub.runner import Runner
+from hub.env.errors import EnvironmentDefinitionError
+from hub.run.client import ClientOptions, OpenAIClient
+from hub.run.fake_server import FakeChatServer, tool_call_reply
+from hub.run.rundir import RunDir
+from hub.run.runner import Runner
 from tests.conftest import make_config
 
 

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from graders.exact import ExactGrader
 from graders.grade import Grade
 from hub import Message, SingleTurnEnv, Task, ToolCall
-from hub.errors import EnvironmentDefinitionError, UnknownSplitError
+from hub.env.errors import EnvironmentDefinitionError, UnknownSplitError
 
 
 def test_grade_keeps_errors_apart() -> None:

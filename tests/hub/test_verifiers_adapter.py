@@ -1,4 +1,4 @@
-"""hub.interop.verifiers_adapter: verifiers environments in verihub's runner, and back.
+"""hub.train.verifiers_adapter: verifiers environments in verihub's runner, and back.
 
 Small environments are written here (datasets built in code, no network); the model is the
 loopback FakeChatServer. Skipped when verifiers is not installed.
@@ -15,17 +15,17 @@ import pytest
 
 from graders.exact import ExactGrader
 from hub import MultiTurnEnv, SingleTurnEnv, Task
-from hub.client import ClientOptions, OpenAIClient
-from hub.environment import Environment
-from hub.fake_server import FakeChatServer
-from hub.metrics import Summary
-from hub.rundir import RunConfig, RunDir
-from hub.runner import Runner
-from hub.types import Message, Rollout, Sampling, State, Step
+from hub.env.environment import Environment
+from hub.env.types import Message, Rollout, Sampling, State, Step
+from hub.run.client import ClientOptions, OpenAIClient
+from hub.run.fake_server import FakeChatServer
+from hub.run.metrics import Summary
+from hub.run.rundir import RunConfig, RunDir
+from hub.run.runner import Runner
 
 vf = pytest.importorskip("verifiers", reason="verifiers is not installed (pip install verifiers==0.3.1)")
 
-from hub.interop.verifiers_adapter import VerifiersEnv, to_verifiers  # noqa: E402
+from hub.train.verifiers_adapter import VerifiersEnv, to_verifiers  # noqa: E402
 
 
 def _config(env: Environment, *, n: int, rollouts: int = 1, max_turns: int | None = None) -> RunConfig:
@@ -176,8 +176,8 @@ async def test_vf_reward_crash_is_a_grader_error(tmp_path: Path) -> None:
 
 
 def test_load_verifiers_env_by_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from hub.errors import UsageError
-    from hub.interop import load_verifiers_env
+    from hub.env.errors import UsageError
+    from hub.train.verifiers_adapter import load_verifiers_env
 
     (tmp_path / "vf_tiny_env.py").write_text(
         "import verifiers as vf\n"

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from hub.metrics import SummaryBuilder
-from hub.rundir import RunDir
+from hub.run.metrics import SummaryBuilder
+from hub.run.rundir import RunDir
 from leaderboard import Board, BoardError, RunRejected, aggregate, build_site, verify_run
 from leaderboard.testing import write_run
 

@@ -77,8 +77,8 @@ def test_dropped_rollout_is_refused(run: Path) -> None:
 
 def test_dropped_rollout_with_rewritten_summary_is_still_refused(run: Path, tmp_path: Path) -> None:
     """Even a forger who recomputes summary.json cannot hide a missing rollout."""
-    from hub.metrics import SummaryBuilder
-    from hub.rundir import RunDir
+    from hub.run.metrics import SummaryBuilder
+    from hub.run.rundir import RunDir
 
     lines = _lines(run)
     _set_lines(run, lines[1:])
@@ -172,7 +172,7 @@ def test_board_refuses_tampered_run_and_writes_nothing(run: Path, tmp_path: Path
 
 
 def _arith_run(path: Path, task_ids: list[str]) -> Path:
-    from hub.registry import load_environment, package_hash
+    from hub.registry.entrypoints import load_environment, package_hash
 
     return write_run(
         path,

@@ -8,7 +8,7 @@ from typing import Any
 
 from graders.pool import WorkerPool
 from hub import SingleTurnEnv, Task
-from hub.math_datasets import PROMPT, ContestSpec, answer_text, contest_environment, contest_task
+from hub.registry.math_datasets import PROMPT, ContestSpec, answer_text, contest_environment, contest_task
 
 __all__ = ["DATASET", "ENV_VAR", "PROMPT", "SPEC", "load_environment", "reference_answer", "task_from_row"]
 

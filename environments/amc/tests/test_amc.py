@@ -1,12 +1,12 @@
-"""amc: the shared math-environment contract (hub.env_tests) plus package-specific checks."""
+"""amc: the shared math-environment contract (hub.review.env_tests) plus package-specific checks."""
 
 from __future__ import annotations
 
 import pytest
 from verihub_amc import ENV_VAR, load_environment
 
-from hub.env_tests import MathDatasetEnvContract
-from hub.types import Task
+from hub.env.types import Task
+from hub.review.env_tests import MathDatasetEnvContract
 
 
 class TestAmc(MathDatasetEnvContract):

@@ -2,7 +2,7 @@
 
 Each level is a finite family of expression templates over operand ranges (tens of thousands of
 problems at level 1, billions at level 5). A seed visits a level's problems in a shuffled order
-without repeats (see :mod:`hub.procedural`), and a problem's split is a hash of its
+without repeats (see :mod:`hub.env.procedural`), and a problem's split is a hash of its
 content, so ``train`` and ``test`` never share a problem and neither repeats one until its half
 of the level is used up.
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from graders.exact import ExactGrader
 from hub import SingleTurnEnv, Task
-from hub.procedural import SPLITS, shuffled, split_of, stream_key
+from hub.env.procedural import SPLITS, shuffled, split_of, stream_key
 
 __all__ = ["LEVELS", "Family", "generate", "level_size", "load_environment"]
 

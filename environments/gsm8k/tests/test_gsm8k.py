@@ -1,11 +1,11 @@
-"""gsm8k: the shared math-environment contract (hub.env_tests) plus package-specific checks."""
+"""gsm8k: the shared math-environment contract (hub.review.env_tests) plus package-specific checks."""
 
 from __future__ import annotations
 
 import pytest
 from verihub_gsm8k import ENV_VAR, load_environment
 
-from hub.env_tests import MathDatasetEnvContract
+from hub.review.env_tests import MathDatasetEnvContract
 
 
 class TestGsm8k(MathDatasetEnvContract):

@@ -9,8 +9,8 @@ from typing import Any
 from graders.math import MathGrader, MathOptions
 from graders.pool import WorkerPool
 from hub import Task
-from hub.data import load_rows
-from hub.math_datasets import MathEnv
+from hub.registry.data import load_rows
+from hub.registry.math_datasets import MathEnv
 
 __all__ = ["DATASET", "ENV_VAR", "PROMPT", "load_environment", "reference_answer", "task_from_row"]
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from graders.ifeval import CHECKERS, IFEvalGrader
 from hub import SingleTurnEnv, Task
-from hub.data import load_rows
-from hub.errors import UsageError
+from hub.env.errors import UsageError
+from hub.registry.data import load_rows
 
 __all__ = ["DATASET", "ENV_VAR", "load_environment", "make_tasks"]
 

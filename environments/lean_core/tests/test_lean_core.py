@@ -34,7 +34,7 @@ from graders.proof import (
     prepare,
 )
 from hub import Message, Rollout, Task, Timing
-from hub.testing import shared_data_dir
+from hub.review.testing import shared_data_dir
 
 REPO = Path(__file__).resolve().parents[3]
 REPLAY = REPO / "tests" / "graders" / "lean_replay.py"

@@ -1,12 +1,12 @@
-"""math500: the shared math-environment contract (hub.env_tests) plus package-specific checks."""
+"""math500: the shared math-environment contract (hub.review.env_tests) plus package-specific checks."""
 
 from __future__ import annotations
 
 import pytest
 from verihub_math500 import ENV_VAR, load_environment
 
-from hub.env_tests import MathDatasetEnvContract
-from hub.types import Task
+from hub.env.types import Task
+from hub.review.env_tests import MathDatasetEnvContract
 
 
 class TestMath500(MathDatasetEnvContract):

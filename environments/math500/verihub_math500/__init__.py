@@ -8,8 +8,8 @@ from typing import Any
 
 from graders.pool import WorkerPool
 from hub import SingleTurnEnv, Task
-from hub.data import load_rows
-from hub.math_datasets import PROMPT, math_environment
+from hub.registry.data import load_rows
+from hub.registry.math_datasets import PROMPT, math_environment
 
 __all__ = ["DATASET", "ENV_VAR", "PROMPT", "load_environment", "task_from_row"]
 

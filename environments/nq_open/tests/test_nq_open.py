@@ -8,9 +8,9 @@ import pytest
 from verihub_nq_open import ENV_VAR, load_environment, make_tasks
 
 from hub import Message, Rollout, SingleTurnEnv, Task
-from hub.errors import UsageError
-from hub.testing import shared_data_dir
-from hub.types import Timing
+from hub.env.errors import UsageError
+from hub.env.types import Timing
+from hub.review.testing import shared_data_dir
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ from typing import Any
 
 from graders.qa import EquivalenceOptions, QAGrader
 from hub import SingleTurnEnv, Task
-from hub.data import load_rows
-from hub.errors import UsageError
+from hub.env.errors import UsageError
+from hub.registry.data import load_rows
 
 __all__ = ["DATASET", "ENV_VAR", "PROMPT", "load_environment", "make_tasks"]
 

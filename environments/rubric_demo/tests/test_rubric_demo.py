@@ -14,9 +14,9 @@ import pytest
 from verihub_rubric_demo import PRODUCTS, RubricDemoEnv, load_environment, make_tasks, rubric_spec
 
 from graders.rubric import JudgeCheck, JudgeSampling, Rubric
-from hub.judge import LazyJudge
-from hub.registry import load_environment as hub_load
-from hub.types import Rollout, Timing
+from hub.env.types import Rollout, Timing
+from hub.registry.entrypoints import load_environment as hub_load
+from hub.run.judge import LazyJudge
 
 GOLD = (
     "Meet the bottle that keeps up with you: double-walled and fully insulated, it holds drinks "

@@ -1,6 +1,6 @@
 """rubric_demo: short product descriptions graded by a rubric with deterministic and judge checks.
 
-The environment owns its judge (a :class:`hub.judge.LazyJudge`): nothing starts when it is
+The environment owns its judge (a :class:`hub.run.judge.LazyJudge`): nothing starts when it is
 built; the judge model starts on the first grade. Close it with ``await env.aclose()`` or
 ``async with load_environment() as env:`` (see README.md for what happens if nobody does).
 """
@@ -12,7 +12,7 @@ from typing import Literal
 
 from graders.rubric import Rubric, RubricSpec, load_rubric_spec
 from hub import SingleTurnEnv, Task
-from hub.judge import JudgeOptions, LazyJudge
+from hub.run.judge import JudgeOptions, LazyJudge
 
 __all__ = ["PRODUCTS", "RubricDemoEnv", "load_environment", "make_tasks", "rubric_spec"]
 

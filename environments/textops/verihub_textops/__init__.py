@@ -2,7 +2,7 @@
 
 Words are built from 490 syllables (onset consonant, vowel, optional coda), so a level with
 ``k``-syllable words has ``490**k`` of them. A seed visits a level's (operation, word, letter)
-problems in a shuffled order without repeats (see :mod:`hub.procedural`), and a
+problems in a shuffled order without repeats (see :mod:`hub.env.procedural`), and a
 problem's split is a hash of its content, so ``train`` and ``test`` never share a problem.
 """
 
@@ -16,7 +16,7 @@ from typing import Literal
 from graders.exact import ExactGrader
 from graders.grade import Grade
 from hub import Rollout, SingleTurnEnv, Task
-from hub.procedural import SPLITS, shuffled, split_of, stream_key
+from hub.env.procedural import SPLITS, shuffled, split_of, stream_key
 
 __all__ = ["LEVELS", "SYLLABLES", "Operation", "TextOpsEnv", "generate", "load_environment"]
 

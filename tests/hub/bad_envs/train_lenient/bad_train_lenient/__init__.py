@@ -6,7 +6,7 @@ from __future__ import annotations
 from graders.exact import ExactGrader
 from graders.grade import Grade
 from hub import SingleTurnEnv, Task
-from hub.types import Rollout
+from hub.env.types import Rollout
 
 WORDS = ["apple", "river", "stone", "cloud", "tiger", "maple", "ocean", "piano"]
 

@@ -1,0 +1,61 @@
+"""The environment API: everything an environment author touches.
+
+Reading guide:
+
+- :mod:`hub.env.types`: the records (``Task``, ``Message``, ``State``, ``Step``, ``Rollout``, ...).
+- :mod:`hub.env.environment`: ``Environment`` and its subclasses ``SingleTurnEnv``,
+  ``MultiTurnEnv``, ``GradedEnv`` (start here; its docstring is the guide to writing one).
+- :mod:`hub.env.tools`: ``ToolEnv`` and typed Python functions as OpenAI tools.
+- :mod:`hub.env.pooled`: ``PooledGrade``, synchronous grading in a worker pool with a hard timeout.
+- :mod:`hub.env.grading`: grading one rollout under a time limit, choosing a split's tasks.
+- :mod:`hub.env.rewards`: an environment as an RL reward function and a training dataset.
+- :mod:`hub.env.procedural`: building blocks for procedural task generators.
+- :mod:`hub.env.errors`: verihub's exception tree (every room raises these).
+- :mod:`hub.env.aio`: running verihub's event loop (uvloop where installed).
+
+Imports: ``graders`` and the standard library only; every other room of ``hub`` builds on this one.
+"""
+
+from hub.env.environment import Environment, GradedEnv, MultiTurnEnv, SingleTurnEnv, TaskSource
+from hub.env.errors import (
+    EnvironmentDefinitionError,
+    ModelError,
+    RunDirError,
+    UnknownEnvironmentError,
+    UsageError,
+    VerihubError,
+)
+from hub.env.grading import grade_rollout, select_tasks
+from hub.env.pooled import PooledGrade
+from hub.env.tools import Tool, ToolEnv, tool_schema
+from hub.env.types import Message, Rollout, RolloutError, Sampling, State, Step, Task, Timing, ToolCall, Usage
+
+__all__ = [
+    "Environment",
+    "EnvironmentDefinitionError",
+    "GradedEnv",
+    "Message",
+    "ModelError",
+    "MultiTurnEnv",
+    "PooledGrade",
+    "Rollout",
+    "RolloutError",
+    "RunDirError",
+    "Sampling",
+    "SingleTurnEnv",
+    "State",
+    "Step",
+    "Task",
+    "TaskSource",
+    "Timing",
+    "Tool",
+    "ToolCall",
+    "ToolEnv",
+    "UnknownEnvironmentError",
+    "Usage",
+    "UsageError",
+    "VerihubError",
+    "grade_rollout",
+    "select_tasks",
+    "tool_schema",
+]

@@ -1,0 +1,233 @@
+"""The Environment API.
+
+Reading guide
+-------------
+An :class:`Environment` is a set of tasks plus three async methods the runner calls for each
+rollout::
+
+    state = await env.reset(task)                 # opening messages
+    while True:
+        action = <the model answers state.messages>
+        step = await env.step(state, action)      # environment's reply, terminated/truncated
+        if step.terminated or step.truncated: break
+    grade = await env.grade(task, rollout)        # a Grade in [0, 1]
+
+One instance serves many concurrent rollouts: per-rollout data lives in :class:`~hub.env.types.State`.
+
+- :class:`SingleTurnEnv`: tasks and a grader; one model answer, then grading. A dozen lines.
+- :class:`MultiTurnEnv`: override :meth:`Environment.step` to answer the model until the task ends.
+- :class:`~hub.env.tools.ToolEnv`: a multi-turn environment whose steps run typed Python tools.
+
+Tasks come from :meth:`Environment.tasks`; ``num_tasks(split)`` is ``None`` for procedural
+environments that generate tasks without end (the runner then needs ``--num-tasks``).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from graders.grade import Grade
+from graders.protocol import Grader
+from hub.env import rewards
+from hub.env.errors import EnvironmentDefinitionError, UnknownSplitError
+from hub.env.types import Message, Rollout, State, Step, Task
+
+if TYPE_CHECKING:
+    from datasets import Dataset
+
+    from hub.env.rewards import EnvReward
+
+__all__ = ["Environment", "GradedEnv", "MultiTurnEnv", "SingleTurnEnv", "TaskSource"]
+
+TaskSource = Callable[[str, int], Iterator[Task]]
+"""A generator of tasks without end: ``source(split, seed)`` yields tasks deterministically."""
+
+
+class Environment(ABC):
+    """Base class of every verihub environment (see the module docstring for a reading guide)."""
+
+    id: str = "unnamed"
+    version: str = "0.0.0"
+    system_prompt: str | None = None
+    max_turns: int = 1
+
+    def __init__(
+        self,
+        *,
+        id: str | None = None,
+        version: str | None = None,
+        system_prompt: str | None = None,
+        max_turns: int | None = None,
+    ) -> None:
+        if id is not None:
+            self.id = id
+        if version is not None:
+            self.version = version
+        if system_prompt is not None:
+            self.system_prompt = system_prompt
+        if max_turns is not None:
+            if max_turns < 1:
+                raise EnvironmentDefinitionError(f"max_turns must be >= 1, got {max_turns}")
+            self.max_turns = max_turns
+
+    # -- tasks ---------------------------------------------------------------------------------
+    @property
+    def splits(self) -> tuple[str, ...]:
+        """Names of the splits this environment offers."""
+        return ("test",)
+
+    @abstractmethod
+    def tasks(self, split: str = "test", *, seed: int = 0) -> Iterable[Task]:
+        """The tasks of ``split`` in a stable order. ``seed`` matters only for generated tasks."""
+
+    def num_tasks(self, split: str = "test") -> int | None:
+        """How many tasks ``split`` has, or None when tasks are generated without end."""
+        tasks = self.tasks(split)
+        return len(tasks) if isinstance(tasks, Sequence) else None
+
+    def tool_schemas(self) -> list[dict[str, Any]] | None:
+        """OpenAI ``tools`` for the model request, or None."""
+        return None
+
+    # -- one rollout ---------------------------------------------------------------------------
+    async def reset(self, task: Task) -> State:
+        """Start a rollout: the opening messages for ``task``."""
+        return State(task=task, messages=task.messages(self.system_prompt))
+
+    async def step(self, state: State, action: Message) -> Step:
+        """Answer the model's ``action``. The default ends the episode after one answer."""
+        return Step(terminated=True)
+
+    @abstractmethod
+    async def grade(self, task: Task, rollout: Rollout) -> Grade:
+        """Score a finished rollout. Raise only when grading itself fails.
+
+        Grading runs on the run's event loop: synchronous work that can take long (sympy, a big
+        regex, a subprocess) belongs in a worker pool with a hard timeout, e.g.
+        :class:`hub.env.pooled.PooledGrade` around a plain ``fn(task, completion) -> Grade``. A grader
+        that blocks the loop past the run's grade timeout is recorded as a timeout.
+        """
+
+    async def aclose(self) -> None:
+        """Release what the environment holds (judge clients, proof-checker processes).
+
+        The runner calls it once when a run ends, on success or failure. The default does nothing.
+        """
+        return None
+
+    # -- training (see hub.env.rewards) -----------------------------------------------------------------
+    def reward_function(
+        self,
+        *,
+        error_value: float | None = 0.0,
+        timeout_s: float = 60.0,
+        concurrency: int = 64,
+        name: str | None = None,
+    ) -> EnvReward:
+        """A reward function for TRL's ``GRPOTrainer`` that grades with this environment.
+
+        Same as :func:`hub.env.rewards.reward_function` (``reward_function(self, ...)``).
+        """
+        return rewards.reward_function(
+            self, error_value=error_value, timeout_s=timeout_s, concurrency=concurrency, name=name
+        )
+
+    def to_dataset(self, split: str = "train", n: int | None = None, *, seed: int = 0) -> Dataset:
+        """The first ``n`` tasks of ``split`` as a Hugging Face dataset for GRPO training.
+
+        Same as :func:`hub.env.rewards.to_dataset` (``to_dataset(self, split, n, seed=seed)``);
+        ``datasets`` is imported only by this call.
+        """
+        return rewards.to_dataset(self, split, n, seed=seed)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.id}@{self.version}>"
+
+
+class _TaskTable:
+    """Tasks given as a list, a mapping of split to list, or a generator function."""
+
+    def __init__(self, tasks: Sequence[Task] | Mapping[str, Sequence[Task]] | TaskSource) -> None:
+        self._source: TaskSource | None = None
+        self._table: dict[str, Sequence[Task]] = {}
+        if callable(tasks) and not isinstance(tasks, (Sequence, Mapping)):
+            self._source = tasks
+        elif isinstance(tasks, Mapping):
+            self._table = dict(tasks)
+        else:
+            self._table = {"test": list(tasks)}
+        for split, rows in self._table.items():
+            ids = [t.id for t in rows]
+            if len(set(ids)) != len(ids):
+                raise EnvironmentDefinitionError(f"split {split!r} has duplicate task ids")
+
+    def splits(self) -> tuple[str, ...]:
+        return tuple(self._table) if self._source is None else ("train", "test")
+
+    def get(self, split: str, seed: int) -> Iterable[Task]:
+        if self._source is not None:
+            if split not in ("train", "test"):
+                raise UnknownSplitError(split, ("train", "test"))
+            return self._source(split, seed)
+        if split not in self._table:
+            raise UnknownSplitError(split, tuple(self._table))
+        return self._table[split]
+
+
+class GradedEnv(Environment):
+    """An environment made of a task table and a grader (the base of the two below)."""
+
+    def __init__(
+        self,
+        *,
+        tasks: Sequence[Task] | Mapping[str, Sequence[Task]] | TaskSource,
+        grader: Grader,
+        id: str | None = None,
+        version: str | None = None,
+        system_prompt: str | None = None,
+        max_turns: int | None = None,
+    ) -> None:
+        super().__init__(id=id, version=version, system_prompt=system_prompt, max_turns=max_turns)
+        self._tasks = _TaskTable(tasks)
+        self.grader = grader
+
+    @property
+    def splits(self) -> tuple[str, ...]:
+        return self._tasks.splits()
+
+    def tasks(self, split: str = "test", *, seed: int = 0) -> Iterable[Task]:
+        return self._tasks.get(split, seed)
+
+    async def grade(self, task: Task, rollout: Rollout) -> Grade:
+        """Grade the final answer against the task's reference answer."""
+        return await self.grader(rollout.completion, reference=task.answer)
+
+
+class SingleTurnEnv(GradedEnv):
+    """One prompt, one answer, one grade.
+
+    Example::
+
+        env = SingleTurnEnv(id="capitals", grader=my_grader,
+                            tasks=[Task(id="fr", prompt="Capital of France?", answer="Paris")])
+    """
+
+    max_turns = 1
+
+
+class MultiTurnEnv(GradedEnv):
+    """A conversation over several turns: override :meth:`step` to reply to the model.
+
+    ``step`` returns the environment's messages (feedback, a tool result, the next question)
+    and whether the episode ``terminated``; the runner stops at ``max_turns`` and marks the
+    rollout ``truncated``. Grading defaults to the grader on the final answer; override
+    :meth:`grade` to grade the whole transcript.
+    """
+
+    max_turns = 4
+
+    @abstractmethod
+    async def step(self, state: State, action: Message) -> Step:
+        """Reply to the model's latest message."""

@@ -1,0 +1,178 @@
+"""Grading one rollout with an environment's own grader, and choosing the tasks of a split.
+
+These are the environment-side primitives that the runner (:mod:`hub.run.runner`), the RL reward
+(:mod:`hub.env.rewards`) and the Ray graders build on: :func:`grade_rollout` enforces the grading
+time limit (a crash, a timeout or a non-Grade result becomes an error grade, never a silent zero),
+:func:`with_grade` attaches a grade to a rollout, and :class:`TaskSelection` iterates the first N
+tasks of a split without holding them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import itertools
+import time
+from collections.abc import Awaitable, Generator, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from graders.grade import Grade
+from hub.env.errors import UsageError
+from hub.env.types import Rollout, RolloutError, Task
+
+if TYPE_CHECKING:
+    from hub.env.environment import Environment
+
+__all__ = ["TaskSelection", "grade_rollout", "one_line", "select_tasks", "with_grade"]
+
+
+class TaskSelection:
+    """The first ``num_tasks`` tasks of a split, generated again on each iteration.
+
+    A run iterates its tasks instead of holding them, so memory does not grow with the number of
+    tasks (a procedural environment can serve 100,000 of them).
+    """
+
+    def __init__(self, env: Environment, *, split: str, seed: int, num_tasks: int | None) -> None:
+        if num_tasks is not None and num_tasks < 1:
+            raise UsageError("--num-tasks must be at least 1")
+        if num_tasks is None and env.num_tasks(split) is None:
+            raise UsageError(f"{env.id} generates tasks without end; pass --num-tasks N")
+        self.env = env
+        self.split = split
+        self.seed = seed
+        self.num_tasks = num_tasks
+
+    def __iter__(self) -> Iterator[Task]:
+        source: Iterable[Task] = self.env.tasks(self.split, seed=self.seed)
+        if self.num_tasks is None:
+            return iter(source)
+        return itertools.islice(source, self.num_tasks)
+
+    def count(self) -> int:
+        """How many tasks the selection holds (counted without keeping them)."""
+        total = self.env.num_tasks(self.split)
+        if total is not None:
+            return total if self.num_tasks is None else min(total, self.num_tasks)
+        return sum(1 for _ in self)
+
+
+def select_tasks(env: Environment, *, split: str, seed: int, num_tasks: int | None) -> list[Task]:
+    """The first ``num_tasks`` tasks of ``split`` (all of a finite split when None), as a list."""
+    return list(TaskSelection(env, split=split, seed=seed, num_tasks=num_tasks))
+
+
+async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeout_s: float) -> Grade:
+    """Grade with a time limit; a crash, a timeout or a non-Grade result becomes an error grade.
+
+    The limit is enforced on the record even when it cannot interrupt: a grader that blocks the
+    event loop (synchronous CPU work, ``time.sleep``) cannot be cancelled, so the time it held
+    the loop is measured, and past ``timeout_s`` the grade is recorded as a timeout whatever it
+    said. Blocking or possibly hanging work belongs in a worker pool with a parent-side kill
+    (:class:`hub.env.pooled.PooledGrade`, :mod:`graders.pool`).
+    """
+    meter = _LoopMeter()
+    try:
+        pending = env.grade(task, rollout)
+        if not inspect.isawaitable(pending):
+            return Grade.error(
+                f"{type(env).__name__}.grade returned {type(pending).__name__}, not an awaitable; "
+                "declare it `async def grade`"
+            )
+        grade = await asyncio.wait_for(meter.run(pending), timeout=timeout_s)
+    except asyncio.TimeoutError:
+        return Grade.timeout(f"grader exceeded {timeout_s:g}s")
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # a grader bug must not end the run
+        return Grade.error(f"grader raised {type(exc).__name__}: {one_line(exc)}")
+    if meter.held_s > timeout_s:
+        return Grade.timeout(
+            f"grader blocked the event loop for {meter.held_s:.2f}s (limit {timeout_s:g}s), so it "
+            "could not be interrupted; run blocking work in graders.pool (see hub.env.pooled.PooledGrade)"
+        )
+    if not isinstance(grade, Grade):
+        return Grade.error(f"grader returned {type(grade).__name__}, not a Grade")
+    return grade
+
+
+class _LoopMeter:
+    """Measures how long a coroutine holds the event loop: the sum of its synchronous steps.
+
+    Time spent suspended (awaiting I/O, a worker pool, a sleep) is not counted; time spent
+    computing between two awaits is, because nothing else can run meanwhile.
+    """
+
+    def __init__(self) -> None:
+        self.held_s = 0.0
+
+    async def run(self, awaitable: Awaitable[Any]) -> Any:
+        return await _Stepped(awaitable, self)
+
+
+class _Stepped:
+    """``await _Stepped(x, meter)`` is ``await x``, timing each step of ``x``."""
+
+    def __init__(self, awaitable: Awaitable[Any], meter: _LoopMeter) -> None:
+        self._awaitable = awaitable
+        self._meter = meter
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        coro: Any = self._awaitable.__await__()  # send/throw/close, like a coroutine
+        meter = self._meter
+        value: Any = None
+        error: BaseException | None = None
+        while True:
+            start = time.perf_counter()
+            try:
+                if error is not None:
+                    yielded = coro.throw(error)
+                else:
+                    yielded = coro.send(value)
+            except StopIteration as stop:
+                meter.held_s += time.perf_counter() - start
+                return stop.value
+            finally:
+                error = None
+            meter.held_s += time.perf_counter() - start
+            try:
+                value = yield yielded
+            except GeneratorExit:
+                coro.close()
+                raise
+            except BaseException as exc:  # cancellation and the like go on into the grader
+                value, error = None, exc
+
+
+def with_grade(rollout: Rollout, grade: Grade, grade_s: float) -> Rollout:
+    """The rollout with its grade attached (errors recorded as grader errors).
+
+    ``grade_s`` replaces any earlier grading time (a regrade), in ``grade_s`` and in ``total_s``.
+    """
+    old = rollout.timing
+    timing = old.model_copy(update={"grade_s": grade_s, "total_s": old.total_s - old.grade_s + grade_s})
+    if grade.is_error:
+        return rollout.model_copy(
+            update={
+                "grade": grade,
+                "reward": None,
+                "passed": False,
+                "error": RolloutError(kind="grader", message=grade.reason or grade.status),
+                "timing": timing,
+            }
+        )
+    return rollout.model_copy(
+        update={
+            "grade": grade,
+            "reward": grade.score,
+            "passed": grade.passed,
+            "error": None,
+            "timing": timing,
+        }
+    )
+
+
+def one_line(exc: BaseException) -> str:
+    """The first line of an exception's message (at most 500 characters), for one-line records."""
+    text = str(exc).strip()
+    return (text.splitlines()[0] if text else type(exc).__name__)[:500]

@@ -1,0 +1,1 @@
+"""Files that ``verihub init`` renders into a new environment package (see :mod:`hub.review.scaffold`)."""

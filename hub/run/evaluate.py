@@ -1,0 +1,337 @@
+"""The evaluation API behind ``verihub eval``: start, resume, and regrade runs.
+
+::
+
+    summary = asyncio.run(evaluate("arith", model="local:smollm2", out="runs/a", num_tasks=20))
+    summary = asyncio.run(resume("runs/a"))
+
+``evaluate`` writes ``config.json`` first, then streams rollouts; ``resume`` reloads the
+environment named in the config, refuses a changed configuration, and runs only what is missing.
+
+Where grading runs is an option (:attr:`EvalOptions.grade_on`): ``"local"`` grades in this
+process, ``"ray"`` sends each grade to Ray workers (:class:`hub.run.ray_grading.RayGradedEnv`).
+Grades do not depend on where they are computed, so a run may be resumed with another backend.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import AsyncIterator, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from hub.env.environment import Environment
+from hub.env.errors import RunDirError, UsageError
+from hub.env.grading import TaskSelection, grade_rollout, select_tasks, with_grade
+from hub.env.types import Rollout, Sampling, Task
+from hub.registry.entrypoints import load_environment, package_hash
+from hub.run.client import ClientOptions, OpenAIClient
+from hub.run.local_model import LocalModelServer, is_local_model
+from hub.run.metrics import Summary, SummaryBuilder
+from hub.run.rundir import RunConfig, RunDir
+from hub.run.runner import ProgressCallback, Runner, StartCallback
+
+__all__ = [
+    "GradeOn",
+    "EvalOptions",
+    "evaluate",
+    "finish_regrade",
+    "grading_env",
+    "open_client",
+    "prepare_run",
+    "regrade",
+    "resume",
+    "run_tasks",
+]
+
+LOCAL_MAX_PARALLEL = 4
+
+GradeOn = Literal["local", "ray"]
+"""Where grading runs: ``local`` (this process) or ``ray`` (Ray workers)."""
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """How to run (not what to run): these may change between a run and its resume."""
+
+    concurrency: int = 32
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout_s: float = 120.0
+    max_retries: int = 5
+    requests_per_minute: float | None = None
+    tokens_per_minute: float | None = None
+    grade_timeout_s: float = 60.0
+    grade_on: GradeOn = "local"
+    """``ray``: grade on Ray workers (``ray.init(address=ray_address)`` unless Ray is running)."""
+    ray_address: str | None = None
+    retry_errors: bool = False
+    """On resume: run again the rollouts that ended in a model or environment error."""
+    on_rollout: ProgressCallback | None = field(default=None, compare=False)
+    on_start: StartCallback | None = field(default=None, compare=False)
+
+
+@contextlib.asynccontextmanager
+async def open_client(model: str, base_url: str | None, options: EvalOptions) -> AsyncIterator[OpenAIClient]:
+    """A ready client for ``model``: the embedded server for ``local:NAME``, else ``base_url``."""
+    with contextlib.ExitStack() as stack:
+        if is_local_model(model):
+            server = stack.enter_context(
+                LocalModelServer(model, parallel=min(LOCAL_MAX_PARALLEL, max(1, options.concurrency)))
+            )
+            url, served_model = server.base_url, server.name
+        else:
+            if not base_url:
+                raise UsageError(
+                    f"--model {model!r} needs --base-url (an OpenAI-compatible endpoint such as "
+                    "http://127.0.0.1:8000/v1), or use --model local:smollm2"
+                )
+            url, served_model = base_url, model
+        api_key = os.environ.get(options.api_key_env) if options.api_key_env else None
+        client_opts = ClientOptions(
+            base_url=url,
+            model=served_model,
+            api_key=api_key,
+            timeout_s=options.timeout_s,
+            max_retries=options.max_retries,
+            max_in_flight=max(1, options.concurrency),
+            requests_per_minute=options.requests_per_minute,
+            tokens_per_minute=options.tokens_per_minute,
+        )
+        async with OpenAIClient(client_opts) as client:
+            await client.probe()
+            yield client
+
+
+def prepare_run(
+    env_id: str,
+    *,
+    model: str,
+    base_url: str | None,
+    num_tasks: int | None,
+    rollouts: int,
+    max_turns: int | None,
+    seed: int,
+    split: str,
+    sampling: Sampling | None,
+    env_args: Mapping[str, Any] | None,
+    group_advantages: bool,
+) -> tuple[Environment, TaskSelection, RunConfig]:
+    """Load the environment, select its tasks and build the run's config (nothing is written)."""
+    from hub.version import __version__
+
+    if rollouts < 1:
+        raise UsageError("--rollouts must be at least 1")
+    args = dict(env_args or {})
+    env = load_environment(env_id, **args)
+    if split not in env.splits:
+        raise UsageError(f"{env_id} has no split {split!r}; it has: {', '.join(env.splits)}")
+    tasks = TaskSelection(env, split=split, seed=seed, num_tasks=num_tasks)
+    count = tasks.count()
+    if not count:
+        raise UsageError(f"{env_id} has no tasks in split {split!r}")
+    config = RunConfig(
+        env_id=env_id,
+        env_version=env.version,
+        env_hash=package_hash(env_id),
+        env_args=args,
+        model=model,
+        base_url=None if is_local_model(model) else base_url,
+        sampling=sampling or Sampling(),
+        seed=seed,
+        split=split,
+        num_tasks=count,
+        rollouts_per_task=rollouts,
+        max_turns=max_turns or env.max_turns,
+        group_advantages=group_advantages,
+        verihub_version=__version__,
+    )
+    return env, tasks, config
+
+
+async def evaluate(
+    env_id: str,
+    *,
+    model: str,
+    out: str | os.PathLike[str],
+    base_url: str | None = None,
+    num_tasks: int | None = None,
+    rollouts: int = 1,
+    max_turns: int | None = None,
+    seed: int = 0,
+    split: str = "test",
+    sampling: Sampling | None = None,
+    env_args: Mapping[str, Any] | None = None,
+    group_advantages: bool = False,
+    options: EvalOptions | None = None,
+) -> Summary:
+    """Evaluate ``env_id`` against ``model`` into a new run directory ``out``.
+
+    ``group_advantages``: treat the ``rollouts`` of a task as a GRPO group and write each
+    rollout's group-relative advantage in ``extra.advantage`` (the group is written together).
+    """
+    opts = options or EvalOptions()
+    env, tasks, config = prepare_run(
+        env_id,
+        model=model,
+        base_url=base_url,
+        num_tasks=num_tasks,
+        rollouts=rollouts,
+        max_turns=max_turns,
+        seed=seed,
+        split=split,
+        sampling=sampling,
+        env_args=env_args,
+        group_advantages=group_advantages,
+    )
+    rundir = RunDir(out)
+    rundir.ensure_new()  # fail before starting a model
+    try:
+        env = grading_env(env, config, opts)
+        async with open_client(model, base_url, opts) as client:
+            with rundir.writing("eval"):
+                rundir.create(config)
+                return await run_tasks(env, client, config, rundir, tasks, opts)
+    finally:
+        await env.aclose()
+
+
+async def resume(
+    out: str | os.PathLike[str], *, options: EvalOptions | None = None, base_url: str | None = None
+) -> Summary:
+    """Finish the run in ``out``: only the missing (task, rollout_index) pairs run.
+
+    Everything that defines the run comes from its ``config.json``. ``base_url`` serves the
+    same model from another address (a moved server, a corrected URL); once the endpoint
+    answers it is recorded in ``config.json`` for later resumes.
+    """
+    opts = options or EvalOptions()
+    rundir = RunDir(out)
+    config = rundir.load_config()
+    if base_url is not None and is_local_model(config.model):
+        raise UsageError(f"the run in {out} uses {config.model}, which needs no --base-url; drop it")
+    env = load_environment(config.env_id, **config.env_args)
+    current_hash = package_hash(config.env_id)
+    if current_hash != config.env_hash or env.version != config.env_version:
+        raise RunDirError(
+            f"cannot resume {out}: environment {config.env_id} changed since the run started "
+            f"(version {config.env_version} -> {env.version}); start a new run"
+        )
+    tasks = TaskSelection(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
+    try:
+        env = grading_env(env, config, opts)  # the grading backend is not part of the config
+        with rundir.writing("eval --resume"):  # before the model starts: a busy run fails fast
+            async with open_client(config.model, base_url or config.base_url, opts) as client:
+                if base_url is not None and base_url != config.base_url:
+                    config = config.model_copy(update={"base_url": base_url})
+                    rundir.replace_config(config)
+                return await run_tasks(env, client, config, rundir, tasks, opts)
+    finally:
+        await env.aclose()
+
+
+def grading_env(env: Environment, config: RunConfig, options: EvalOptions) -> Environment:
+    """``env`` as the runner should use it: itself, or wrapped so that it grades on Ray.
+
+    With ``grade_on="ray"`` the result is a :class:`hub.run.ray_grading.RayGradedEnv` around
+    ``env`` (tasks, ``reset`` and ``step`` stay here; each Ray worker loads the environment
+    ``config.env_id`` with ``config.env_args`` once and grades there).
+    """
+    if options.grade_on == "local":
+        if options.ray_address is not None:
+            raise UsageError("--ray-address needs --grade-on ray")
+        return env
+    if options.grade_on == "ray":
+        from hub.run.ray_grading import RayGradedEnv
+
+        return RayGradedEnv(config.env_id, env_args=config.env_args, inner=env, address=options.ray_address)
+    raise UsageError(f"--grade-on must be local or ray, not {options.grade_on!r}")
+
+
+async def run_tasks(
+    env: Environment,
+    client: OpenAIClient,
+    config: RunConfig,
+    rundir: RunDir,
+    tasks: Iterable[Task],
+    opts: EvalOptions,
+) -> Summary:
+    """Run ``tasks`` into ``rundir`` with the options' concurrency, grade limit and callbacks."""
+    runner = Runner(
+        env=env,
+        client=client,
+        config=config,
+        rundir=rundir,
+        concurrency=opts.concurrency,
+        grade_timeout_s=opts.grade_timeout_s,
+        on_rollout=opts.on_rollout,
+        on_start=opts.on_start,
+        retry_errors=opts.retry_errors,
+    )
+    return await runner.run(tasks)
+
+
+async def regrade(out: str | os.PathLike[str], *, grade_timeout_s: float = 60.0) -> tuple[Summary, int]:
+    """Re-grade the saved rollouts of ``out`` with the installed grader; no model calls.
+
+    Rollouts whose model call failed stay as they are. Refused while another process writes
+    the run. The new grades go to a new file swapped in atomically; the previous file is kept
+    under ``regrades/``. Returns the new summary and the number of rollouts whose verdict changed.
+    """
+    rundir = RunDir(out)
+    config = rundir.load_config()
+    with rundir.writing("regrade"):
+        env = load_environment(config.env_id, **config.env_args)
+        try:
+            tasks = {
+                t.id: t
+                for t in select_tasks(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
+            }
+            rundir.repair()
+            old = list(rundir.iter_rollouts())
+            missing = sorted({r.task_id for r in old} - set(tasks))
+            if missing:
+                raise RunDirError(
+                    f"{out}: task {missing[0]!r} is no longer in {config.env_id}; cannot regrade"
+                )
+            new = []
+            for r in old:
+                if r.error is None or r.error.kind == "grader":
+                    blank = {"error": None, "grade": None, "reward": None, "passed": False}
+                    base = r.model_copy(update=blank)
+                    started = time.perf_counter()
+                    grade = await grade_rollout(env, tasks[r.task_id], base, timeout_s=grade_timeout_s)
+                    r = with_grade(base, grade, time.perf_counter() - started)
+                new.append(r)
+        finally:
+            await env.aclose()
+        return finish_regrade(rundir, config, env.version, list(tasks), old, new)
+
+
+def finish_regrade(
+    rundir: RunDir,
+    config: RunConfig,
+    env_version: str,
+    task_ids: list[str],
+    old: list[Rollout],
+    new: list[Rollout],
+) -> tuple[Summary, int]:
+    """Swap in the regraded rollouts (keeping the old file in ``regrades/``) and write the summary.
+
+    Call with the writer lock held. Returns the summary and how many verdicts changed."""
+    changed = sum(
+        (a.reward, a.passed, a.error) != (b.reward, b.passed, b.error) for a, b in zip(old, new, strict=True)
+    )
+    rundir.replace_rollouts(new, reason="regrade")
+    builder = SummaryBuilder(
+        env_id=config.env_id,
+        env_version=env_version,
+        model=config.model,
+        rollouts_per_task=config.rollouts_per_task,
+    )
+    for tid in task_ids:
+        builder.add_task(tid)
+    summary = builder.extend(new).build()
+    rundir.write_summary(summary)
+    return summary, changed

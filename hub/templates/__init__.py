@@ -1,1 +1,0 @@
-"""Files that ``verihub init`` renders into a new environment package (see :mod:`hub.scaffold`)."""

@@ -1,0 +1,149 @@
+"""Rollout datasets: a run directory as SFT chat data or as DPO preference pairs.
+
+::
+
+    records = sft_records("runs/a", only_passed=True)     # gold trajectories
+    pairs = preference_pairs("runs/a")                    # prompt / chosen / rejected
+    export_run("runs/a", out="sft.jsonl", fmt="jsonl", only_passed=True)
+
+SFT records keep the whole transcript in ``messages`` (system and user prompt, assistant turns,
+environment replies) with ``task_id``, ``rollout_index``, ``reward`` and ``passed``. A preference
+pair joins a passed and a failed rollout of the same task: ``prompt`` is the opening messages
+(up to the first assistant turn), ``chosen`` and ``rejected`` the rest of each transcript, the
+conversational format of TRL's ``DPOTrainer``. Rollouts without a verdict (model, environment or
+grader errors) are never exported: an error is not a wrong answer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+from hub.env.errors import UsageError
+from hub.env.types import Message, Rollout
+from hub.run.rundir import RunDir
+
+__all__ = ["ExportFormat", "export_run", "preference_pairs", "sft_records"]
+
+ExportFormat = Literal["hf", "jsonl"]
+
+
+def sft_records(run_dir: str | os.PathLike[str], *, only_passed: bool = False) -> Iterator[dict[str, Any]]:
+    """One chat-format record per graded rollout (only passed ones with ``only_passed``)."""
+    for r in RunDir(run_dir).iter_rollouts():
+        if r.is_error or r.reward is None or not r.messages:
+            continue
+        if only_passed and not r.passed:
+            continue
+        yield {
+            "messages": [_message(m) for m in r.messages],
+            "task_id": r.task_id,
+            "rollout_index": r.rollout_index,
+            "reward": r.reward,
+            "passed": r.passed,
+        }
+
+
+def preference_pairs(run_dir: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+    """DPO pairs: the i-th passed rollout of a task with its i-th failed one (each used once)."""
+    by_task: dict[str, tuple[list[Rollout], list[Rollout]]] = defaultdict(lambda: ([], []))
+    order: list[str] = []
+    for r in RunDir(run_dir).iter_rollouts():
+        if r.is_error or r.reward is None or not r.messages:
+            continue
+        if r.task_id not in by_task:
+            order.append(r.task_id)
+        by_task[r.task_id][0 if r.passed else 1].append(r)
+    for task_id in order:
+        passed, failed = (sorted(g, key=lambda r: r.rollout_index) for g in by_task[task_id])
+        for good, bad in zip(passed, failed, strict=False):  # unmatched extras are left out
+            prompt, chosen = _split(good)
+            bad_prompt, rejected = _split(bad)
+            if bad_prompt != prompt or not chosen or not rejected:
+                continue  # different openings (should not happen) or an empty answer side
+            yield {
+                "prompt": prompt,
+                "chosen": chosen,
+                "rejected": rejected,
+                "task_id": task_id,
+                "chosen_reward": good.reward,
+                "rejected_reward": bad.reward,
+            }
+
+
+def export_run(
+    run_dir: str | os.PathLike[str],
+    *,
+    out: str | os.PathLike[str],
+    fmt: ExportFormat = "jsonl",
+    only_passed: bool = False,
+    pairs: bool = False,
+) -> int:
+    """Write the run's SFT records (or DPO pairs with ``pairs``) to ``out``; returns the count.
+
+    ``jsonl``: one JSON record per line. ``hf``: ``datasets.Dataset.save_to_disk(out)``.
+    """
+    if pairs and only_passed:
+        raise UsageError("--pairs needs failed rollouts too; drop --only-passed")
+    if fmt not in ("hf", "jsonl"):
+        raise UsageError(f"unknown export format {fmt!r}; use hf or jsonl")
+    RunDir(run_dir).load_config()  # a clear error for a path that is not a run
+    target = Path(out)
+    if target.exists() and (target.is_file() or any(target.iterdir())):
+        raise UsageError(f"{target} already exists; choose another --out or remove it first")
+    records = list(preference_pairs(run_dir) if pairs else sft_records(run_dir, only_passed=only_passed))
+    if not records:
+        what = "passed and failed rollouts of the same task" if pairs else "graded rollouts"
+        raise UsageError(f"{run_dir} has no {what} to export" + ("" if pairs else " with these filters"))
+    if fmt == "jsonl":
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(target.name + ".tmp")
+        with tmp.open("w", encoding="utf-8") as fh:
+            for rec in records:
+                fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        os.replace(tmp, target)
+    else:
+        from datasets import Dataset
+
+        tools = any(len(m) > 2 for rec in records for col in _CHAT_COLUMNS for m in rec.get(col, ()))
+        Dataset.from_list([_arrow_safe(rec, tools=tools) for rec in records]).save_to_disk(str(target))
+    return len(records)
+
+
+def _message(m: Message) -> dict[str, Any]:
+    out = m.to_openai()
+    if out.get("content") is None:
+        out["content"] = ""
+    return out
+
+
+def _split(r: Rollout) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(opening messages, the rest) of a transcript, cut at the first assistant message."""
+    cut = next((i for i, m in enumerate(r.messages) if m.role == "assistant"), len(r.messages))
+    return [_message(m) for m in r.messages[:cut]], [_message(m) for m in r.messages[cut:]]
+
+
+_CHAT_COLUMNS = ("messages", "prompt", "chosen", "rejected")
+
+
+def _arrow_safe(rec: dict[str, Any], *, tools: bool) -> dict[str, Any]:
+    """Arrow needs one schema per column: plain {role, content} messages, or, when the data has
+    tool calls, every message with the same tool keys (the calls JSON-encoded)."""
+    out = dict(rec)
+    for col in _CHAT_COLUMNS:
+        if col not in out:
+            continue
+        msgs = []
+        for m in out[col]:
+            item: dict[str, Any] = {"role": m["role"], "content": m.get("content") or ""}
+            if tools:
+                item["tool_calls"] = json.dumps(m["tool_calls"]) if m.get("tool_calls") else None
+                item["tool_call_id"] = m.get("tool_call_id")
+                item["name"] = m.get("name")
+            msgs.append(item)
+        out[col] = msgs
+    return out
