@@ -20,6 +20,7 @@ from hub.env.grading import grade_rollout, select_tasks, with_grade
 from hub.env.types import Message, Rollout, State, Step, Task
 from hub.registry.entrypoints import load_environment
 from hub.run.metrics import Summary
+from hub.run.regrade import finish_regrade
 from hub.run.rundir import RunConfig, RunDir
 
 __all__ = ["RayGradedEnv", "await_ref", "init_ray", "regrade_on_ray"]
@@ -167,8 +168,6 @@ async def _regrade(
         return with_grade(base, grade, grade_s)
 
     new = await asyncio.gather(*(one(r) for r in old))
-    from hub.run.evaluate import finish_regrade  # evaluate loads this module lazily, not at import
-
     return finish_regrade(rundir, config, env.version, list(tasks), old, list(new))
 
 
