@@ -20,7 +20,6 @@ _MAX_LISTED = 5
 
 def check_task_ids(config: RunConfig, task_ids: Sequence[str]) -> list[str]:
     """Reasons why ``task_ids`` are not the tasks ``config`` selects; [] when they are."""
-    from hub.env import select_tasks
     from hub.registry import load_environment, package_hash
 
     where = f"{config.env_id} {config.env_version}"
@@ -34,9 +33,7 @@ def check_task_ids(config: RunConfig, task_ids: Sequence[str]) -> list[str]:
         env = load_environment(config.env_id, **config.env_args)
         if env.version != config.env_version:
             return [f"cannot check the task set: {config.env_id} {env.version} is installed, not {where}"]
-        expected = [
-            t.id for t in select_tasks(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
-        ]
+        expected = [t.id for t in config.task_selection(env)]
     except VerihubError as exc:
         return [f"cannot check the task set of {where}: {exc}"]
     have, want = set(task_ids), set(expected)

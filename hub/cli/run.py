@@ -59,6 +59,7 @@ RUN_DEFINING = (
     "stop",
     "env_arg",
     "group_advantages",
+    "shuffle",
 )
 """``eval`` parameters that define a run (its saved config): a resume may not change them. The
 others (endpoint, key, concurrency, rate limits, timeouts, retries, grading) are operational."""
@@ -87,6 +88,11 @@ def eval_cmd(
     ),
     api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Variable holding the API key."),
     num_tasks: int = typer.Option(None, "--num-tasks", "-n", min=1, help="Evaluate the first N tasks."),
+    shuffle: bool = typer.Option(
+        False,
+        "--shuffle",
+        help="With --num-tasks: a random sample of N tasks (seeded by --seed), not the first N.",
+    ),
     rollouts: int = typer.Option(1, "--rollouts", "-r", min=1, help="Rollouts per task."),
     concurrency: int = typer.Option(32, "--concurrency", "-c", min=1, help="Rollouts in flight."),
     max_turns: int = typer.Option(None, "--max-turns", min=1, help="Model turns per rollout."),
@@ -192,6 +198,7 @@ def eval_cmd(
                         sampling=sampling,
                         env_args=_parse_env_args(env_arg or []),
                         group_advantages=group_advantages,
+                        shuffle=shuffle,
                         options=options,
                     )
                 )

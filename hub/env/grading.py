@@ -10,8 +10,11 @@ tasks of a split without holding them.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import inspect
 import itertools
+import json
+import random
 import time
 from collections.abc import Awaitable, Generator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -27,27 +30,52 @@ __all__ = ["TaskSelection", "grade_rollout", "one_line", "select_tasks", "with_g
 
 
 class TaskSelection:
-    """The first ``num_tasks`` tasks of a split, generated again on each iteration.
+    """The first ``num_tasks`` tasks of a split (or, with ``shuffle``, a seeded random sample of
+    ``num_tasks`` of a finite split, in split order), generated again on each iteration.
 
     A run iterates its tasks instead of holding them, so memory does not grow with the number of
     tasks (a procedural environment can serve 100,000 of them).
     """
 
-    def __init__(self, env: Environment, *, split: str, seed: int, num_tasks: int | None) -> None:
+    def __init__(
+        self, env: Environment, *, split: str, seed: int, num_tasks: int | None, shuffle: bool = False
+    ) -> None:
         if num_tasks is not None and num_tasks < 1:
             raise UsageError("--num-tasks must be at least 1")
-        if num_tasks is None and env.num_tasks(split) is None:
+        total = env.num_tasks(split)
+        if num_tasks is None and total is None:
             raise UsageError(f"{env.id} generates tasks without end; pass --num-tasks N")
+        if shuffle and total is None:
+            raise UsageError(
+                f"{env.id} generates its tasks in a seeded random order already; drop --shuffle "
+                "(--seed picks another sample)"
+            )
         self.env = env
         self.split = split
         self.seed = seed
         self.num_tasks = num_tasks
+        self.shuffle = shuffle
 
     def __iter__(self) -> Iterator[Task]:
         source: Iterable[Task] = self.env.tasks(self.split, seed=self.seed)
         if self.num_tasks is None:
             return iter(source)
+        if self.shuffle:
+            total = self.env.num_tasks(self.split) or 0
+            if self.num_tasks < total:
+                picked = set(
+                    random.Random(f"verihub-shuffle:{self.seed}").sample(range(total), self.num_tasks)
+                )
+                return (t for i, t in enumerate(source) if i in picked)
         return itertools.islice(source, self.num_tasks)
+
+    def sha256(self) -> str:
+        """A hash of the selected tasks (ids, prompts, answers, metadata), in order."""
+        digest = hashlib.sha256()
+        for task in self:
+            digest.update(json.dumps(task.model_dump(mode="python"), sort_keys=True, default=repr).encode())
+            digest.update(b"\n")
+        return "sha256:" + digest.hexdigest()
 
     def count(self) -> int:
         """How many tasks the selection holds (counted without keeping them)."""
@@ -57,9 +85,12 @@ class TaskSelection:
         return sum(1 for _ in self)
 
 
-def select_tasks(env: Environment, *, split: str, seed: int, num_tasks: int | None) -> list[Task]:
-    """The first ``num_tasks`` tasks of ``split`` (all of a finite split when None), as a list."""
-    return list(TaskSelection(env, split=split, seed=seed, num_tasks=num_tasks))
+def select_tasks(
+    env: Environment, *, split: str, seed: int, num_tasks: int | None, shuffle: bool = False
+) -> list[Task]:
+    """The first ``num_tasks`` tasks of ``split`` (all of a finite split when None; a seeded
+    random sample with ``shuffle``), as a list."""
+    return list(TaskSelection(env, split=split, seed=seed, num_tasks=num_tasks, shuffle=shuffle))
 
 
 async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeout_s: float) -> Grade:

@@ -25,6 +25,7 @@ from hub.env.environment import Environment
 from hub.env.errors import RunDirError, UsageError
 from hub.env.grading import TaskSelection
 from hub.env.types import Sampling, Task
+from hub.registry.data import recording_sources
 from hub.registry.entrypoints import load_environment, package_hash
 from hub.run.client import ClientOptions, OpenAIClient
 from hub.run.local_model import LocalModelServer, is_local_model
@@ -116,20 +117,27 @@ def prepare_run(
     sampling: Sampling | None,
     env_args: Mapping[str, Any] | None,
     group_advantages: bool,
+    shuffle: bool = False,
 ) -> tuple[Environment, TaskSelection, RunConfig]:
-    """Load the environment, select its tasks and build the run's config (nothing is written)."""
+    """Load the environment, select its tasks and build the run's config (nothing is written).
+
+    The config records where the data came from (:mod:`hub.registry.data`) and a hash of the
+    selected tasks; ``env_args`` that only locate a local copy are listed as ``location_args``."""
     from hub.version import __version__
 
     if rollouts < 1:
         raise UsageError("--rollouts must be at least 1")
     args = dict(env_args or {})
-    env = load_environment(env_id, **args)
+    with recording_sources() as sources:
+        env = load_environment(env_id, **args)
     if split not in env.splits:
         raise UsageError(f"{env_id} has no split {split!r}; it has: {', '.join(env.splits)}")
-    tasks = TaskSelection(env, split=split, seed=seed, num_tasks=num_tasks)
+    tasks = TaskSelection(env, split=split, seed=seed, num_tasks=num_tasks, shuffle=shuffle)
     count = tasks.count()
     if not count:
         raise UsageError(f"{env_id} has no tasks in split {split!r}")
+    local = any(s.get("source") == "local" for s in sources)
+    location = sorted(k for k, v in args.items() if local and isinstance(v, str) and os.path.exists(v))
     config = RunConfig(
         env_id=env_id,
         env_version=env.version,
@@ -141,9 +149,13 @@ def prepare_run(
         seed=seed,
         split=split,
         num_tasks=count,
+        shuffle=shuffle,
         rollouts_per_task=rollouts,
         max_turns=max_turns or env.max_turns,
         group_advantages=group_advantages,
+        data=sources,
+        location_args=location,
+        tasks_sha256=tasks.sha256(),
         verihub_version=__version__,
     )
     return env, tasks, config
@@ -163,12 +175,14 @@ async def evaluate(
     sampling: Sampling | None = None,
     env_args: Mapping[str, Any] | None = None,
     group_advantages: bool = False,
+    shuffle: bool = False,
     options: EvalOptions | None = None,
 ) -> Summary:
     """Evaluate ``env_id`` against ``model`` into a new run directory ``out``.
 
     ``group_advantages``: treat the ``rollouts`` of a task as a GRPO group and write each
     rollout's group-relative advantage in ``extra.advantage`` (the group is written together).
+    ``shuffle``: a seeded random sample of ``num_tasks`` tasks instead of the first ones.
     """
     opts = options or EvalOptions()
     env, tasks, config = prepare_run(
@@ -183,6 +197,7 @@ async def evaluate(
         sampling=sampling,
         env_args=env_args,
         group_advantages=group_advantages,
+        shuffle=shuffle,
     )
     rundir = RunDir(out)
     rundir.ensure_new()  # fail before starting a model
@@ -217,7 +232,12 @@ async def resume(
             f"cannot resume {out}: environment {config.env_id} changed since the run started "
             f"(version {config.env_version} -> {env.version}); start a new run"
         )
-    tasks = TaskSelection(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
+    tasks = config.task_selection(env)
+    if config.tasks_sha256 is not None and tasks.sha256() != config.tasks_sha256:
+        raise RunDirError(
+            f"cannot resume {out}: the tasks {config.env_id} selects are not the ones the run started "
+            "with (its data changed); start a new run"
+        )
     try:
         env = grading_env(env, config, opts)  # the grading backend is not part of the config
         with rundir.writing("eval --resume"):  # before the model starts: a busy run fails fast

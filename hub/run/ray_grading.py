@@ -16,7 +16,7 @@ from typing import Any
 from graders.grade import Grade
 from hub.env.environment import Environment
 from hub.env.errors import RunDirError, UsageError
-from hub.env.grading import grade_rollout, select_tasks, with_grade
+from hub.env.grading import grade_rollout, with_grade
 from hub.env.types import Message, Rollout, State, Step, Task
 from hub.registry.entrypoints import load_environment
 from hub.run.metrics import Summary
@@ -147,9 +147,7 @@ async def _regrade(
     env: RayGradedEnv, rundir: RunDir, config: RunConfig, *, grade_timeout_s: float, concurrency: int
 ) -> tuple[Summary, int]:
     out = rundir.path
-    tasks = {
-        t.id: t for t in select_tasks(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
-    }
+    tasks = {t.id: t for t in config.task_selection(env)}
     rundir.repair()
     old = list(rundir.iter_rollouts())
     missing = sorted({r.task_id for r in old} - set(tasks))

@@ -11,7 +11,7 @@ import os
 import time
 
 from hub.env.errors import RunDirError
-from hub.env.grading import grade_rollout, select_tasks, with_grade
+from hub.env.grading import grade_rollout, with_grade
 from hub.env.types import Rollout
 from hub.registry.entrypoints import load_environment
 from hub.run.metrics import Summary, SummaryBuilder
@@ -32,10 +32,7 @@ async def regrade(out: str | os.PathLike[str], *, grade_timeout_s: float = 60.0)
     with rundir.writing("regrade"):
         env = load_environment(config.env_id, **config.env_args)
         try:
-            tasks = {
-                t.id: t
-                for t in select_tasks(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
-            }
+            tasks = {t.id: t for t in config.task_selection(env)}
             rundir.repair()
             old = list(rundir.iter_rollouts())
             missing = sorted({r.task_id for r in old} - set(tasks))

@@ -28,7 +28,9 @@ from typing import IO, Any
 from pydantic import BaseModel, Field, ValidationError
 from pydantic_core import PydanticSerializationError
 
+from hub.env.environment import Environment
 from hub.env.errors import RunDirError
+from hub.env.grading import TaskSelection
 from hub.env.types import Rollout, Sampling, final_answer, scrub_surrogates
 from hub.run.metrics import Summary
 from hub.run.runlock import LockHolder, RunLock, holder_of
@@ -66,17 +68,38 @@ class RunConfig(BaseModel):
     seed: int
     split: str
     num_tasks: int | None = Field(description="Tasks selected (the first N of the split).")
+    shuffle: bool = Field(default=False, description="A seeded random sample of num_tasks, not the first N.")
     rollouts_per_task: int = Field(ge=1)
     max_turns: int = Field(ge=1)
     group_advantages: bool = Field(
         default=False, description="Write each rollout's group-relative advantage (GRPO style)."
     )
+    data: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Where the environment's data came from: per dataset, the Hugging Face id, split "
+        "and revision or a local copy's sha256, and rows_sha256 (see hub.registry.data).",
+    )
+    location_args: list[str] = Field(
+        default_factory=list,
+        description="env_args that only say where a local copy of the data is (e.g. path): not part "
+        "of what the run measures, so they do not split a leaderboard column.",
+    )
+    tasks_sha256: str | None = Field(
+        default=None, description="Hash of the selected tasks (None: older runs)."
+    )
     verihub_version: str
     created_at: float = Field(default_factory=time.time)
 
     def identity(self) -> dict[str, Any]:
-        """The fields a resumed run must share with the original."""
-        return self.model_dump(mode="json", exclude={"created_at"})
+        """The fields a resumed run must share with the original (data provenance aside: the
+        same tasks may come from another copy; ``tasks_sha256`` says whether they are the same)."""
+        return self.model_dump(mode="json", exclude={"created_at", "data", "location_args"})
+
+    def task_selection(self, env: Environment) -> TaskSelection:
+        """The tasks this run selects from ``env``."""
+        return TaskSelection(
+            env, split=self.split, seed=self.seed, num_tasks=self.num_tasks, shuffle=self.shuffle
+        )
 
 
 class RunDir:
@@ -166,6 +189,8 @@ class RunDir:
         """Refuse to resume when ``config`` differs from the recorded one."""
         old = self.load_config().identity()
         new = config.identity()
+        if old.get("tasks_sha256") is None:  # a run from before the task hash was recorded
+            new["tasks_sha256"] = None
         diff = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
         if diff:
             raise RunDirError(

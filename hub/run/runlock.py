@@ -74,11 +74,18 @@ class RunLock:
             self._release()
 
     def _acquire(self, purpose: str) -> None:
+        run_dir = self.path.parent
+        existed = run_dir.is_dir()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            run_dir.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as exc:
-            raise RunDirError(f"cannot lock {self.path.parent} ({exc.strerror or exc})") from exc
+            reason = exc.strerror or type(exc).__name__
+            if not existed:
+                raise RunDirError(
+                    f"cannot create the run directory {run_dir} ({reason}); choose another --out"
+                ) from exc
+            raise RunDirError(f"cannot write in the run directory {run_dir} ({reason})") from exc
         deadline = time.monotonic() + _RETRY_S
         while True:
             try:

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from hub.env.errors import RunDirError, UsageError
-from hub.env.grading import select_tasks
 from hub.env.types import Rollout, Sampling
 from hub.registry.entrypoints import load_environment
 from hub.run.evaluate import EvalOptions, grading_env, open_client, prepare_run, run_tasks
@@ -172,11 +171,7 @@ def _shard_entry(path: str, task_ids: list[str], config: RunConfig, opts: EvalOp
 async def _run_shard(path: str, task_ids: list[str], config: RunConfig, opts: EvalOptions) -> str:
     env = load_environment(config.env_id, **config.env_args)
     mine = set(task_ids)
-    tasks = [
-        t
-        for t in select_tasks(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
-        if t.id in mine
-    ]
+    tasks = [t for t in config.task_selection(env) if t.id in mine]
     if len(tasks) != len(mine):
         raise RunDirError(f"shard {path}: the environment no longer has all of its tasks; start a new run")
     rundir = RunDir(path)
