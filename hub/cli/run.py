@@ -231,6 +231,8 @@ def print_summary(summary: Summary, *, run_dir: Path | None = None, per_task: in
     for k, v in summary.pass_all_k.items():
         if k != "1":
             table.add_row(f"pass^{k}", f"{v:.4f}")
+    for name, value in summary.metrics.items():
+        table.add_row(name, f"{value:.4f}")
     if summary.zero_variance_fraction is not None:
         table.add_row("zero-variance groups", f"{summary.zero_variance_fraction:.1%}")
     if summary.usage:

@@ -26,7 +26,7 @@ from hub.env.types import Rollout, RolloutError, Task
 if TYPE_CHECKING:
     from hub.env.environment import Environment
 
-__all__ = ["TaskSelection", "grade_rollout", "one_line", "select_tasks", "with_grade"]
+__all__ = ["TaskSelection", "grade_rollout", "one_line", "select_tasks", "with_grade", "with_metrics"]
 
 
 class TaskSelection:
@@ -207,3 +207,23 @@ def one_line(exc: BaseException) -> str:
     """The first line of an exception's message (at most 500 characters), for one-line records."""
     text = str(exc).strip()
     return (text.splitlines()[0] if text else type(exc).__name__)[:500]
+
+
+def with_metrics(env: Environment, task: Task, rollout: Rollout) -> Rollout:
+    """The graded rollout with the environment's metrics in ``extra.metrics`` (see
+    :meth:`hub.env.environment.Environment.metrics`); an error rollout contributes none. A metric
+    function that fails is recorded in ``extra.metrics_error`` instead of ending the run."""
+    extra = {k: v for k, v in rollout.extra.items() if k not in ("metrics", "metrics_error")}
+    if rollout.error is not None:
+        return rollout if extra == rollout.extra else rollout.model_copy(update={"extra": extra})
+    try:
+        values = {
+            str(name): [float(num), float(den)]
+            for name, (num, den) in dict(env.metrics(task, rollout)).items()
+        }
+    except Exception as exc:  # a metric bug must not end the run or hide the grade
+        extra["metrics_error"] = f"{type(exc).__name__}: {one_line(exc)}"
+    else:
+        if values:
+            extra["metrics"] = values
+    return rollout.model_copy(update={"extra": extra})

@@ -16,7 +16,7 @@ from typing import Any
 from graders.grade import Grade
 from hub.env.environment import Environment
 from hub.env.errors import RunDirError, UsageError
-from hub.env.grading import grade_rollout, with_grade
+from hub.env.grading import grade_rollout, with_grade, with_metrics
 from hub.env.types import Message, Rollout, State, Step, Task
 from hub.registry.entrypoints import load_environment
 from hub.run.metrics import Summary
@@ -82,6 +82,9 @@ class RayGradedEnv(Environment):
 
     async def step(self, state: State, action: Message) -> Step:
         return await self.inner.step(state, action)
+
+    def metrics(self, task: Task, rollout: Rollout) -> Mapping[str, tuple[float, float]]:
+        return self.inner.metrics(task, rollout)
 
     async def grade(self, task: Task, rollout: Rollout) -> Grade:
         if self._remote is None:
@@ -163,7 +166,7 @@ async def _regrade(
             started = time.perf_counter()  # the grading itself, not the wait for a slot
             grade = await grade_rollout(env, tasks[r.task_id], base, timeout_s=grade_timeout_s)
             grade_s = time.perf_counter() - started
-        return with_grade(base, grade, grade_s)
+        return with_metrics(env, tasks[r.task_id], with_grade(base, grade, grade_s))
 
     new = await asyncio.gather(*(one(r) for r in old))
     return finish_regrade(rundir, config, env.version, list(tasks), old, list(new))

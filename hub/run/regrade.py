@@ -11,7 +11,7 @@ import os
 import time
 
 from hub.env.errors import RunDirError
-from hub.env.grading import grade_rollout, with_grade
+from hub.env.grading import grade_rollout, with_grade, with_metrics
 from hub.env.types import Rollout
 from hub.registry.entrypoints import load_environment
 from hub.run.metrics import Summary, SummaryBuilder
@@ -47,7 +47,8 @@ async def regrade(out: str | os.PathLike[str], *, grade_timeout_s: float = 60.0)
                     base = r.model_copy(update=blank)
                     started = time.perf_counter()
                     grade = await grade_rollout(env, tasks[r.task_id], base, timeout_s=grade_timeout_s)
-                    r = with_grade(base, grade, time.perf_counter() - started)
+                    graded = with_grade(base, grade, time.perf_counter() - started)
+                    r = with_metrics(env, tasks[r.task_id], graded)
                 new.append(r)
         finally:
             await env.aclose()

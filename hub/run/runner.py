@@ -19,7 +19,7 @@ from typing import Any
 
 from hub.env.environment import Environment
 from hub.env.errors import ModelConfigError, ModelError, RunDirError, UsageError
-from hub.env.grading import grade_rollout, one_line, with_grade
+from hub.env.grading import grade_rollout, one_line, with_grade, with_metrics
 from hub.env.types import Message, Rollout, RolloutError, Task, Timing, Usage, final_answer
 from hub.run.client import ChatClient
 from hub.run.metrics import Summary, SummaryBuilder
@@ -235,7 +235,7 @@ class Runner:
             return rollout
         tg = time.perf_counter()
         grade = await grade_rollout(self.env, task, rollout, timeout_s=self.grade_timeout_s)
-        return with_grade(rollout, grade, time.perf_counter() - tg)
+        return with_metrics(self.env, task, with_grade(rollout, grade, time.perf_counter() - tg))
 
 
 async def _all_or_nothing(coros: list[Coroutine[Any, Any, None]]) -> None:
