@@ -60,6 +60,7 @@ RUN_DEFINING = (
     "env_arg",
     "group_advantages",
     "shuffle",
+    "logprobs",
 )
 """``eval`` parameters that define a run (its saved config): a resume may not change them. The
 others (endpoint, key, concurrency, rate limits, timeouts, retries, grading) are operational."""
@@ -120,6 +121,12 @@ def eval_cmd(
     ),
     env_arg: list[str] = typer.Option(None, "--env-arg", help="NAME=VALUE passed to load_environment."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    logprobs: bool = typer.Option(
+        False,
+        "--logprobs",
+        help="Record each answer's tokens and log-probabilities (and token ids when the server sends "
+        "them) in rollouts.jsonl (extra.tokens); `verihub export` carries them.",
+    ),
     retry_errors: bool = typer.Option(
         False,
         "--retry-errors",
@@ -199,6 +206,7 @@ def eval_cmd(
                         env_args=_parse_env_args(env_arg or []),
                         group_advantages=group_advantages,
                         shuffle=shuffle,
+                        logprobs=logprobs,
                         options=options,
                     )
                 )

@@ -19,13 +19,14 @@ is recorded as 0.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import email.utils
 import json
 import math
 import random
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import urlparse
@@ -83,6 +84,10 @@ class Completion:
     usage: Usage
     finish_reason: str | None
     attempts: int = 1
+    tokens: dict[str, Any] | None = None
+    """With ``logprobs=True`` and a server that returns them: ``{"tokens": [str], "logprobs":
+    [float], "token_ids": [int] | None}`` for the answer's tokens (ids when the server sends them:
+    llama.cpp's ``id``, vLLM's ``token_ids`` or ``token_id:N`` tokens)."""
 
 
 class ChatClient(Protocol):
@@ -96,6 +101,7 @@ class ChatClient(Protocol):
         tools: list[dict[str, Any]] | None = None,
         seed: int | None = None,
         response_format: dict[str, Any] | None = None,
+        logprobs: bool = False,
     ) -> Completion: ...
 
 
@@ -186,12 +192,16 @@ class OpenAIClient:
         tools: list[dict[str, Any]] | None = None,
         seed: int | None = None,
         response_format: dict[str, Any] | None = None,
+        logprobs: bool = False,
     ) -> Completion:
         """One chat completion. ``response_format`` is passed through (e.g. a JSON schema that
-        servers such as vLLM and llama.cpp enforce while decoding)."""
+        servers such as vLLM and llama.cpp enforce while decoding). ``logprobs`` asks for the
+        answer's token log-probabilities (:attr:`Completion.tokens`)."""
         body = self._body(messages, sampling, tools, seed)
         if response_format is not None:
             body["response_format"] = response_format
+        if logprobs:
+            body["logprobs"] = True
         payload = json.dumps(body).encode()
         est_tokens = len(payload) // 4 + (sampling.max_tokens or 256)
         attempt = 0
@@ -206,7 +216,7 @@ class OpenAIClient:
                     self.n_requests += 1
                     completion = await self._post(payload)
                 self.usage = self.usage + completion.usage
-                return Completion(completion.message, completion.usage, completion.finish_reason, attempt)
+                return dataclasses.replace(completion, attempts=attempt)
             except _Retryable as exc:
                 if attempt > self.options.max_retries:
                     raise ModelError(f"{exc} (gave up after {attempt} attempts)") from exc
@@ -387,10 +397,46 @@ def _parse_completion(raw: bytes) -> Completion:
             Message(role="assistant", content=content, tool_calls=tool_calls),
             usage,
             scrub_surrogates(finish) if isinstance(finish, str) else None,
+            tokens=_token_logprobs(choice),
         )
     except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError) as exc:
         snippet = raw[:80].decode("utf-8", "replace")
         raise _Retryable(f"malformed completion from server ({type(exc).__name__}): {snippet!r}") from exc
+
+
+_TOKEN_ID = re.compile(r"token_id:(\d+)")
+
+
+def _token_logprobs(choice: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The answer's tokens and log-probabilities from ``choice.logprobs.content`` (None when the
+    server sent none or sent garbage: bookkeeping never costs an answer)."""
+    entries = (
+        (choice.get("logprobs") or {}).get("content") if isinstance(choice.get("logprobs"), dict) else None
+    )
+    if not isinstance(entries, list) or not entries:
+        return None
+    tokens: list[str] = []
+    logprobs: list[float] = []
+    ids: list[int] = []
+    for entry in entries:
+        if not isinstance(entry, dict) or not isinstance(entry.get("token"), str):
+            return None
+        value = entry.get("logprob")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return None
+        token = scrub_surrogates(entry["token"])
+        tokens.append(token)
+        logprobs.append(float(value))
+        raw_id = entry.get("id")
+        match = _TOKEN_ID.fullmatch(token)
+        if isinstance(raw_id, int) and not isinstance(raw_id, bool):
+            ids.append(raw_id)
+        elif match is not None:
+            ids.append(int(match.group(1)))
+    listed = choice.get("token_ids")
+    if isinstance(listed, list) and len(listed) == len(tokens) and all(type(i) is int for i in listed):
+        ids = list(listed)
+    return {"tokens": tokens, "logprobs": logprobs, "token_ids": ids if len(ids) == len(tokens) else None}
 
 
 def _content_text(content: object) -> str | None:

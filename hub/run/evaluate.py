@@ -118,6 +118,7 @@ def prepare_run(
     env_args: Mapping[str, Any] | None,
     group_advantages: bool,
     shuffle: bool = False,
+    logprobs: bool = False,
 ) -> tuple[Environment, TaskSelection, RunConfig]:
     """Load the environment, select its tasks and build the run's config (nothing is written).
 
@@ -150,6 +151,7 @@ def prepare_run(
         split=split,
         num_tasks=count,
         shuffle=shuffle,
+        logprobs=logprobs,
         rollouts_per_task=rollouts,
         max_turns=max_turns or env.max_turns,
         group_advantages=group_advantages,
@@ -176,6 +178,7 @@ async def evaluate(
     env_args: Mapping[str, Any] | None = None,
     group_advantages: bool = False,
     shuffle: bool = False,
+    logprobs: bool = False,
     options: EvalOptions | None = None,
 ) -> Summary:
     """Evaluate ``env_id`` against ``model`` into a new run directory ``out``.
@@ -183,6 +186,7 @@ async def evaluate(
     ``group_advantages``: treat the ``rollouts`` of a task as a GRPO group and write each
     rollout's group-relative advantage in ``extra.advantage`` (the group is written together).
     ``shuffle``: a seeded random sample of ``num_tasks`` tasks instead of the first ones.
+    ``logprobs``: record each answer's tokens and log-probabilities in ``extra.tokens``.
     """
     opts = options or EvalOptions()
     env, tasks, config = prepare_run(
@@ -198,6 +202,7 @@ async def evaluate(
         env_args=env_args,
         group_advantages=group_advantages,
         shuffle=shuffle,
+        logprobs=logprobs,
     )
     rundir = RunDir(out)
     rundir.ensure_new()  # fail before starting a model

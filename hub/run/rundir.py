@@ -71,6 +71,11 @@ class RunConfig(BaseModel):
     shuffle: bool = Field(default=False, description="A seeded random sample of num_tasks, not the first N.")
     rollouts_per_task: int = Field(ge=1)
     max_turns: int = Field(ge=1)
+    logprobs: bool = Field(
+        default=False,
+        description="Record each answer's tokens and log-probabilities (extra.tokens) when the "
+        "server returns them.",
+    )
     group_advantages: bool = Field(
         default=False, description="Write each rollout's group-relative advantage (GRPO style)."
     )

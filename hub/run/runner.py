@@ -172,6 +172,8 @@ class Runner:
         turns = 0
         seed = _rollout_seed(self.config.seed, task.id, index)
         messages: list[Message] = []
+        ask: dict[str, Any] = {"logprobs": True} if self.config.logprobs else {}
+        tokens: list[dict[str, object]] = []
         try:
             state = await self.env.reset(task)
             messages = state.messages
@@ -182,9 +184,11 @@ class Runner:
                     break
                 tm = time.perf_counter()
                 completion = await self.client.chat(
-                    state.messages, sampling=self.config.sampling, tools=tools, seed=seed
+                    state.messages, sampling=self.config.sampling, tools=tools, seed=seed, **ask
                 )
                 model_s += time.perf_counter() - tm
+                if completion.tokens is not None:
+                    tokens.append({"message_index": len(state.messages), **completion.tokens})
                 usage = usage + completion.usage
                 turns += 1
                 state.turn = turns
@@ -220,6 +224,7 @@ class Runner:
                 error=error,
                 turns=turns,
                 truncated=truncated,
+                extra={"tokens": tokens} if tokens else {},
             )
 
         try:
