@@ -20,7 +20,7 @@ from hub.run.evaluate import EvalOptions, evaluate, regrade, resume
 from hub.run.metrics import Summary, SummaryBuilder
 from hub.run.rundir import RunDir
 
-__all__ = ["eval_cmd", "print_summary", "regrade_cmd", "show_cmd"]
+__all__ = ["eval_cmd", "print_summary", "regrade_cmd", "show_cmd", "view_cmd"]
 
 console = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
@@ -312,3 +312,21 @@ def regrade_cmd(
         summary, changed = aio.run(regrade(run_dir, grade_timeout_s=grade_timeout))
     err.print(f"regraded {summary.n_rollouts} rollouts; {changed} verdicts changed")
     print_summary(summary, run_dir=run_dir)
+
+
+@app.command("view")
+def view_cmd(
+    run_dir: Path = typer.Argument(..., help="A run directory."),
+    out: Path = typer.Option(None, "--out", "-o", help="Where to write the page (default DIR/view.html)."),
+    limit: int = typer.Option(2000, "--limit", min=1, help="Show at most this many rollouts."),
+    open_page: bool = typer.Option(True, "--open/--no-open", help="Open the page in a browser."),
+) -> None:
+    """Write a static HTML viewer of a run (transcripts, grades, filters) and open it."""
+    import webbrowser
+
+    from hub.run.viewer import write_view
+
+    page = write_view(run_dir, out=out, limit=limit)
+    print(page)
+    if open_page:
+        webbrowser.open(page.resolve().as_uri())
