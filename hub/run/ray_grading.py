@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -23,7 +24,7 @@ from hub.run.metrics import Summary
 from hub.run.regrade import finish_regrade
 from hub.run.rundir import RunConfig, RunDir
 
-__all__ = ["RayGradedEnv", "await_ref", "init_ray", "regrade_on_ray"]
+__all__ = ["check_ray_reachable", "RayGradedEnv", "await_ref", "init_ray", "regrade_on_ray"]
 
 
 # -- grading pool ------------------------------------------------------------------------------
@@ -174,15 +175,62 @@ async def _regrade(
 
 # -- Ray helpers -------------------------------------------------------------------------------
 def init_ray(address: str | None) -> tuple[Any, bool]:
-    """The ray module, initialised (returns whether this call started Ray)."""
+    """The ray module, initialised (returns whether this call started Ray).
+
+    ``ray.init`` waits minutes for a cluster that does not answer, so the cluster it would join
+    (``address``, ``RAY_ADDRESS``, or the local cluster file a ``ray start`` left) is probed
+    first: an unreachable one fails within :data:`RAY_PROBE_S` with what to do.
+    """
     try:
         import ray
     except ImportError as exc:
         raise UsageError("the Ray backend needs Ray: `pip install ray` (tested with ray 2.60.0)") from exc
     if ray.is_initialized():
         return ray, False
+    check_ray_reachable(address)
     ray.init(address=address, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
     return ray, True
+
+
+RAY_PROBE_S = 5.0
+"""Seconds to wait for a TCP answer from a Ray cluster's address before giving up."""
+
+
+def check_ray_reachable(address: str | None) -> None:
+    """Raise :class:`UsageError` when the Ray cluster ``ray.init(address)`` would join does not
+    answer; nothing to check when Ray would start a new local cluster."""
+    import ray._private.utils as ray_utils
+
+    env = os.environ.get("RAY_ADDRESS") or None
+    target = env or address
+    source = "RAY_ADDRESS" if env else "--ray-address"
+    if target in (None, "auto"):
+        found = ray_utils.read_ray_address()
+        if not found:
+            return  # no cluster file: Ray starts a local cluster
+        target = found
+        source = f"the Ray cluster file {ray_utils.get_ray_address_file(None)}"  # type: ignore[attr-defined]
+    if target == "local":
+        return
+    hostport = target.removeprefix("ray://").rsplit("/", 1)[0]
+    host, _, port = hostport.rpartition(":")
+    if not host or not port.isdigit():
+        raise UsageError(f"{source} {target!r} is not HOST:PORT (e.g. 10.0.0.5:6379 or ray://10.0.0.5:10001)")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=RAY_PROBE_S).close()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        if source.startswith("the Ray cluster file"):
+            raise UsageError(
+                f"{source} names {target}, where no Ray cluster answers ({reason}): a cluster that "
+                "stopped without `ray stop`. Run `ray stop` (or delete the file) to start a local one, "
+                "or pass --ray-address ADDR"
+            ) from exc
+        raise UsageError(
+            f"no Ray cluster answers at {target} ({source}: {reason} within {RAY_PROBE_S:g}s); "
+            "check the address and that the cluster is up (`ray status`), or drop --ray-address "
+            "to start a local cluster"
+        ) from exc
 
 
 async def await_ref(ref: Any) -> Any:
