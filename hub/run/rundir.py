@@ -18,21 +18,20 @@ Integrity rules:
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
-from pydantic_core import PydanticSerializationError
 
 from hub.env.environment import Environment
 from hub.env.errors import RunDirError
 from hub.env.grading import TaskSelection
-from hub.env.types import Rollout, Sampling, final_answer, scrub_surrogates
+from hub.env.types import Rollout, Sampling
 from hub.run.metrics import Summary
+from hub.run.records import RolloutWriter, os_reason, read_records, rollout_line
 from hub.run.runlock import LockHolder, RunLock, holder_of
 
 __all__ = [
@@ -167,7 +166,7 @@ class RunDir:
             _atomic_write(self.config_path, config.model_dump_json(indent=2))
         except OSError as exc:
             raise RunDirError(
-                f"cannot create the run directory {self.path} ({_os_reason(exc)}); choose another --out"
+                f"cannot create the run directory {self.path} ({os_reason(exc)}); choose another --out"
             ) from exc
 
     def replace_config(self, config: RunConfig) -> None:
@@ -175,7 +174,7 @@ class RunDir:
         try:
             _atomic_write(self.config_path, config.model_dump_json(indent=2))
         except OSError as exc:
-            raise RunDirError(f"cannot update {self.config_path} ({_os_reason(exc)})") from exc
+            raise RunDirError(f"cannot update {self.config_path} ({os_reason(exc)})") from exc
 
     def load_config(self) -> RunConfig:
         if not self.path.is_dir():
@@ -271,7 +270,7 @@ class RunDir:
             try:
                 with tmp.open("wb") as fh:
                     for r in rollouts:
-                        fh.write(_rollout_line(r))
+                        fh.write(rollout_line(r))
                     fh.flush()
                     os.fsync(fh.fileno())
                 kept: Path | None = None
@@ -290,7 +289,7 @@ class RunDir:
                 with contextlib.suppress(OSError):
                     tmp.unlink()
                 raise RunDirError(
-                    f"cannot rewrite {self.rollouts_path} ({_os_reason(exc)}); the run is unchanged"
+                    f"cannot rewrite {self.rollouts_path} ({os_reason(exc)}); the run is unchanged"
                 ) from exc
             return kept
 
@@ -303,7 +302,7 @@ class RunDir:
             if not failed:
                 return 0
             with (self.path / FAILED_FILE).open("ab") as fh:  # first: a crash leaves them in both
-                fh.write(b"".join(_rollout_line(r) for r in failed))
+                fh.write(b"".join(rollout_line(r) for r in failed))
                 fh.flush()
                 os.fsync(fh.fileno())
             keep = [r for r in self.iter_rollouts() if not _retried(r)]
@@ -318,7 +317,7 @@ class RunDir:
         if not path.exists():
             return out
         seen: set[tuple[str, int, float]] = set()
-        for r in RunDir._read_records(path):
+        for r in read_records(path):
             mark = (r.task_id, r.rollout_index, r.timing.started_at)
             if mark in seen or r.error is None:
                 continue
@@ -338,25 +337,7 @@ class RunDir:
 
         A last line without its newline is skipped, never cut: it is a record a running writer
         is appending, or one torn by a crash (which the next writer removes)."""
-        return RunDir._read_records(self.rollouts_path)
-
-    @staticmethod
-    def _read_records(path: Path) -> Iterator[Rollout]:
-        if not path.exists():
-            return
-        with path.open("rb") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.endswith(b"\n"):
-                    return
-                if not line.strip():
-                    continue
-                try:
-                    yield Rollout.model_validate_json(line)
-                except ValidationError as exc:
-                    raise RunDirError(
-                        f"{path}:{lineno} is not a valid rollout record "
-                        f"({exc.errors()[0]['loc']}: {exc.errors()[0]['msg']})"
-                    ) from exc
+        return read_records(self.rollouts_path)
 
     def done_keys(self) -> set[tuple[str, int]]:
         """(task_id, rollout_index) of every saved rollout; duplicates are an error."""
@@ -377,7 +358,7 @@ class RunDir:
             return RolloutWriter(self.rollouts_path, on_close=stack.close)
         except OSError as exc:
             stack.close()
-            raise RunDirError(f"cannot write {self.rollouts_path} ({_os_reason(exc)})") from exc
+            raise RunDirError(f"cannot write {self.rollouts_path} ({os_reason(exc)})") from exc
 
     # -- summary -------------------------------------------------------------------------------
     def write_summary(self, summary: Summary) -> None:
@@ -385,7 +366,7 @@ class RunDir:
             _atomic_write(self.summary_path, summary.model_dump_json(indent=2))
         except OSError as exc:
             raise RunDirError(
-                f"cannot write {self.summary_path} ({_os_reason(exc)}); the rollouts are saved: "
+                f"cannot write {self.summary_path} ({os_reason(exc)}); the rollouts are saved: "
                 f"free space, then `verihub eval --resume {self.path}` writes the summary"
             ) from exc
 
@@ -398,93 +379,8 @@ class RunDir:
             raise RunDirError(f"{self.summary_path} is not a valid summary") from exc
 
 
-class RolloutWriter:
-    """Appends rollouts as JSON lines, one ``write`` per rollout, unbuffered.
-
-    A short write is completed; a write that fails (``ENOSPC``, ``EIO``, a quota) cuts the file
-    back to its last whole record and raises :class:`RunDirError`, so the file stays valid and a
-    resume continues from there once the cause is fixed.
-    """
-
-    def __init__(self, path: Path, *, on_close: Callable[[], object] | None = None) -> None:
-        self.path = path
-        self._fh: IO[bytes] = path.open("ab", buffering=0)
-        self._size = os.fstat(self._fh.fileno()).st_size
-        self._on_close = on_close
-
-    def write(self, rollout: Rollout) -> None:
-        self._append(_rollout_line(rollout))
-
-    def write_many(self, rollouts: list[Rollout]) -> None:
-        """Write several rollouts with one ``write`` (a group lands together or not at all)."""
-        self._append(b"".join(_rollout_line(r) for r in rollouts))
-
-    def _append(self, data: bytes) -> None:
-        fd = self._fh.fileno()
-        view = memoryview(data)
-        done = 0
-        try:
-            while done < len(data):
-                n = os.write(fd, view[done:])
-                if n <= 0:  # no progress and no error: treat as a full device
-                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-                done += n
-        except OSError as exc:
-            cut = ""
-            try:
-                os.ftruncate(fd, self._size)
-            except OSError:
-                cut = "; the torn record is removed by the resume"
-            raise RunDirError(
-                f"cannot append to {self.path} ({_os_reason(exc)}); the file keeps its whole records"
-                f"{cut}. Free space, then `verihub eval --resume {self.path.parent}` continues the run"
-            ) from exc
-        self._size += done
-
-    def close(self) -> None:
-        try:
-            self._fh.close()
-        finally:
-            if self._on_close is not None:
-                self._on_close()
-                self._on_close = None
-
-    def __enter__(self) -> RolloutWriter:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
 def _retried(r: Rollout) -> bool:
     return r.error is not None and r.error.kind in RETRIED_KINDS
-
-
-def _rollout_line(rollout: Rollout) -> bytes:
-    """One JSON line. Text with lone surrogates (from a model, tool or grader: ``"\\ud800"`` is
-    valid JSON but not encodable UTF-8) is saved with U+FFFD in their place rather than lost.
-
-    The answer is stored once: ``completion`` is left out when it is the last assistant
-    message's text (reading the line fills it in again, see :class:`hub.types.Rollout`)."""
-    try:
-        return _dump(rollout)
-    except (PydanticSerializationError, UnicodeEncodeError):
-        return _dump(Rollout.model_validate(_scrub(rollout.model_dump(mode="python"))))
-
-
-def _dump(rollout: Rollout) -> bytes:
-    derived = rollout.completion == final_answer(rollout.messages)
-    return rollout.model_dump_json(exclude={"completion"} if derived else None).encode() + b"\n"
-
-
-def _scrub(value: Any) -> Any:
-    if isinstance(value, str):
-        return scrub_surrogates(value)
-    if isinstance(value, dict):
-        return {_scrub(k): _scrub(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_scrub(v) for v in value)
-    return value
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -494,7 +390,3 @@ def _atomic_write(path: Path, text: str) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
-
-
-def _os_reason(exc: OSError) -> str:
-    return exc.strerror or type(exc).__name__
