@@ -129,7 +129,12 @@ def _newest_first(columns: dict[_Key, list[BoardEntry]]) -> list[_Key]:
 
 
 def _canonical_args(entry: BoardEntry) -> str:
-    return json.dumps(entry.env_args or {}, sort_keys=True, separators=(",", ":"))
+    """The arguments that set a column apart: where a local copy of the data lives does not (the
+    same rows from an environment variable or from ``path=...`` are one column), the data does."""
+    args = {k: v for k, v in (entry.env_args or {}).items() if k not in entry.location_args}
+    if entry.data_sha256 is not None:
+        args["data"] = entry.data_sha256[:19]
+    return json.dumps(args, sort_keys=True, separators=(",", ":"))
 
 
 def stale_reason(col: Column, env: EnvironmentBoard) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from hub.run import CONFIG_FILE, ROLLOUTS_FILE
+from hub.run import CONFIG_FILE, ROLLOUTS_FILE, RunConfig
 from leaderboard.stats import DEFAULT_RESAMPLES, bootstrap_ci
 from leaderboard.verify import VerifiedRun
 
@@ -37,6 +37,12 @@ class BoardEntry(BaseModel):
     env_hash: str = Field(description="Content hash of the environment package at run time.")
     env_args: dict[str, Any] | None = Field(
         default=None, description="Arguments the environment was loaded with (None: entry predates it)."
+    )
+    location_args: list[str] = Field(
+        default_factory=list, description="env_args that only locate a local copy of the data (e.g. path)."
+    )
+    data_sha256: str | None = Field(
+        default=None, description="Hash of the rows of the run's data, wherever they came from (None: none)."
     )
     model: str
     base_url: str | None = None
@@ -122,6 +128,14 @@ def _cost(v: VerifiedRun, prices: TokenPrices | None) -> tuple[float | None, str
     return None, None
 
 
+def _data_sha256(config: RunConfig) -> str | None:
+    """One hash for the rows of every dataset the run loaded (None when it loaded none)."""
+    hashes = [str(d.get("rows_sha256")) for d in config.data if d.get("rows_sha256")]
+    if not hashes:
+        return None
+    return "sha256:" + hashlib.sha256("\n".join(hashes).encode()).hexdigest()
+
+
 def entry_from_run(
     v: VerifiedRun,
     *,
@@ -143,6 +157,8 @@ def entry_from_run(
         env_version=c.env_version,
         env_hash=c.env_hash,
         env_args=json.loads(json.dumps(c.env_args)),
+        location_args=list(c.location_args),
+        data_sha256=_data_sha256(c),
         model=c.model,
         base_url=c.base_url,
         sampling=c.sampling.model_dump(mode="json"),

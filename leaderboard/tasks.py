@@ -22,7 +22,6 @@ _MAX_LISTED = 5
 def run_tasks(config: RunConfig) -> list[Task] | str:
     """The tasks ``config`` selects from the installed environment, or why they cannot be had
     (not installed, or installed with another version or content hash)."""
-    from hub.env import select_tasks
     from hub.registry import load_environment, package_hash
 
     where = f"{config.env_id} {config.env_version}"
@@ -33,7 +32,7 @@ def run_tasks(config: RunConfig) -> list[Task] | str:
         env = load_environment(config.env_id, **config.env_args)
         if env.version != config.env_version:
             return f"{config.env_id} {env.version} is installed, not {where}"
-        return select_tasks(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
+        return list(config.task_selection(env))
     except VerihubError as exc:
         return f"cannot load the tasks of {where}: {exc}"
 

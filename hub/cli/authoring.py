@@ -8,13 +8,16 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.table import Table
 
 from hub.cli.app import app
 from hub.env.errors import UsageError
+from hub.review.calibrate import Calibration
 
 __all__ = ["calibrate_cmd", "check_cmd", "init_cmd", "submit_cmd", "verify_cmd"]
 
 console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
 
 
 def _env_args(pairs: list[str] | None) -> dict[str, object]:
@@ -107,17 +110,22 @@ def calibrate_cmd(
     max_tokens: int = typer.Option(512, "--max-tokens", min=1, help="Completion token limit per turn."),
     temperature: float = typer.Option(None, "--temperature", min=0.0, help="Sampling temperature."),
     concurrency: int = typer.Option(32, "--concurrency", "-c", min=1, help="Rollouts in flight."),
-    split: str = typer.Option("test", "--split", help="Task split."),
+    split: str = typer.Option(
+        "train", "--split", help="Task split (train: calibration picks tasks to train on; test warns)."
+    ),
     env_arg: list[str] = typer.Option(None, "--env-arg", help="NAME=VALUE passed to load_environment."),
     out: Path = typer.Option(..., "--out", "-o", help="Output folder (run/, calibration.json, learnable.*)."),
+    tasks: int = typer.Option(50, "--tasks", min=0, help="Rows of the per-task table to print (0: none)."),
 ) -> None:
     """Per-task pass rates with Wilson intervals; export the learnable band for RL."""
     from hub.env.types import Sampling
-    from hub.review.calibrate import calibrate, histogram_text
+    from hub.review.calibrate import TEST_SPLIT_WARNING, calibrate, histogram_text
     from hub.run.evaluate import EvalOptions
 
     if band_low >= band_high:
         raise UsageError("--band-low must be below --band-high")
+    if split == "test":
+        err_console.print(TEST_SPLIT_WARNING)
     cal = asyncio.run(
         calibrate(
             env_id,
@@ -135,6 +143,8 @@ def calibrate_cmd(
         )
     )
     console.print(f"{cal.env_id} @ {cal.model}: {len(cal.tasks)} tasks x {cal.rollouts_per_task} rollouts")
+    if tasks:
+        console.print(per_task_table(cal, limit=tasks))
     console.print(histogram_text(cal))
     console.print(
         f"0% tasks: {len(cal.zero)} (possibly infeasible, gold does not pass: {len(cal.possibly_infeasible)})"
@@ -145,6 +155,25 @@ def calibrate_cmd(
         f"{out}/learnable.jsonl, "
         f"{out}/learnable_dataset"
     )
+
+
+def per_task_table(cal: Calibration, *, limit: int) -> Table:
+    """The first ``limit`` tasks: graded rollouts, passes, pass rate, Wilson 95% interval, class."""
+    learnable, saturated, zero = set(cal.learnable), set(cal.saturated), set(cal.zero)
+    table = Table(title=f"per task (first {min(limit, len(cal.tasks))} of {len(cal.tasks)})")
+    for col in ("task", "n", "passed", "pass rate", "95% CI", "errors", "class"):
+        table.add_column(col)
+    for t in cal.tasks[:limit]:
+        rate = "-" if t.pass_rate is None else f"{t.pass_rate:.2f}"
+        kind = (
+            "learnable" if t.task_id in learnable
+            else "saturated" if t.task_id in saturated
+            else ("0%, gold fails" if t.task_id in cal.possibly_infeasible else "0%") if t.task_id in zero
+            else ""
+        )  # fmt: skip
+        ci = f"[{t.ci95[0]:.2f}, {t.ci95[1]:.2f}]"
+        table.add_row(t.task_id, str(t.n), str(t.n_passed), rate, ci, str(t.n_errors), kind)
+    return table
 
 
 @app.command("submit")

@@ -15,12 +15,12 @@ from hub.cli.app import app
 from hub.cli.progress import RunProgress
 from hub.env import aio
 from hub.env.errors import RunInterrupted, UsageError
-from hub.env.types import Rollout, Sampling
+from hub.env.types import Sampling
 from hub.run.evaluate import EvalOptions, evaluate, regrade, resume
 from hub.run.metrics import Summary, SummaryBuilder
 from hub.run.rundir import RunDir
 
-__all__ = ["eval_cmd", "print_summary", "regrade_cmd", "show_cmd"]
+__all__ = ["eval_cmd", "print_summary", "regrade_cmd", "show_cmd", "view_cmd"]
 
 console = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
@@ -59,6 +59,8 @@ RUN_DEFINING = (
     "stop",
     "env_arg",
     "group_advantages",
+    "shuffle",
+    "logprobs",
 )
 """``eval`` parameters that define a run (its saved config): a resume may not change them. The
 others (endpoint, key, concurrency, rate limits, timeouts, retries, grading) are operational."""
@@ -105,6 +107,11 @@ def eval_cmd(
     ),
     api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Variable holding the API key."),
     num_tasks: int = typer.Option(None, "--num-tasks", "-n", min=1, help="Evaluate the first N tasks."),
+    shuffle: bool = typer.Option(
+        False,
+        "--shuffle",
+        help="With --num-tasks: a random sample of N tasks (seeded by --seed), not the first N.",
+    ),
     rollouts: int = typer.Option(1, "--rollouts", "-r", min=1, help="Rollouts per task."),
     concurrency: int = typer.Option(32, "--concurrency", "-c", min=1, help="Rollouts in flight."),
     max_turns: int = typer.Option(None, "--max-turns", min=1, help="Model turns per rollout."),
@@ -135,6 +142,18 @@ def eval_cmd(
         False, "--stream", help="Ask the server for streamed answers (SSE); for servers that require it."
     ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    logprobs: bool = typer.Option(
+        False,
+        "--logprobs",
+        help="Record each answer's tokens and log-probabilities (and token ids when the server sends "
+        "them) in rollouts.jsonl (extra.tokens); `verihub export` carries them.",
+    ),
+    retry_errors: bool = typer.Option(
+        False,
+        "--retry-errors",
+        help="With --resume: run again the rollouts that ended in a model or environment error "
+        "(the failed attempts are kept in failed_attempts.jsonl and in each new record).",
+    ),
     group_advantages: bool = typer.Option(
         False, "--group-advantages", help="GRPO groups: write each rollout's (r - mean) / std over its task."
     ),
@@ -154,7 +173,8 @@ def eval_cmd(
     DIR/summary.json, then prints the summary. An interrupted run continues with
     `verihub eval --resume DIR`, which reuses the saved config: only operational flags
     (--base-url, --api-key-env, --concurrency, --rpm, --tpm, --timeout, --max-retries,
-    --grade-timeout, --grade-on, --ray-address, --sandbox, --stream, --no-progress) may be given with it.
+    --grade-timeout, --grade-on, --ray-address, --sandbox, --stream, --no-progress,
+    --retry-errors) may be given with it.
     `--grade-on ray` grades on Ray workers (the CPU-heavy part); the rest of the run stays
     in this process.
     """
@@ -173,6 +193,8 @@ def eval_cmd(
         if model is None:
             raise UsageError("pass --model NAME (with --base-url URL), or --model local:smollm2")
         target = out or _default_out(env_id, model)
+        if retry_errors:
+            raise UsageError("--retry-errors needs --resume DIR (a new run has no errors to retry)")
     if grade_on not in ("local", "ray"):
         raise UsageError(f"--grade-on must be local or ray, not {grade_on!r}")
     if ray_address is not None and grade_on != "ray":
@@ -194,6 +216,7 @@ def eval_cmd(
             sandbox=sandbox_default() if sandbox is None else sandbox,
             unsafe_no_sandbox=unsafe_no_sandbox,
             stream=stream,
+            retry_errors=retry_errors,
             on_rollout=bar.update,
             on_start=bar.start,
         )
@@ -215,6 +238,8 @@ def eval_cmd(
                         sampling=sampling,
                         env_args=_parse_env_args(env_arg or []),
                         group_advantages=group_advantages,
+                        shuffle=shuffle,
+                        logprobs=logprobs,
                         options=options,
                     )
                 )
@@ -247,6 +272,8 @@ def print_summary(summary: Summary, *, run_dir: Path | None = None, per_task: in
     for k, v in summary.pass_all_k.items():
         if k != "1":
             table.add_row(f"pass^{k}", f"{v:.4f}")
+    for name, value in summary.metrics.items():
+        table.add_row(name, f"{value:.4f}")
     if summary.zero_variance_fraction is not None:
         table.add_row("zero-variance groups", f"{summary.zero_variance_fraction:.1%}")
     if summary.usage:
@@ -273,27 +300,25 @@ def show_cmd(
     tasks: int = typer.Option(0, "--tasks", help="Also list the first N tasks' pass rates."),
     recompute: bool = typer.Option(False, "--recompute", help="Rebuild the summary from rollouts.jsonl."),
 ) -> None:
-    """Print a run's summary as a table."""
+    """Print a run's summary as a table (read-only: safe while the run is being written)."""
     rd = RunDir(run_dir)
     config = rd.load_config()
-    if recompute or not rd.summary_path.exists():
+    holder = rd.writer_holder()
+    if holder is not None:
+        err.print(f"note: the run is being written by {holder.describe()}; showing what is saved so far")
+    if recompute or holder is not None or not rd.summary_path.exists():
         builder = SummaryBuilder(
             env_id=config.env_id,
             env_version=config.env_version,
             model=config.model,
             rollouts_per_task=config.rollouts_per_task,
         )
-        summary = builder.extend(_iter(rd)).build()
-        if not rd.summary_path.exists():
+        summary = builder.extend(rd.iter_rollouts()).build()
+        if holder is None and not rd.summary_path.exists():
             err.print("note: the run has no summary.json (unfinished?); showing what rollouts.jsonl holds")
     else:
         summary = rd.load_summary()
     print_summary(summary, run_dir=run_dir, per_task=tasks)
-
-
-def _iter(rd: RunDir) -> list[Rollout]:
-    rd.repair()
-    return list(rd.iter_rollouts())
 
 
 @app.command("regrade")
@@ -320,3 +345,21 @@ def regrade_cmd(
         summary, changed = aio.run(regrade(run_dir, grade_timeout_s=grade_timeout))
     err.print(f"regraded {summary.n_rollouts} rollouts; {changed} verdicts changed")
     print_summary(summary, run_dir=run_dir)
+
+
+@app.command("view")
+def view_cmd(
+    run_dir: Path = typer.Argument(..., help="A run directory."),
+    out: Path = typer.Option(None, "--out", "-o", help="Where to write the page (default DIR/view.html)."),
+    limit: int = typer.Option(2000, "--limit", min=1, help="Show at most this many rollouts."),
+    open_page: bool = typer.Option(True, "--open/--no-open", help="Open the page in a browser."),
+) -> None:
+    """Write a static HTML viewer of a run (transcripts, grades, filters) and open it."""
+    import webbrowser
+
+    from hub.run.viewer import write_view
+
+    page = write_view(run_dir, out=out, limit=limit)
+    print(page)
+    if open_page:
+        webbrowser.open(page.resolve().as_uri())

@@ -110,6 +110,17 @@ class Environment(ABC):
         that blocks the loop past the run's grade timeout is recorded as a timeout.
         """
 
+    def metrics(self, task: Task, rollout: Rollout) -> Mapping[str, tuple[float, float]]:
+        """Named summary metrics a graded rollout contributes to, as ``(numerator, denominator)``.
+
+        A run reports each metric as ``sum(numerator) / sum(denominator)`` over its graded
+        rollouts (``summary.json``'s ``metrics``): ``(1, 1)``/``(0, 1)`` per rollout gives a
+        rate, ``(k, n)`` per rollout a rate over n items each (IFEval's instruction level). The
+        values are stored on the rollout (``extra.metrics``), so a summary can be recomputed from
+        ``rollouts.jsonl`` alone. Must be quick and pure; the default declares none.
+        """
+        return {}
+
     async def aclose(self) -> None:
         """Release what the environment holds (judge clients, proof-checker processes).
 

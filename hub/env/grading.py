@@ -11,8 +11,11 @@ tasks of a split without holding them.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import inspect
 import itertools
+import json
+import random
 import time
 from collections.abc import Awaitable, Generator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -24,31 +27,56 @@ from hub.env.types import Rollout, RolloutError, Task
 if TYPE_CHECKING:
     from hub.env.environment import Environment
 
-__all__ = ["TaskSelection", "grade_rollout", "one_line", "select_tasks", "with_grade"]
+__all__ = ["TaskSelection", "grade_rollout", "one_line", "select_tasks", "with_grade", "with_metrics"]
 
 
 class TaskSelection:
-    """The first ``num_tasks`` tasks of a split, generated again on each iteration.
+    """The first ``num_tasks`` tasks of a split (or, with ``shuffle``, a seeded random sample of
+    ``num_tasks`` of a finite split, in split order), generated again on each iteration.
 
     A run iterates its tasks instead of holding them, so memory does not grow with the number of
     tasks (a procedural environment can serve 100,000 of them).
     """
 
-    def __init__(self, env: Environment, *, split: str, seed: int, num_tasks: int | None) -> None:
+    def __init__(
+        self, env: Environment, *, split: str, seed: int, num_tasks: int | None, shuffle: bool = False
+    ) -> None:
         if num_tasks is not None and num_tasks < 1:
             raise UsageError("--num-tasks must be at least 1")
-        if num_tasks is None and env.num_tasks(split) is None:
+        total = env.num_tasks(split)
+        if num_tasks is None and total is None:
             raise UsageError(f"{env.id} generates tasks without end; pass --num-tasks N")
+        if shuffle and total is None:
+            raise UsageError(
+                f"{env.id} generates its tasks in a seeded random order already; drop --shuffle "
+                "(--seed picks another sample)"
+            )
         self.env = env
         self.split = split
         self.seed = seed
         self.num_tasks = num_tasks
+        self.shuffle = shuffle
 
     def __iter__(self) -> Iterator[Task]:
         source: Iterable[Task] = self.env.tasks(self.split, seed=self.seed)
         if self.num_tasks is None:
             return iter(source)
+        if self.shuffle:
+            total = self.env.num_tasks(self.split) or 0
+            if self.num_tasks < total:
+                picked = set(
+                    random.Random(f"verihub-shuffle:{self.seed}").sample(range(total), self.num_tasks)
+                )
+                return (t for i, t in enumerate(source) if i in picked)
         return itertools.islice(source, self.num_tasks)
+
+    def sha256(self) -> str:
+        """A hash of the selected tasks (ids, prompts, answers, metadata), in order."""
+        digest = hashlib.sha256()
+        for task in self:
+            digest.update(json.dumps(task.model_dump(mode="python"), sort_keys=True, default=repr).encode())
+            digest.update(b"\n")
+        return "sha256:" + digest.hexdigest()
 
     def count(self) -> int:
         """How many tasks the selection holds (counted without keeping them)."""
@@ -58,9 +86,12 @@ class TaskSelection:
         return sum(1 for _ in self)
 
 
-def select_tasks(env: Environment, *, split: str, seed: int, num_tasks: int | None) -> list[Task]:
-    """The first ``num_tasks`` tasks of ``split`` (all of a finite split when None), as a list."""
-    return list(TaskSelection(env, split=split, seed=seed, num_tasks=num_tasks))
+def select_tasks(
+    env: Environment, *, split: str, seed: int, num_tasks: int | None, shuffle: bool = False
+) -> list[Task]:
+    """The first ``num_tasks`` tasks of ``split`` (all of a finite split when None; a seeded
+    random sample with ``shuffle``), as a list."""
+    return list(TaskSelection(env, split=split, seed=seed, num_tasks=num_tasks, shuffle=shuffle))
 
 
 async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeout_s: float) -> Grade:
@@ -186,3 +217,23 @@ def one_line(exc: BaseException) -> str:
     """The first line of an exception's message (at most 500 characters), for one-line records."""
     text = str(exc).strip()
     return (text.splitlines()[0] if text else type(exc).__name__)[:500]
+
+
+def with_metrics(env: Environment, task: Task, rollout: Rollout) -> Rollout:
+    """The graded rollout with the environment's metrics in ``extra.metrics`` (see
+    :meth:`hub.env.environment.Environment.metrics`); an error rollout contributes none. A metric
+    function that fails is recorded in ``extra.metrics_error`` instead of ending the run."""
+    extra = {k: v for k, v in rollout.extra.items() if k not in ("metrics", "metrics_error")}
+    if rollout.error is not None:
+        return rollout if extra == rollout.extra else rollout.model_copy(update={"extra": extra})
+    try:
+        values = {
+            str(name): [float(num), float(den)]
+            for name, (num, den) in dict(env.metrics(task, rollout)).items()
+        }
+    except Exception as exc:  # a metric bug must not end the run or hide the grade
+        extra["metrics_error"] = f"{type(exc).__name__}: {one_line(exc)}"
+    else:
+        if values:
+            extra["metrics"] = values
+    return rollout.model_copy(update={"extra": extra})

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from graders.grade import Check, Grade, GradeStatus
 
@@ -31,6 +31,7 @@ __all__ = [
     "Timing",
     "ToolCall",
     "Usage",
+    "final_answer",
     "scrub_surrogates",
 ]
 
@@ -160,10 +161,23 @@ class Rollout(BaseModel):
     truncated: bool = Field(default=False, description="Cut by a turn, token or time limit.")
     extra: dict[str, Any] = Field(default_factory=dict, description="Runner extras (e.g. advantage).")
 
+    @model_validator(mode="after")
+    def _fill_completion(self) -> Rollout:
+        """A record saved without ``completion`` (the run directory stores the answer once, in
+        ``messages``) gets it back from the last assistant message."""
+        if "completion" not in self.model_fields_set:
+            self.completion = final_answer(self.messages)
+        return self
+
     @property
     def is_error(self) -> bool:
         """True when this rollout has no verdict (model, environment or grader failure)."""
         return self.error is not None
+
+
+def final_answer(messages: list[Message]) -> str:
+    """Text of the last assistant message ("" when there is none): a rollout's ``completion``."""
+    return next((m.content or "" for m in reversed(messages) if m.role == "assistant"), "")
 
 
 @dataclass

@@ -120,7 +120,9 @@ def contest_environment(
 ) -> MathEnv:
     """A contest environment: a local file (``path`` or ``spec.env_var``) or the HF dataset."""
     local = path if path is not None else os.environ.get(spec.env_var) or None
-    rows = load_rows(dataset=spec.dataset, split="test" if local else spec.hf_split, path=local)
+    rows = load_rows(
+        dataset=spec.dataset, split="test" if local else spec.hf_split, path=local, env_var=spec.env_var
+    )
     return math_environment(
         spec.env_id,
         rows,

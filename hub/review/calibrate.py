@@ -4,12 +4,17 @@
 reports each task's pass rate with a Wilson 95% interval, a histogram, the tasks no rollout
 solved (possibly infeasible: flagged when the reference answer itself does not pass) and the
 saturated ones, then exports the tasks in the learnable band as ``learnable.jsonl`` and as a
-Hugging Face ``datasets`` dataset (``learnable_dataset/``).
+Hugging Face ``datasets`` dataset (``learnable_dataset/``), with the prompt in the chat format of
+:func:`hub.env.rewards.to_dataset` (a list of ``{role, content}`` messages, the system prompt
+included), so the export feeds a GRPO trainer directly.
 
 The learnable band has one definition, :func:`in_band`, shared with the leaderboard's eval cards:
 a task is learnable when some rollout passed it (at least one pass in 64: ``p >= 1/64``) and it
 is not mostly solved (``p <= 0.7``); both bounds are inclusive, and a task no rollout passed is
 never in the band, whatever its lower bound.
+
+Calibration picks tasks to train on, so it reads the ``train`` split by default; the test
+split only when asked (with a warning: tasks trained on must not be evaluated on).
 """
 
 from __future__ import annotations
@@ -23,11 +28,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from hub.env.errors import UsageError
 from hub.env.types import Task
 from hub.run.metrics import Summary
 
 __all__ = [
     "LEARNABLE_BAND",
+    "TEST_SPLIT_WARNING",
     "Calibration",
     "TaskCalibration",
     "calibrate",
@@ -56,6 +63,12 @@ def check_band(band: tuple[float, float]) -> None:
     low, high = band
     if not 0.0 <= low < high <= 1.0:
         raise ValueError(f"band must satisfy 0 <= low < high <= 1, got {band}")
+
+
+TEST_SPLIT_WARNING = (
+    "warning: calibrating on the test split; the learnable tasks it exports come from the test set, "
+    "so a model trained on them must not be evaluated on that split (use --split train)"
+)
 
 
 def wilson_interval(passed: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -152,12 +165,11 @@ def histogram_text(cal: Calibration, width: int = 40) -> str:
     return "\n".join(lines)
 
 
-def _row(task: Task, cal: TaskCalibration, env_id: str) -> dict[str, Any]:
-    prompt = task.prompt if isinstance(task.prompt, str) else json.dumps([m.to_openai() for m in task.prompt])
+def _row(task: Task, cal: TaskCalibration, env_id: str, system_prompt: str | None) -> dict[str, Any]:
     return {
         "env_id": env_id,
         "task_id": task.id,
-        "prompt": prompt,
+        "prompt": [{"role": m.role, "content": m.content or ""} for m in task.messages(system_prompt)],
         "answer": json.dumps(task.answer),
         "metadata": json.dumps(task.metadata, default=str),
         "pass_rate": cal.pass_rate,
@@ -167,22 +179,27 @@ def _row(task: Task, cal: TaskCalibration, env_id: str) -> dict[str, Any]:
     }
 
 
-def learnable_rows(cal: Calibration, tasks: Sequence[Task]) -> list[dict[str, Any]]:
+def learnable_rows(
+    cal: Calibration, tasks: Sequence[Task], *, system_prompt: str | None = None
+) -> list[dict[str, Any]]:
     """The rows of ``learnable.jsonl``: one per learnable task found in ``tasks``, in band order."""
     by_id = {t.id: t for t in tasks}
     stats = {t.task_id: t for t in cal.tasks}
-    return [_row(by_id[i], stats[i], cal.env_id) for i in cal.learnable if i in by_id]
+    return [_row(by_id[i], stats[i], cal.env_id, system_prompt) for i in cal.learnable if i in by_id]
 
 
-def export_learnable(cal: Calibration, tasks: Sequence[Task], out: Path) -> tuple[Path, Path]:
+def export_learnable(
+    cal: Calibration, tasks: Sequence[Task], out: Path, *, system_prompt: str | None = None
+) -> tuple[Path, Path]:
     """Write ``learnable.jsonl`` and ``learnable_dataset/`` (``datasets.save_to_disk``) into ``out``.
 
-    ``prompt`` is the text (or the opening messages as JSON), ``answer`` and ``metadata`` are JSON
-    strings so that every row has the same column types.
+    ``prompt`` is the opening chat messages (``system_prompt`` first when given), as
+    :func:`hub.env.rewards.to_dataset` writes them; ``answer`` and ``metadata`` are JSON strings
+    so that every row has the same column types.
     """
     import datasets
 
-    rows = learnable_rows(cal, tasks)
+    rows = learnable_rows(cal, tasks, system_prompt=system_prompt)
     out.mkdir(parents=True, exist_ok=True)
     jsonl = out / "learnable.jsonl"
     with jsonl.open("w", encoding="utf-8") as fh:
@@ -190,9 +207,11 @@ def export_learnable(cal: Calibration, tasks: Sequence[Task], out: Path) -> tupl
             fh.write(json.dumps(row) + "\n")
     ds_dir = out / "learnable_dataset"
     columns = ["env_id", "task_id", "prompt", "answer", "metadata", "pass_rate", "ci_low", "ci_high", "n"]
+    message = {"role": datasets.Value("string"), "content": datasets.Value("string")}
     features = datasets.Features(
         {
-            **{c: datasets.Value("string") for c in columns[:5]},
+            **{c: datasets.Value("string") for c in ("env_id", "task_id", "answer", "metadata")},
+            "prompt": [message],
             **{c: datasets.Value("float64") for c in columns[5:8]},
             "n": datasets.Value("int64"),
         }
@@ -240,14 +259,16 @@ async def calibrate(
     band: tuple[float, float] = LEARNABLE_BAND,
     saturated_at: float = 0.9,
     base_url: str | None = None,
-    split: str = "test",
+    split: str = "train",
     seed: int = 0,
     env_args: Mapping[str, Any] | None = None,
     **eval_kwargs: Any,
 ) -> Calibration:
     """Run ``rollouts`` per task into ``out/run``, then classify and export (see the module doc).
 
-    ``eval_kwargs`` go to :func:`hub.run.evaluate.evaluate` (``sampling``, ``options``, ``max_turns``).
+    ``split``: ``train`` by default; an environment without one needs ``split="test"`` said
+    explicitly. ``eval_kwargs`` go to :func:`hub.run.evaluate.evaluate` (``sampling``,
+    ``options``, ``max_turns``).
     """
     from hub.env.grading import select_tasks
     from hub.registry.entrypoints import load_environment
@@ -255,6 +276,12 @@ async def calibrate(
 
     root = Path(out)
     args = dict(env_args or {})
+    splits = load_environment(env_id, **args).splits
+    if split not in splits:
+        hint = " (calibrating on test picks training tasks from the test set)" if split == "train" else ""
+        raise UsageError(
+            f"{env_id} has no {split!r} split; it has {', '.join(splits)}: pass --split NAME{hint}"
+        )
     summary = await evaluate(
         env_id,
         model=model,
@@ -272,6 +299,6 @@ async def calibrate(
     zero_ids = {t.task_id for t in summary.per_task if t.pass_rate == 0.0}
     gold = await _gold_passes(env_id, args, [t for t in tasks if t.id in zero_ids])
     cal = calibration_from_summary(summary, band=band, saturated_at=saturated_at, gold=gold)
-    export_learnable(cal, tasks, root)
+    export_learnable(cal, tasks, root, system_prompt=env.system_prompt)
     (root / "calibration.json").write_text(cal.model_dump_json(indent=2), encoding="utf-8")
     return cal

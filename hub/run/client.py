@@ -8,8 +8,12 @@ streamed answer (server-sent events, with usage); a server that streams without 
 read the same way (:mod:`hub.run.sse` folds the chunks back into one completion).
 
 Retried: connection failures, timeouts, HTTP 408/409/425/429/5xx, and bodies that are not a
-valid completion. Not retried: other 4xx (a bad key, model or URL will not heal by waiting), and
-an answer over ``max_response_bytes`` (refused unread, so a hostile server cannot fill memory).
+valid completion; a ``Retry-After`` wait is honoured up to the request timeout. Not retried:
+other 4xx. Those that no request of the run could pass (401, 403, 404 unknown model or path,
+400/422 a request the server rejects) raise :class:`ModelConfigError`, which stops the run at
+once with the server's message; those about one request only (413, or a 400 over the context
+length) fail that rollout. An answer over ``max_response_bytes`` is refused unread, so a hostile
+server cannot fill memory.
 Everything in a body is untrusted: text is scrubbed of lone surrogates and a garbage token count
 is recorded as 0.
 """
@@ -17,12 +21,14 @@ is recorded as 0.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import email.utils
 import json
 import math
 import random
+import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import urlparse
@@ -83,6 +89,10 @@ class Completion:
     usage: Usage
     finish_reason: str | None
     attempts: int = 1
+    tokens: dict[str, Any] | None = None
+    """With ``logprobs=True`` and a server that returns them: ``{"tokens": [str], "logprobs":
+    [float], "token_ids": [int] | None}`` for the answer's tokens (ids when the server sends them:
+    llama.cpp's ``id``, vLLM's ``token_ids`` or ``token_id:N`` tokens)."""
 
 
 class ChatClient(Protocol):
@@ -96,6 +106,7 @@ class ChatClient(Protocol):
         tools: list[dict[str, Any]] | None = None,
         seed: int | None = None,
         response_format: dict[str, Any] | None = None,
+        logprobs: bool = False,
     ) -> Completion: ...
 
 
@@ -186,12 +197,16 @@ class OpenAIClient:
         tools: list[dict[str, Any]] | None = None,
         seed: int | None = None,
         response_format: dict[str, Any] | None = None,
+        logprobs: bool = False,
     ) -> Completion:
         """One chat completion. ``response_format`` is passed through (e.g. a JSON schema that
-        servers such as vLLM and llama.cpp enforce while decoding)."""
+        servers such as vLLM and llama.cpp enforce while decoding). ``logprobs`` asks for the
+        answer's token log-probabilities (:attr:`Completion.tokens`)."""
         body = self._body(messages, sampling, tools, seed)
         if response_format is not None:
             body["response_format"] = response_format
+        if logprobs:
+            body["logprobs"] = True
         payload = json.dumps(body).encode()
         est_tokens = len(payload) // 4 + (sampling.max_tokens or 256)
         attempt = 0
@@ -206,7 +221,7 @@ class OpenAIClient:
                     self.n_requests += 1
                     completion = await self._post(payload)
                 self.usage = self.usage + completion.usage
-                return Completion(completion.message, completion.usage, completion.finish_reason, attempt)
+                return dataclasses.replace(completion, attempts=attempt)
             except _Retryable as exc:
                 if attempt > self.options.max_retries:
                     raise ModelError(f"{exc} (gave up after {attempt} attempts)") from exc
@@ -246,10 +261,12 @@ class OpenAIClient:
         return body
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        """Exponential backoff with full jitter; a server's ``Retry-After`` is honoured, but never
+        past the request timeout (a server asking for an hour must not stall a rollout for one)."""
         cap = min(self.options.backoff_max_s, self.options.backoff_base_s * (2 ** (attempt - 1)))
         delay = random.uniform(0.0, cap)
         if retry_after is not None:
-            delay = max(delay, min(retry_after, _MAX_RETRY_AFTER_S))
+            delay = max(delay, min(retry_after, _MAX_RETRY_AFTER_S, self.options.timeout_s))
         return delay
 
     async def _post(self, payload: bytes) -> Completion:
@@ -317,17 +334,41 @@ class OpenAIClient:
         return _completion_from(data, raw=b"")
 
     def _raise_for_status(self, status: int, retry_after: str | None, raw: bytes) -> None:
-        detail = raw[:200].decode("utf-8", "replace").strip().replace("\n", " ")
+        detail = _server_message(raw)
         if status in _RETRY_STATUS:
             raise _Retryable(f"HTTP {status} from {self._url}: {detail}", _parse_retry_after(retry_after))
+        if status == 413 or (status == 400 and _PER_REQUEST_400.search(detail)):
+            # this request is too long for the model; the next one may fit
+            raise ModelError(f"HTTP {status} from {self._url}: {detail}")
         hint = {
             401: "check the API key (OPENAI_API_KEY or --api-key-env)",
             403: "the key is not allowed to use this model",
             404: "check --base-url (it usually ends in /v1) and --model",
-        }.get(status, "the server rejected the request")
-        if status in (401, 403, 404):
+            400: "the server rejects the requests of this run; check --model and the sampling flags",
+            422: "the server rejects the requests of this run; check --model and the sampling flags",
+        }.get(status)
+        if hint is not None:
             raise ModelConfigError(f"HTTP {status} from {self._url}: {detail}; {hint}")
-        raise ModelError(f"HTTP {status} from {self._url}: {detail}; {hint}")
+        raise ModelError(f"HTTP {status} from {self._url}: {detail}; the server rejected the request")
+
+
+_PER_REQUEST_400 = re.compile(r"context|too long|maximum.{0,20}length|max_tokens|too many tokens", re.I)
+"""A 400 about one request's size (over the model's context), not about the whole run."""
+
+
+def _server_message(raw: bytes) -> str:
+    """The server's error message: ``error.message`` of an OpenAI-style JSON body, or the text."""
+    text = raw.decode("utf-8", "replace")
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        inner = data.get("error", data)
+        message = inner.get("message", inner.get("detail")) if isinstance(inner, dict) else inner
+        if isinstance(message, str) and message.strip():
+            text = message
+    return scrub_surrogates(" ".join(text.split()))[:300]
 
 
 def _request_limiter(per_minute: float) -> AsyncLimiter:
@@ -408,11 +449,47 @@ def _completion_from(data: Any, *, raw: bytes) -> Completion:
             Message(role="assistant", content=content, tool_calls=tool_calls),
             usage,
             scrub_surrogates(finish) if isinstance(finish, str) else None,
+            tokens=_token_logprobs(choice),
         )
     except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError) as exc:
         shown = raw or json.dumps(data, default=str).encode()
         snippet = shown[:80].decode("utf-8", "replace")
         raise _Retryable(f"malformed completion from server ({type(exc).__name__}): {snippet!r}") from exc
+
+
+_TOKEN_ID = re.compile(r"token_id:(\d+)")
+
+
+def _token_logprobs(choice: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The answer's tokens and log-probabilities from ``choice.logprobs.content`` (None when the
+    server sent none or sent garbage: bookkeeping never costs an answer)."""
+    entries = (
+        (choice.get("logprobs") or {}).get("content") if isinstance(choice.get("logprobs"), dict) else None
+    )
+    if not isinstance(entries, list) or not entries:
+        return None
+    tokens: list[str] = []
+    logprobs: list[float] = []
+    ids: list[int] = []
+    for entry in entries:
+        if not isinstance(entry, dict) or not isinstance(entry.get("token"), str):
+            return None
+        value = entry.get("logprob")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return None
+        token = scrub_surrogates(entry["token"])
+        tokens.append(token)
+        logprobs.append(float(value))
+        raw_id = entry.get("id")
+        match = _TOKEN_ID.fullmatch(token)
+        if isinstance(raw_id, int) and not isinstance(raw_id, bool):
+            ids.append(raw_id)
+        elif match is not None:
+            ids.append(int(match.group(1)))
+    listed = choice.get("token_ids")
+    if isinstance(listed, list) and len(listed) == len(tokens) and all(type(i) is int for i in listed):
+        ids = list(listed)
+    return {"tokens": tokens, "logprobs": logprobs, "token_ids": ids if len(ids) == len(tokens) else None}
 
 
 def _content_text(content: object) -> str | None:

@@ -17,20 +17,20 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
 from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from hub.env.environment import Environment
 from hub.env.errors import RunDirError, UsageError
-from hub.env.grading import TaskSelection, grade_rollout, select_tasks, with_grade
+from hub.env.grading import TaskSelection
 from hub.env.types import Sampling, Task
+from hub.registry.data import recording_sources
 from hub.registry.entrypoints import load_environment, package_hash
 from hub.run.client import ClientOptions, OpenAIClient
 from hub.run.local_model import LocalModelServer, is_local_model
-from hub.run.metrics import Summary, SummaryBuilder
+from hub.run.metrics import Summary
+from hub.run.regrade import regrade
 from hub.run.rundir import RunConfig, RunDir
 from hub.run.runner import ProgressCallback, Runner, StartCallback
 
@@ -73,6 +73,8 @@ class EvalOptions:
     """With ``sandbox``: run the same server unsandboxed where bubblewrap is missing."""
     stream: bool = False
     """Ask the model server for streamed answers (server-sent events); the answer is the same."""
+    retry_errors: bool = False
+    """On resume: run again the rollouts that ended in a model or environment error."""
     on_rollout: ProgressCallback | None = field(default=None, compare=False)
     on_start: StartCallback | None = field(default=None, compare=False)
 
@@ -151,22 +153,30 @@ def prepare_run(
     sampling: Sampling | None,
     env_args: Mapping[str, Any] | None,
     group_advantages: bool,
+    shuffle: bool = False,
+    logprobs: bool = False,
     options: EvalOptions | None = None,
 ) -> tuple[Environment, TaskSelection, RunConfig]:
-    """Load the environment, select its tasks and build the run's config (nothing is written)."""
+    """Load the environment, select its tasks and build the run's config (nothing is written).
+
+    The config records where the data came from (:mod:`hub.registry.data`) and a hash of the
+    selected tasks; ``env_args`` that only locate a local copy are listed as ``location_args``."""
     from hub.version import __version__
 
     if rollouts < 1:
         raise UsageError("--rollouts must be at least 1")
     args = dict(env_args or {})
-    env = open_environment(env_id, args, options)
+    with recording_sources() as sources:  # data loaded in a sandbox is not seen here (recorded: none)
+        env = open_environment(env_id, args, options)
     try:
         if split not in env.splits:
             raise UsageError(f"{env_id} has no split {split!r}; it has: {', '.join(env.splits)}")
-        tasks = TaskSelection(env, split=split, seed=seed, num_tasks=num_tasks)
+        tasks = TaskSelection(env, split=split, seed=seed, num_tasks=num_tasks, shuffle=shuffle)
         count = tasks.count()
         if not count:
             raise UsageError(f"{env_id} has no tasks in split {split!r}")
+        local = any(s.get("source") == "local" for s in sources)
+        location = sorted(k for k, v in args.items() if local and isinstance(v, str) and os.path.exists(v))
         config = RunConfig(
             env_id=env_id,
             env_version=env.version,
@@ -178,9 +188,14 @@ def prepare_run(
             seed=seed,
             split=split,
             num_tasks=count,
+            shuffle=shuffle,
+            logprobs=logprobs,
             rollouts_per_task=rollouts,
             max_turns=max_turns or env.max_turns,
             group_advantages=group_advantages,
+            data=sources,
+            location_args=location,
+            tasks_sha256=tasks.sha256(),
             verihub_version=__version__,
         )
     except BaseException:
@@ -203,12 +218,16 @@ async def evaluate(
     sampling: Sampling | None = None,
     env_args: Mapping[str, Any] | None = None,
     group_advantages: bool = False,
+    shuffle: bool = False,
+    logprobs: bool = False,
     options: EvalOptions | None = None,
 ) -> Summary:
     """Evaluate ``env_id`` against ``model`` into a new run directory ``out``.
 
     ``group_advantages``: treat the ``rollouts`` of a task as a GRPO group and write each
     rollout's group-relative advantage in ``extra.advantage`` (the group is written together).
+    ``shuffle``: a seeded random sample of ``num_tasks`` tasks instead of the first ones.
+    ``logprobs``: record each answer's tokens and log-probabilities in ``extra.tokens``.
     """
     opts = options or EvalOptions()
     env, tasks, config = prepare_run(
@@ -224,14 +243,17 @@ async def evaluate(
         env_args=env_args,
         group_advantages=group_advantages,
         options=opts,
+        shuffle=shuffle,
+        logprobs=logprobs,
     )
     rundir = RunDir(out)
     try:
         rundir.ensure_new()  # fail before starting a model
         env = grading_env(env, config, opts)
         async with open_client(model, base_url, opts) as client:
-            rundir.create(config)
-            return await run_tasks(env, client, config, rundir, tasks, opts)
+            with rundir.writing("eval"):
+                rundir.create(config)
+                return await run_tasks(env, client, config, rundir, tasks, opts)
     finally:
         await env.aclose()
 
@@ -258,14 +280,20 @@ async def resume(
             f"cannot resume {out}: environment {config.env_id} changed since the run started "
             f"(version {config.env_version} -> {env.version}); start a new run"
         )
-    tasks = TaskSelection(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
+    tasks = config.task_selection(env)
+    if config.tasks_sha256 is not None and tasks.sha256() != config.tasks_sha256:
+        raise RunDirError(
+            f"cannot resume {out}: the tasks {config.env_id} selects are not the ones the run started "
+            "with (its data changed); start a new run"
+        )
     try:
         env = grading_env(env, config, opts)  # the grading backend is not part of the config
-        async with open_client(config.model, base_url or config.base_url, opts) as client:
-            if base_url is not None and base_url != config.base_url:
-                config = config.model_copy(update={"base_url": base_url})
-                rundir.replace_config(config)
-            return await run_tasks(env, client, config, rundir, tasks, opts)
+        with rundir.writing("eval --resume"):  # before the model starts: a busy run fails fast
+            async with open_client(config.model, base_url or config.base_url, opts) as client:
+                if base_url is not None and base_url != config.base_url:
+                    config = config.model_copy(update={"base_url": base_url})
+                    rundir.replace_config(config)
+                return await run_tasks(env, client, config, rundir, tasks, opts)
     finally:
         await env.aclose()
 
@@ -306,55 +334,6 @@ async def run_tasks(
         grade_timeout_s=opts.grade_timeout_s,
         on_rollout=opts.on_rollout,
         on_start=opts.on_start,
+        retry_errors=opts.retry_errors,
     )
     return await runner.run(tasks)
-
-
-async def regrade(out: str | os.PathLike[str], *, grade_timeout_s: float = 60.0) -> tuple[Summary, int]:
-    """Re-grade the saved rollouts of ``out`` with the installed grader; no model calls.
-
-    Rollouts whose model call failed stay as they are. The file is replaced atomically; returns
-    the new summary and the number of rollouts whose verdict changed.
-    """
-    rundir = RunDir(out)
-    config = rundir.load_config()
-    env = load_environment(config.env_id, **config.env_args)
-    tasks = {
-        t.id: t for t in select_tasks(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
-    }
-    builder = SummaryBuilder(
-        env_id=config.env_id,
-        env_version=env.version,
-        model=config.model,
-        rollouts_per_task=config.rollouts_per_task,
-    )
-    for tid in tasks:
-        builder.add_task(tid)
-    rundir.repair()
-    tmp = Path(str(rundir.rollouts_path) + ".regrade")
-    changed = 0
-    try:
-        with tmp.open("wb") as fh:
-            for old in rundir.iter_rollouts():
-                task = tasks.get(old.task_id)
-                if task is None:
-                    raise RunDirError(
-                        f"{out}: task {old.task_id!r} is no longer in {config.env_id}; cannot regrade"
-                    )
-                new = old
-                if old.error is None or old.error.kind == "grader":
-                    blank = {"error": None, "grade": None, "reward": None, "passed": False}
-                    base = old.model_copy(update=blank)
-                    started = time.perf_counter()
-                    grade = await grade_rollout(env, task, base, timeout_s=grade_timeout_s)
-                    new = with_grade(base, grade, time.perf_counter() - started)
-                    if (new.reward, new.passed, new.error) != (old.reward, old.passed, old.error):
-                        changed += 1
-                fh.write(new.model_dump_json().encode() + b"\n")
-                builder.add(new)
-    finally:
-        await env.aclose()
-    os.replace(tmp, rundir.rollouts_path)
-    summary = builder.build()
-    rundir.write_summary(summary)
-    return summary, changed

@@ -77,6 +77,11 @@ class Summary(BaseModel):
         description="Share of tasks (with >= 2 graded rollouts) whose rewards are all equal: "
         "groups that give GRPO-style training no signal.",
     )
+    metrics: dict[str, float] = Field(
+        default_factory=dict,
+        description="Metrics the environment declares (e.g. IFEval's prompt/instruction-level strict "
+        "and loose accuracy): sum of numerators / sum of denominators over graded rollouts.",
+    )
     per_task: list[PerTask]
 
 
@@ -108,6 +113,7 @@ class SummaryBuilder:
         self.n_errors = 0
         self.n_passed = 0
         self._reward_sum = 0.0
+        self._metrics: dict[str, list[float]] = {}
 
     def add_task(self, task_id: str) -> None:
         """Register a selected task (so tasks with no rollout yet still count)."""
@@ -131,9 +137,26 @@ class SummaryBuilder:
         acc.rmin = min(acc.rmin, rollout.reward)
         acc.rmax = max(acc.rmax, rollout.reward)
         self._reward_sum += rollout.reward
+        self._add_metrics(rollout.extra.get("metrics"))
         if rollout.passed:
             acc.passed += 1
             self.n_passed += 1
+
+    def _add_metrics(self, values: object) -> None:
+        """Accumulate a rollout's ``extra.metrics`` ({name: [numerator, denominator]})."""
+        if not isinstance(values, dict):
+            return
+        for name, pair in values.items():
+            if not (isinstance(pair, (list, tuple)) and len(pair) == 2):
+                continue
+            num, den = pair
+            if not all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in pair
+            ):
+                continue
+            acc = self._metrics.setdefault(str(name), [0.0, 0.0])
+            acc[0] += float(num)
+            acc[1] += float(den)
 
     def extend(self, rollouts: Iterable[Rollout]) -> SummaryBuilder:
         for r in rollouts:
@@ -185,8 +208,13 @@ class SummaryBuilder:
                 "total_tokens": self._prompt_tokens + self._completion_tokens,
             },
             zero_variance_fraction=_zero_variance(list(self._tasks.values())),
+            metrics={name: num / den for name, (num, den) in sorted(self._metrics.items()) if den > 0},
             per_task=per_task,
         )
+
+
+def _finite_number(x: object) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
 def _zero_variance(tasks: list[_TaskAcc]) -> float | None:

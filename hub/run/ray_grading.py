@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -16,13 +17,14 @@ from typing import Any
 from graders.grade import Grade
 from hub.env.environment import Environment
 from hub.env.errors import RunDirError, UsageError
-from hub.env.grading import grade_rollout, select_tasks, with_grade
+from hub.env.grading import grade_rollout, with_grade, with_metrics
 from hub.env.types import Message, Rollout, State, Step, Task
 from hub.registry.entrypoints import load_environment
-from hub.run.metrics import Summary, SummaryBuilder
+from hub.run.metrics import Summary
+from hub.run.regrade import finish_regrade
 from hub.run.rundir import RunConfig, RunDir
 
-__all__ = ["RayGradedEnv", "await_ref", "init_ray", "regrade_on_ray"]
+__all__ = ["check_ray_reachable", "RayGradedEnv", "await_ref", "init_ray", "regrade_on_ray"]
 
 
 # -- grading pool ------------------------------------------------------------------------------
@@ -82,6 +84,9 @@ class RayGradedEnv(Environment):
     async def step(self, state: State, action: Message) -> Step:
         return await self.inner.step(state, action)
 
+    def metrics(self, task: Task, rollout: Rollout) -> Mapping[str, tuple[float, float]]:
+        return self.inner.metrics(task, rollout)
+
     async def grade(self, task: Task, rollout: Rollout) -> Grade:
         if self._remote is None:
             self._remote = self._ray.remote(num_cpus=self._num_cpus, max_retries=0)(_grade_entry)
@@ -132,20 +137,21 @@ async def regrade_on_ray(
     """Like :func:`hub.run.evaluate.regrade`, with the grades computed concurrently on Ray workers."""
     rundir = RunDir(out)
     config = rundir.load_config()
-    env = RayGradedEnv(config.env_id, env_args=config.env_args, address=ray_address)
-    try:
-        return await _regrade(env, rundir, config, grade_timeout_s=grade_timeout_s, concurrency=concurrency)
-    finally:
-        await env.aclose()
+    with rundir.writing("regrade"):
+        env = RayGradedEnv(config.env_id, env_args=config.env_args, address=ray_address)
+        try:
+            return await _regrade(
+                env, rundir, config, grade_timeout_s=grade_timeout_s, concurrency=concurrency
+            )
+        finally:
+            await env.aclose()
 
 
 async def _regrade(
     env: RayGradedEnv, rundir: RunDir, config: RunConfig, *, grade_timeout_s: float, concurrency: int
 ) -> tuple[Summary, int]:
     out = rundir.path
-    tasks = {
-        t.id: t for t in select_tasks(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
-    }
+    tasks = {t.id: t for t in config.task_selection(env)}
     rundir.repair()
     old = list(rundir.iter_rollouts())
     missing = sorted({r.task_id for r in old} - set(tasks))
@@ -161,41 +167,70 @@ async def _regrade(
             started = time.perf_counter()  # the grading itself, not the wait for a slot
             grade = await grade_rollout(env, tasks[r.task_id], base, timeout_s=grade_timeout_s)
             grade_s = time.perf_counter() - started
-        return with_grade(base, grade, grade_s)
+        return with_metrics(env, tasks[r.task_id], with_grade(base, grade, grade_s))
 
     new = await asyncio.gather(*(one(r) for r in old))
-    changed = sum(
-        (a.reward, a.passed, a.error) != (b.reward, b.passed, b.error) for a, b in zip(old, new, strict=True)
-    )
-    tmp = rundir.rollouts_path.with_name(rundir.rollouts_path.name + ".regrade")
-    with tmp.open("wb") as fh:
-        for r in new:
-            fh.write(r.model_dump_json().encode() + b"\n")
-    os.replace(tmp, rundir.rollouts_path)
-    builder = SummaryBuilder(
-        env_id=config.env_id,
-        env_version=env.version,
-        model=config.model,
-        rollouts_per_task=config.rollouts_per_task,
-    )
-    for tid in tasks:
-        builder.add_task(tid)
-    summary = builder.extend(new).build()
-    rundir.write_summary(summary)
-    return summary, changed
+    return finish_regrade(rundir, config, env.version, list(tasks), old, list(new))
 
 
 # -- Ray helpers -------------------------------------------------------------------------------
 def init_ray(address: str | None) -> tuple[Any, bool]:
-    """The ray module, initialised (returns whether this call started Ray)."""
+    """The ray module, initialised (returns whether this call started Ray).
+
+    ``ray.init`` waits minutes for a cluster that does not answer, so the cluster it would join
+    (``address``, ``RAY_ADDRESS``, or the local cluster file a ``ray start`` left) is probed
+    first: an unreachable one fails within :data:`RAY_PROBE_S` with what to do.
+    """
     try:
         import ray
     except ImportError as exc:
         raise UsageError("the Ray backend needs Ray: `pip install ray` (tested with ray 2.60.0)") from exc
     if ray.is_initialized():
         return ray, False
+    check_ray_reachable(address)
     ray.init(address=address, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
     return ray, True
+
+
+RAY_PROBE_S = 5.0
+"""Seconds to wait for a TCP answer from a Ray cluster's address before giving up."""
+
+
+def check_ray_reachable(address: str | None) -> None:
+    """Raise :class:`UsageError` when the Ray cluster ``ray.init(address)`` would join does not
+    answer; nothing to check when Ray would start a new local cluster."""
+    import ray._private.utils as ray_utils
+
+    env = os.environ.get("RAY_ADDRESS") or None
+    target = env or address
+    source = "RAY_ADDRESS" if env else "--ray-address"
+    if target in (None, "auto"):
+        found = ray_utils.read_ray_address()
+        if not found:
+            return  # no cluster file: Ray starts a local cluster
+        target = found
+        source = f"the Ray cluster file {ray_utils.get_ray_address_file(None)}"  # type: ignore[attr-defined]
+    if target == "local":
+        return
+    hostport = target.removeprefix("ray://").rsplit("/", 1)[0]
+    host, _, port = hostport.rpartition(":")
+    if not host or not port.isdigit():
+        raise UsageError(f"{source} {target!r} is not HOST:PORT (e.g. 10.0.0.5:6379 or ray://10.0.0.5:10001)")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=RAY_PROBE_S).close()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        if source.startswith("the Ray cluster file"):
+            raise UsageError(
+                f"{source} names {target}, where no Ray cluster answers ({reason}): a cluster that "
+                "stopped without `ray stop`. Run `ray stop` (or delete the file) to start a local one, "
+                "or pass --ray-address ADDR"
+            ) from exc
+        raise UsageError(
+            f"no Ray cluster answers at {target} ({source}: {reason} within {RAY_PROBE_S:g}s); "
+            "check the address and that the cluster is up (`ray status`), or drop --ray-address "
+            "to start a local cluster"
+        ) from exc
 
 
 async def await_ref(ref: Any) -> Any:

@@ -3,28 +3,55 @@
 Crash safety: each finished rollout is written as one JSON line with a single ``write`` and
 flushed, so a ``kill -9`` loses at most the line being written. On resume a torn last line is
 cut off, finished rollouts are kept, and only the missing (task, rollout_index) pairs run.
+
+Integrity rules:
+
+- one writer at a time: every writer holds the directory's lock (:mod:`hub.run.runlock`);
+- readers never write: :meth:`RunDir.iter_rollouts` skips a last line without its newline (a
+  record being written, or torn by a crash); only the lock holder cuts it off (:meth:`repair`);
+- a failed or short append (a full disk) is cut back to the last whole record and stops the run
+  with a :class:`RunDirError`; a resume continues once there is space;
+- rewriting the file (``regrade``, a sharded merge) writes a new file and swaps it in atomically,
+  keeping the previous one under ``regrades/<time>.jsonl``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
-from pydantic_core import PydanticSerializationError
 
+from hub.env.environment import Environment
 from hub.env.errors import RunDirError
-from hub.env.types import Rollout, Sampling, scrub_surrogates
+from hub.env.grading import TaskSelection
+from hub.env.types import Rollout, Sampling
 from hub.run.metrics import Summary
+from hub.run.records import RolloutWriter, os_reason, read_records, rollout_line
+from hub.run.runlock import LockHolder, RunLock, holder_of
 
-__all__ = ["CONFIG_FILE", "ROLLOUTS_FILE", "SUMMARY_FILE", "RunConfig", "RunDir"]
+__all__ = [
+    "CONFIG_FILE",
+    "FAILED_FILE",
+    "HISTORY_DIR",
+    "RETRIED_KINDS",
+    "ROLLOUTS_FILE",
+    "SUMMARY_FILE",
+    "RunConfig",
+    "RunDir",
+]
 
 CONFIG_FILE = "config.json"
 ROLLOUTS_FILE = "rollouts.jsonl"
 SUMMARY_FILE = "summary.json"
+HISTORY_DIR = "regrades"
+FAILED_FILE = "failed_attempts.jsonl"
+RETRIED_KINDS = frozenset({"model", "environment"})
+"""Error kinds ``--retry-errors`` runs again (a grader error is fixed by ``regrade`` instead)."""
 
 
 class RunConfig(BaseModel):
@@ -40,17 +67,43 @@ class RunConfig(BaseModel):
     seed: int
     split: str
     num_tasks: int | None = Field(description="Tasks selected (the first N of the split).")
+    shuffle: bool = Field(default=False, description="A seeded random sample of num_tasks, not the first N.")
     rollouts_per_task: int = Field(ge=1)
     max_turns: int = Field(ge=1)
+    logprobs: bool = Field(
+        default=False,
+        description="Record each answer's tokens and log-probabilities (extra.tokens) when the "
+        "server returns them.",
+    )
     group_advantages: bool = Field(
         default=False, description="Write each rollout's group-relative advantage (GRPO style)."
+    )
+    data: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Where the environment's data came from: per dataset, the Hugging Face id, split "
+        "and revision or a local copy's sha256, and rows_sha256 (see hub.registry.data).",
+    )
+    location_args: list[str] = Field(
+        default_factory=list,
+        description="env_args that only say where a local copy of the data is (e.g. path): not part "
+        "of what the run measures, so they do not split a leaderboard column.",
+    )
+    tasks_sha256: str | None = Field(
+        default=None, description="Hash of the selected tasks (None: older runs)."
     )
     verihub_version: str
     created_at: float = Field(default_factory=time.time)
 
     def identity(self) -> dict[str, Any]:
-        """The fields a resumed run must share with the original."""
-        return self.model_dump(mode="json", exclude={"created_at"})
+        """The fields a resumed run must share with the original (data provenance aside: the
+        same tasks may come from another copy; ``tasks_sha256`` says whether they are the same)."""
+        return self.model_dump(mode="json", exclude={"created_at", "data", "location_args"})
+
+    def task_selection(self, env: Environment) -> TaskSelection:
+        """The tasks this run selects from ``env``."""
+        return TaskSelection(
+            env, split=self.split, seed=self.seed, num_tasks=self.num_tasks, shuffle=self.shuffle
+        )
 
 
 class RunDir:
@@ -58,6 +111,22 @@ class RunDir:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
+        self._lock = RunLock(self.path)
+
+    # -- the writer lock -----------------------------------------------------------------------
+    def writing(self, purpose: str) -> contextlib.AbstractContextManager[None]:
+        """Hold the directory's writer lock for the block (reentrant on this object); a second
+        writer anywhere gets a :class:`RunDirError` naming the holder."""
+        return self._lock.hold(purpose)
+
+    @property
+    def locked(self) -> bool:
+        """Whether this object holds the writer lock now."""
+        return self._lock.held
+
+    def writer_holder(self) -> LockHolder | None:
+        """Who is writing this run now (another process), or None."""
+        return None if self._lock.held else holder_of(self.path)
 
     @property
     def config_path(self) -> Path:
@@ -97,7 +166,7 @@ class RunDir:
             _atomic_write(self.config_path, config.model_dump_json(indent=2))
         except OSError as exc:
             raise RunDirError(
-                f"cannot create the run directory {self.path} ({_os_reason(exc)}); choose another --out"
+                f"cannot create the run directory {self.path} ({os_reason(exc)}); choose another --out"
             ) from exc
 
     def replace_config(self, config: RunConfig) -> None:
@@ -105,7 +174,7 @@ class RunDir:
         try:
             _atomic_write(self.config_path, config.model_dump_json(indent=2))
         except OSError as exc:
-            raise RunDirError(f"cannot update {self.config_path} ({_os_reason(exc)})") from exc
+            raise RunDirError(f"cannot update {self.config_path} ({os_reason(exc)})") from exc
 
     def load_config(self) -> RunConfig:
         if not self.path.is_dir():
@@ -124,6 +193,8 @@ class RunDir:
         """Refuse to resume when ``config`` differs from the recorded one."""
         old = self.load_config().identity()
         new = config.identity()
+        if old.get("tasks_sha256") is None:  # a run from before the task hash was recorded
+            new["tasks_sha256"] = None
         diff = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
         if diff:
             raise RunDirError(
@@ -133,7 +204,13 @@ class RunDir:
 
     # -- rollouts ------------------------------------------------------------------------------
     def repair(self) -> int:
-        """Cut a torn final line left by a crash. Returns the number of bytes removed."""
+        """Cut a torn final line left by a crash. Returns the number of bytes removed.
+
+        Takes the writer lock (a line being appended by a running writer is not torn)."""
+        with self.writing("repair"):
+            return self._repair()
+
+    def _repair(self) -> int:
         if not self.rollouts_path.exists():
             return 0
         with self.rollouts_path.open("rb+") as fh:
@@ -169,32 +246,98 @@ class RunDir:
         partial = {tid for tid, n in counts.items() if n < group_size}
         if not partial:
             return 0
-        tmp = self.rollouts_path.with_suffix(".jsonl.tmp")
-        dropped = 0
-        with self.rollouts_path.open("rb") as src, tmp.open("wb") as dst:
-            for line in src:
-                if line.strip() and Rollout.model_validate_json(line).task_id in partial:
-                    dropped += 1
-                    continue
-                dst.write(line)
-        os.replace(tmp, self.rollouts_path)
+        with self.writing("repair"):
+            tmp = self.rollouts_path.with_suffix(".jsonl.tmp")
+            dropped = 0
+            with self.rollouts_path.open("rb") as src, tmp.open("wb") as dst:
+                for line in src:
+                    if line.strip() and Rollout.model_validate_json(line).task_id in partial:
+                        dropped += 1
+                        continue
+                    dst.write(line)
+            os.replace(tmp, self.rollouts_path)
         return dropped
 
+    def replace_rollouts(self, rollouts: Iterable[Rollout], *, reason: str, keep: bool = True) -> Path | None:
+        """Replace ``rollouts.jsonl`` with ``rollouts`` atomically, under the writer lock.
+
+        The new records go to a temporary file first (a failure leaves the run as it was); the
+        previous file is kept as ``regrades/<time>-<reason>.jsonl`` (with ``keep``), which is
+        returned (None when nothing was kept).
+        """
+        with self.writing(reason):
+            tmp = self.rollouts_path.with_name(ROLLOUTS_FILE + f".{reason}")
+            try:
+                with tmp.open("wb") as fh:
+                    for r in rollouts:
+                        fh.write(rollout_line(r))
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                kept: Path | None = None
+                if keep and self.rollouts_path.exists():
+                    history = self.path / HISTORY_DIR
+                    history.mkdir(exist_ok=True)
+                    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+                    kept = history / f"{stamp}-{reason}.jsonl"
+                    n = 1
+                    while kept.exists():
+                        n += 1
+                        kept = history / f"{stamp}-{reason}-{n}.jsonl"
+                    os.link(self.rollouts_path, kept)  # the old records stay, at no copy cost
+                os.replace(tmp, self.rollouts_path)
+            except OSError as exc:
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
+                raise RunDirError(
+                    f"cannot rewrite {self.rollouts_path} ({os_reason(exc)}); the run is unchanged"
+                ) from exc
+            return kept
+
+    def set_aside_errors(self) -> int:
+        """Move the rollouts that ended in a model or environment error out of ``rollouts.jsonl``
+        (so a resume runs them again), appending them whole to ``failed_attempts.jsonl`` for
+        audit. Returns how many were moved."""
+        with self.writing("retry"):
+            failed = [r for r in self.iter_rollouts() if _retried(r)]
+            if not failed:
+                return 0
+            with (self.path / FAILED_FILE).open("ab") as fh:  # first: a crash leaves them in both
+                fh.write(b"".join(rollout_line(r) for r in failed))
+                fh.flush()
+                os.fsync(fh.fileno())
+            keep = [r for r in self.iter_rollouts() if not _retried(r)]
+            self.replace_rollouts(keep, reason="retry", keep=False)
+            return len(failed)
+
+    def failed_attempts(self) -> dict[tuple[str, int], list[dict[str, Any]]]:
+        """Per (task_id, rollout_index): the attempts set aside by :meth:`set_aside_errors`
+        (error and timing), oldest first, each once."""
+        path = self.path / FAILED_FILE
+        out: dict[tuple[str, int], list[dict[str, Any]]] = {}
+        if not path.exists():
+            return out
+        seen: set[tuple[str, int, float]] = set()
+        for r in read_records(path):
+            mark = (r.task_id, r.rollout_index, r.timing.started_at)
+            if mark in seen or r.error is None:
+                continue
+            seen.add(mark)
+            out.setdefault((r.task_id, r.rollout_index), []).append(
+                {
+                    "error": r.error.model_dump(mode="json"),
+                    "started_at": r.timing.started_at,
+                    "total_s": r.timing.total_s,
+                    "turns": r.turns,
+                }
+            )
+        return out
+
     def iter_rollouts(self) -> Iterator[Rollout]:
-        """Saved rollouts, in file order; a malformed line is an error that names the line."""
-        if not self.rollouts_path.exists():
-            return
-        with self.rollouts_path.open("rb") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    yield Rollout.model_validate_json(line)
-                except ValidationError as exc:
-                    raise RunDirError(
-                        f"{self.rollouts_path}:{lineno} is not a valid rollout record "
-                        f"({exc.errors()[0]['loc']}: {exc.errors()[0]['msg']})"
-                    ) from exc
+        """Saved rollouts, in file order; a malformed line is an error that names the line.
+
+        A last line without its newline is skipped, never cut: it is a record a running writer
+        is appending, or one torn by a crash (which the next writer removes)."""
+        return read_records(self.rollouts_path)
 
     def done_keys(self) -> set[tuple[str, int]]:
         """(task_id, rollout_index) of every saved rollout; duplicates are an error."""
@@ -207,10 +350,15 @@ class RunDir:
         return seen
 
     def open_writer(self) -> RolloutWriter:
+        """The appender of new rollouts. It holds the writer lock until closed (taking it when
+        this object does not hold it already)."""
+        stack = contextlib.ExitStack()
+        stack.enter_context(self.writing("write"))
         try:
-            return RolloutWriter(self.rollouts_path)
+            return RolloutWriter(self.rollouts_path, on_close=stack.close)
         except OSError as exc:
-            raise RunDirError(f"cannot write {self.rollouts_path} ({_os_reason(exc)})") from exc
+            stack.close()
+            raise RunDirError(f"cannot write {self.rollouts_path} ({os_reason(exc)})") from exc
 
     # -- summary -------------------------------------------------------------------------------
     def write_summary(self, summary: Summary) -> None:
@@ -218,7 +366,7 @@ class RunDir:
             _atomic_write(self.summary_path, summary.model_dump_json(indent=2))
         except OSError as exc:
             raise RunDirError(
-                f"cannot write {self.summary_path} ({_os_reason(exc)}); the rollouts are saved: "
+                f"cannot write {self.summary_path} ({os_reason(exc)}); the rollouts are saved: "
                 f"free space, then `verihub eval --resume {self.path}` writes the summary"
             ) from exc
 
@@ -231,47 +379,8 @@ class RunDir:
             raise RunDirError(f"{self.summary_path} is not a valid summary") from exc
 
 
-class RolloutWriter:
-    """Appends rollouts as JSON lines, one ``write`` + flush per rollout."""
-
-    def __init__(self, path: Path) -> None:
-        self._fh: IO[bytes] = path.open("ab", buffering=0)
-
-    def write(self, rollout: Rollout) -> None:
-        self._fh.write(_rollout_line(rollout))
-
-    def write_many(self, rollouts: list[Rollout]) -> None:
-        """Write several rollouts with one ``write`` (a group lands together or not at all)."""
-        self._fh.write(b"".join(_rollout_line(r) for r in rollouts))
-
-    def close(self) -> None:
-        self._fh.close()
-
-    def __enter__(self) -> RolloutWriter:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def _rollout_line(rollout: Rollout) -> bytes:
-    """One JSON line. Text with lone surrogates (from a model, tool or grader: ``"\\ud800"`` is
-    valid JSON but not encodable UTF-8) is saved with U+FFFD in their place rather than lost."""
-    try:
-        return rollout.model_dump_json().encode() + b"\n"
-    except (PydanticSerializationError, UnicodeEncodeError):
-        clean = Rollout.model_validate(_scrub(rollout.model_dump(mode="python")))
-        return clean.model_dump_json().encode() + b"\n"
-
-
-def _scrub(value: Any) -> Any:
-    if isinstance(value, str):
-        return scrub_surrogates(value)
-    if isinstance(value, dict):
-        return {_scrub(k): _scrub(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_scrub(v) for v in value)
-    return value
+def _retried(r: Rollout) -> bool:
+    return r.error is not None and r.error.kind in RETRIED_KINDS
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -281,7 +390,3 @@ def _atomic_write(path: Path, text: str) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
-
-
-def _os_reason(exc: OSError) -> str:
-    return exc.strerror or type(exc).__name__

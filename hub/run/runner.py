@@ -19,8 +19,8 @@ from typing import Any
 
 from hub.env.environment import Environment
 from hub.env.errors import EnvironmentGoneError, ModelConfigError, ModelError, RunDirError, UsageError
-from hub.env.grading import grade_rollout, one_line, with_grade
-from hub.env.types import Message, Rollout, RolloutError, Task, Timing, Usage
+from hub.env.grading import grade_rollout, one_line, with_grade, with_metrics
+from hub.env.types import Message, Rollout, RolloutError, Task, Timing, Usage, final_answer
 from hub.run.client import ChatClient
 from hub.run.metrics import Summary, SummaryBuilder
 from hub.run.rundir import RunConfig, RunDir
@@ -65,6 +65,9 @@ class Runner:
     grade_timeout_s: float = 60.0
     on_rollout: ProgressCallback | None = None
     on_start: StartCallback | None = None
+    retry_errors: bool = False
+    """Run again the rollouts that ended in a model or environment error (the failed attempts
+    move to ``failed_attempts.jsonl`` and are listed in the new record's ``extra``)."""
 
     async def run(self, tasks: Iterable[Task]) -> Summary:
         """Run every missing (task, rollout_index) of ``tasks`` and write the summary.
@@ -74,9 +77,16 @@ class Runner:
         """
         if self.concurrency < 1:
             raise UsageError("--concurrency must be at least 1")
+        with self.rundir.writing("eval"):
+            return await self._run_locked(tasks)
+
+    async def _run_locked(self, tasks: Iterable[Task]) -> Summary:
         self.rundir.repair()
+        if self.retry_errors:
+            self.rundir.set_aside_errors()
         if self.config.group_advantages:
             self.rundir.drop_partial_groups(self.config.rollouts_per_task)
+        failed = self.rundir.failed_attempts()
         done = self.rundir.done_keys()
         builder = SummaryBuilder(
             env_id=self.config.env_id,
@@ -122,6 +132,11 @@ class Runner:
             async def worker() -> None:
                 for task, index in pending:
                     rollout = await self.run_one(task, index, tools)
+                    earlier = failed.get((task.id, index))
+                    if earlier:
+                        rollout = rollout.model_copy(
+                            update={"extra": {**rollout.extra, "failed_attempts": earlier}}
+                        )
                     if not self.config.group_advantages:
                         writer.write(rollout)
                         finish([rollout])
@@ -134,7 +149,14 @@ class Runner:
                         writer.write_many(complete)
                         finish(complete)
 
-            await _all_or_nothing([worker() for _ in range(self.concurrency)])
+            try:
+                await _all_or_nothing([worker() for _ in range(self.concurrency)])
+            except ModelConfigError as exc:
+                total = (self.config.num_tasks or 0) * self.config.rollouts_per_task
+                raise ModelConfigError(
+                    f"{exc}. The run stopped: {builder.n_rollouts} of {total} rollouts are saved; fix "
+                    f"this, then `verihub eval --resume {self.rundir.path}` runs the rest"
+                ) from exc
         summary = builder.build()
         self.rundir.write_summary(summary)
         return summary
@@ -150,6 +172,8 @@ class Runner:
         turns = 0
         seed = _rollout_seed(self.config.seed, task.id, index)
         messages: list[Message] = []
+        ask: dict[str, Any] = {"logprobs": True} if self.config.logprobs else {}
+        tokens: list[dict[str, object]] = []
         try:
             state = await self.env.reset(task)
             messages = state.messages
@@ -160,9 +184,11 @@ class Runner:
                     break
                 tm = time.perf_counter()
                 completion = await self.client.chat(
-                    state.messages, sampling=self.config.sampling, tools=tools, seed=seed
+                    state.messages, sampling=self.config.sampling, tools=tools, seed=seed, **ask
                 )
                 model_s += time.perf_counter() - tm
+                if completion.tokens is not None:
+                    tokens.append({"message_index": len(state.messages), **completion.tokens})
                 usage = usage + completion.usage
                 turns += 1
                 state.turn = turns
@@ -188,17 +214,17 @@ class Runner:
         timing = Timing(started_at=started, model_s=model_s, env_s=env_s, total_s=time.perf_counter() - t0)
 
         def record(transcript: list[Message], error: RolloutError | None) -> Rollout:
-            completion = next((m.content or "" for m in reversed(transcript) if m.role == "assistant"), "")
             return Rollout(
                 task_id=task.id,
                 rollout_index=index,
                 messages=transcript,
-                completion=completion,
+                completion=final_answer(transcript),
                 usage=usage,
                 timing=timing,
                 error=error,
                 turns=turns,
                 truncated=truncated,
+                extra={"tokens": tokens} if tokens else {},
             )
 
         try:
@@ -214,7 +240,7 @@ class Runner:
             return rollout
         tg = time.perf_counter()
         grade = await grade_rollout(self.env, task, rollout, timeout_s=self.grade_timeout_s)
-        return with_grade(rollout, grade, time.perf_counter() - tg)
+        return with_metrics(self.env, task, with_grade(rollout, grade, time.perf_counter() - tg))
 
 
 async def _all_or_nothing(coros: list[Coroutine[Any, Any, None]]) -> None:

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from hub.env.errors import RunDirError, UsageError
-from hub.env.grading import select_tasks
 from hub.env.types import Rollout, Sampling
 from hub.registry.entrypoints import load_environment
 from hub.run.evaluate import EvalOptions, grading_env, open_client, prepare_run, run_tasks
@@ -125,10 +124,17 @@ def merge_shards(
     (task, rollout_index) once, in task order, and a summary recomputed over ``task_ids``."""
     root = RunDir(out)
     config = root.load_config()
+    with root.writing("merge"):
+        return _merge(root, config, shard_dirs, task_ids)
+
+
+def _merge(
+    root: RunDir, config: RunConfig, shard_dirs: Iterable[str | os.PathLike[str]], task_ids: list[str]
+) -> Summary:
+    out = root.path
     by_key: dict[tuple[str, int], Rollout] = {}
     for d in shard_dirs:
-        shard = RunDir(d)
-        shard.repair()
+        shard = RunDir(d)  # read only: a torn last line is skipped, never cut
         if shard.load_config().identity() != config.identity():
             raise RunDirError(f"shard {d} was run with another configuration than {out}; start a new run")
         for r in shard.iter_rollouts():
@@ -141,11 +147,7 @@ def merge_shards(
     if foreign:
         raise RunDirError(f"shards of {out} hold task {foreign[0]!r}, which this run does not select")
     ordered = sorted(by_key.values(), key=lambda r: (position[r.task_id], r.rollout_index))
-    tmp = root.rollouts_path.with_name(root.rollouts_path.name + ".merge")
-    with tmp.open("wb") as fh:
-        for r in ordered:
-            fh.write(r.model_dump_json().encode() + b"\n")
-    os.replace(tmp, root.rollouts_path)
+    root.replace_rollouts(ordered, reason="merge", keep=False)  # the shards hold the records
     builder = SummaryBuilder(
         env_id=config.env_id,
         env_version=config.env_version,
@@ -169,11 +171,7 @@ def _shard_entry(path: str, task_ids: list[str], config: RunConfig, opts: EvalOp
 async def _run_shard(path: str, task_ids: list[str], config: RunConfig, opts: EvalOptions) -> str:
     env = load_environment(config.env_id, **config.env_args)
     mine = set(task_ids)
-    tasks = [
-        t
-        for t in select_tasks(env, split=config.split, seed=config.seed, num_tasks=config.num_tasks)
-        if t.id in mine
-    ]
+    tasks = [t for t in config.task_selection(env) if t.id in mine]
     if len(tasks) != len(mine):
         raise RunDirError(f"shard {path}: the environment no longer has all of its tasks; start a new run")
     rundir = RunDir(path)

@@ -7,7 +7,8 @@
     export_run("runs/a", out="sft.jsonl", fmt="jsonl", only_passed=True)
 
 SFT records keep the whole transcript in ``messages`` (system and user prompt, assistant turns,
-environment replies) with ``task_id``, ``rollout_index``, ``reward`` and ``passed``. A preference
+environment replies) with ``task_id``, ``rollout_index``, ``reward`` and ``passed``, and, for a run
+made with ``--logprobs``, ``tokens``: each answer's tokens, log-probabilities and token ids. A preference
 pair joins a passed and a failed rollout of the same task: ``prompt`` is the opening messages
 (up to the first assistant turn), ``chosen`` and ``rejected`` the rest of each transcript, the
 conversational format of TRL's ``DPOTrainer``. Rollouts without a verdict (model, environment or
@@ -39,13 +40,16 @@ def sft_records(run_dir: str | os.PathLike[str], *, only_passed: bool = False) -
             continue
         if only_passed and not r.passed:
             continue
-        yield {
+        record: dict[str, Any] = {
             "messages": [_message(m) for m in r.messages],
             "task_id": r.task_id,
             "rollout_index": r.rollout_index,
             "reward": r.reward,
             "passed": r.passed,
         }
+        if r.extra.get("tokens"):
+            record["tokens"] = r.extra["tokens"]
+        yield record
 
 
 def preference_pairs(run_dir: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
@@ -65,7 +69,7 @@ def preference_pairs(run_dir: str | os.PathLike[str]) -> Iterator[dict[str, Any]
             bad_prompt, rejected = _split(bad)
             if bad_prompt != prompt or not chosen or not rejected:
                 continue  # different openings (should not happen) or an empty answer side
-            yield {
+            pair: dict[str, Any] = {
                 "prompt": prompt,
                 "chosen": chosen,
                 "rejected": rejected,
@@ -73,6 +77,10 @@ def preference_pairs(run_dir: str | os.PathLike[str]) -> Iterator[dict[str, Any]
                 "chosen_reward": good.reward,
                 "rejected_reward": bad.reward,
             }
+            if good.extra.get("tokens") or bad.extra.get("tokens"):
+                pair["chosen_tokens"] = good.extra.get("tokens")
+                pair["rejected_tokens"] = bad.extra.get("tokens")
+            yield pair
 
 
 def export_run(
@@ -110,7 +118,9 @@ def export_run(
         from datasets import Dataset
 
         tools = any(len(m) > 2 for rec in records for col in _CHAT_COLUMNS for m in rec.get(col, ()))
-        Dataset.from_list([_arrow_safe(rec, tools=tools) for rec in records]).save_to_disk(str(target))
+        token_cols = sorted({c for rec in records for c in _TOKEN_COLUMNS if c in rec})
+        rows = [{**{c: None for c in token_cols}, **_arrow_safe(rec, tools=tools)} for rec in records]
+        Dataset.from_list(rows).save_to_disk(str(target))
     return len(records)
 
 
@@ -128,6 +138,9 @@ def _split(r: Rollout) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
 
 
 _CHAT_COLUMNS = ("messages", "prompt", "chosen", "rejected")
+_TOKEN_COLUMNS = ("tokens", "chosen_tokens", "rejected_tokens")
+"""Per-answer token records (``--logprobs`` runs): ``[{message_index, tokens, logprobs, token_ids}]``,
+``message_index`` counting in the rollout's whole transcript."""
 
 
 def _arrow_safe(rec: dict[str, Any], *, tools: bool) -> dict[str, Any]:

@@ -75,7 +75,8 @@ def test_the_band_is_inclusive_and_needs_a_pass() -> None:
 
 
 async def test_calibrate_end_to_end_with_a_fake_model(tmp_path: Path) -> None:
-    tasks = list(itertools.islice(generate("test", 0), 6))
+    """The train split by default; the export's prompt is the chat messages to_dataset writes."""
+    tasks = list(itertools.islice(generate("train", 0), 6))
     answers = {t.prompt: int(t.answer) for t in tasks}
     calls: Counter[str] = Counter()
 
@@ -98,10 +99,18 @@ async def test_calibrate_end_to_end_with_a_fake_model(tmp_path: Path) -> None:
     assert [r["task_id"] for r in rows] == cal.learnable and rows[0]["pass_rate"] == 0.5
     ds = datasets.load_from_disk(str(tmp_path / "learnable_dataset"))
     assert ds.num_rows == 2 and json.loads(ds[0]["answer"]) == tasks[2].answer
+    from hub.env.rewards import to_dataset
+    from hub.registry.entrypoints import load_environment
+
+    train = to_dataset(load_environment("arith"), "train", 6)
+    assert ds[0]["prompt"] == train[2]["prompt"] == rows[0]["prompt"]
+    assert ds[0]["prompt"][-1] == {"role": "user", "content": tasks[2].prompt}
+    assert json.loads((tmp_path / "run" / "config.json").read_text())["split"] == "train"
     assert json.loads((tmp_path / "calibration.json").read_text())["learnable"] == cal.learnable
 
 
-def test_cli_calibrate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("split", ["train", "test"])
+def test_cli_calibrate(split: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import asyncio
     import threading
 
@@ -117,13 +126,34 @@ def test_cli_calibrate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
         with pytest.raises(SystemExit) as exc:
             hub.cli.main(
                 ["calibrate", "arith", "--model", "fake", "--base-url", server.base_url, "--rollouts", "2",
-                 "--num-tasks", "3", "--band-high", "0.9", "--out", str(tmp_path)]
+                 "--num-tasks", "3", "--band-high", "0.9", "--out", str(tmp_path), "--split", split]
             )  # fmt: skip
     finally:
         asyncio.run_coroutine_threadsafe(server.stop(), loop).result(timeout=10)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=10)
     assert exc.value.code == 0
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     assert "3 tasks x 2 rollouts" in out and "learnable (0.0156 <= p <= 0.9, p > 0)" in out
+    assert "per task (first 3 of 3)" in out and "95% CI" in out and f"{split}-0-0" in out
+    assert ("warning: calibrating on the test split" in captured.err) == (split == "test")
     assert (tmp_path / "calibration.json").exists() and (tmp_path / "learnable_dataset").is_dir()
+
+
+async def test_calibrate_refuses_a_missing_train_split(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An environment with only a test split is calibrated only when --split test is said."""
+    import hub.registry.entrypoints as entrypoints
+    from graders.exact import ExactGrader
+    from hub import SingleTurnEnv, Task
+    from hub.env.errors import UsageError
+
+    only_test = SingleTurnEnv(
+        id="t", tasks={"test": [Task(id="a", prompt="p", answer="1")]}, grader=ExactGrader()
+    )
+    monkeypatch.setattr(entrypoints, "load_environment", lambda env_id, **kw: only_test)
+    with pytest.raises(UsageError, match="has no 'train' split; it has test: pass --split NAME"):
+        await calibrate("t", model="m", base_url="http://127.0.0.1:1/v1", out=tmp_path)
+    assert not (tmp_path / "run").exists()

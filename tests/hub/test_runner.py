@@ -80,7 +80,6 @@ async def test_every_pair_once_and_summary(
         "task_id",
         "rollout_index",
         "messages",
-        "completion",
         "reward",
         "passed",
         "grade",
@@ -89,6 +88,12 @@ async def test_every_pair_once_and_summary(
         "error",
     ):
         assert field in line
+    # the answer is stored once (in messages); reading the record gives it back as completion
+    assert "completion" not in line
+    raw = rd.rollouts_path.read_text().splitlines()[0]
+    answer = line["messages"][-1]["content"]
+    assert raw.count(json.dumps(answer)) == 1
+    assert next(rd.iter_rollouts()).completion == answer
     assert summary is not None
 
 

@@ -7,12 +7,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from graders.ifeval import CHECKERS, IFEvalGrader
-from hub import SingleTurnEnv, Task
+from graders.ifeval import CHECKERS, IFEvalGrader, check
+from hub import Rollout, SingleTurnEnv, Task
 from hub.env.errors import UsageError
 from hub.registry.data import load_rows
 
-__all__ = ["DATASET", "ENV_VAR", "load_environment", "make_tasks"]
+__all__ = ["DATASET", "ENV_VAR", "METRICS", "IFEvalEnv", "load_environment", "make_tasks"]
 
 DATASET = "google/IFEval"
 ENV_VAR = "VERIHUB_IFEVAL_PATH"
@@ -44,6 +44,37 @@ def make_tasks(rows: Iterable[Mapping[str, Any]]) -> list[Task]:
     return tasks
 
 
+METRICS = (
+    "prompt_level_strict_acc",
+    "inst_level_strict_acc",
+    "prompt_level_loose_acc",
+    "inst_level_loose_acc",
+)
+"""The four numbers IFEval (and lm-evaluation-harness) report, under lm-eval's names."""
+
+
+class IFEvalEnv(SingleTurnEnv):
+    """IFEval as a single-turn environment that reports IFEval's four standard numbers."""
+
+    def metrics(self, task: Task, rollout: Rollout) -> Mapping[str, tuple[float, float]]:
+        """Prompt level: all instructions followed (per prompt); instruction level: instructions
+        followed out of all instructions; each strict and loose, as lm-eval computes them."""
+        reference = task.answer
+        verdict = check(
+            rollout.completion,
+            instruction_id_list=list(reference["instruction_id_list"]),
+            kwargs=list(reference["kwargs"]),
+            prompt=str(reference.get("prompt", "")),
+        )
+        n = float(len(verdict.strict))
+        return {
+            "prompt_level_strict_acc": (float(verdict.prompt_strict), 1.0),
+            "inst_level_strict_acc": (float(sum(verdict.strict)), n),
+            "prompt_level_loose_acc": (float(verdict.prompt_loose), 1.0),
+            "inst_level_loose_acc": (float(sum(verdict.loose)), n),
+        }
+
+
 def _local_file(path: str | os.PathLike[str]) -> Path:
     """A folder may hold ``train.jsonl`` (the Hugging Face split name) or ``input_data.jsonl``."""
     local = Path(path)
@@ -62,7 +93,8 @@ def load_environment(
     ``path``: a local IFEval file (JSONL/JSON/Parquet, e.g. the official ``input_data.jsonl``) or
     a folder holding one; defaults to ``$VERIHUB_IFEVAL_PATH``, else Hugging Face ``google/IFEval``
     (its only split, ``train``, exposed here as ``test``). ``limit``: keep the first N prompts.
-    Reward: the fraction of instructions followed (strict); passed: all followed.
+    Reward: the fraction of instructions followed (strict); passed: all followed. A run's
+    summary also reports IFEval's four numbers (:data:`METRICS`), comparable with lm-eval's.
     """
     local = path if path is not None else os.environ.get(ENV_VAR)
     rows = load_rows(
@@ -70,6 +102,4 @@ def load_environment(
     )
     if limit is not None:
         rows = rows[: max(0, limit)]
-    return SingleTurnEnv(
-        id="ifeval", version="0.1.0", tasks={"test": make_tasks(rows)}, grader=IFEvalGrader()
-    )
+    return IFEvalEnv(id="ifeval", version="0.1.0", tasks={"test": make_tasks(rows)}, grader=IFEvalGrader())
