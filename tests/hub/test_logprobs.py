@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from hub.run.client import _token_logprobs
+from hub.run.completions import _token_logprobs
 from hub.run.evaluate import evaluate
 from hub.run.rundir import RunDir
 from hub.train.export import export_run
