@@ -65,7 +65,7 @@ def test_the_same_data_is_one_leaderboard_column_from_a_variable_or_an_argument(
     gsm8k_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from leaderboard.aggregate import _canonical_args
-    from leaderboard.board import BoardEntry, _data_sha256
+    from leaderboard.entry import BoardEntry, _data_sha256
 
     via_arg = _config("gsm8k", {"path": str(gsm8k_copy)})
     moved = tmp_path / "elsewhere"

@@ -95,7 +95,8 @@ def test_the_band_export_is_calibrates_format(board: Board) -> None:
     assert set(lines[0]) == {
         "env_id", "task_id", "prompt", "answer", "metadata", "pass_rate", "ci_low", "ci_high", "n",
     }  # fmt: skip
-    assert lines[1]["pass_rate"] == pytest.approx(0.7) and lines[1]["prompt"] == "question seventy"
+    assert lines[1]["pass_rate"] == pytest.approx(0.7)
+    assert lines[1]["prompt"] == [{"role": "user", "content": "question seventy"}]  # as to_dataset writes it
 
 
 def test_the_card_fragment_escapes_and_plots(board: Board) -> None:
