@@ -78,7 +78,7 @@ def test_ctrl_c_then_resume(tmp_path: Path) -> None:
             "--model",
             "local:smollm2",
             "-n",
-            "12",
+            "30",  # long enough that the interrupt lands mid-run even on a fast, idle machine
             "-r",
             "2",
             "--max-tokens",
@@ -103,13 +103,13 @@ def test_ctrl_c_then_resume(tmp_path: Path) -> None:
     assert proc.returncode == 130, err
     assert "--resume" in err and "Traceback" not in err
     done = sum(1 for _ in RunDir(out).iter_rollouts())
-    assert 0 < done < 24
+    assert 0 < done < 60
     final = subprocess.run(
         EVAL + ["--resume", str(out), "--no-progress"], capture_output=True, text=True, timeout=300
     )
     assert final.returncode == 0, final.stderr
     counts = Counter((r.task_id, r.rollout_index) for r in RunDir(out).iter_rollouts())
-    assert len(counts) == 24 and set(counts.values()) == {1}
+    assert len(counts) == 60 and set(counts.values()) == {1}
 
 
 # Greedy decoding, one request at a time: the same verdicts on every run. Measured on the first
