@@ -9,18 +9,32 @@ flowing one way (see docs/architecture.md): :mod:`hub.env` (the environment API)
 
 from graders.grade import Check, Grade, GradeStatus
 from graders.protocol import Grader
-from hub.env.environment import Environment, GradedEnv, MultiTurnEnv, SingleTurnEnv, TaskSource
-from hub.env.errors import (
+from hub.env import (
+    Environment,
     EnvironmentDefinitionError,
+    GradedEnv,
+    Message,
     ModelError,
+    MultiTurnEnv,
+    PooledGrade,
+    Rollout,
+    RolloutError,
     RunDirError,
+    SingleTurnEnv,
+    State,
+    Step,
+    Task,
+    TaskSource,
+    Timing,
+    Tool,
+    ToolCall,
+    ToolEnv,
     UnknownEnvironmentError,
+    Usage,
     UsageError,
     VerihubError,
+    tool_schema,
 )
-from hub.env.pooled import PooledGrade
-from hub.env.tools import Tool, ToolEnv, tool_schema
-from hub.env.types import Message, Rollout, RolloutError, State, Step, Task, Timing, ToolCall, Usage
 from hub.version import __version__
 
 __all__ = [
