@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from hub.env.errors import UsageError
 from hub.server.models import Member, Owner, Token, utcnow
-from hub.server.names import OWNER_RE
+from hub.server.names import OWNER_RE, RESERVED_NAMES
 from hub.server.tokens import SCOPES, new_token, parse_token, scope_allows, verify_secret
 
 __all__ = [
@@ -49,6 +49,8 @@ def get_owner(session: Session, name: str) -> Owner | None:
 def _new_owner(session: Session, name: str, kind: str, *, admin: bool = False) -> Owner:
     if not OWNER_RE.match(name):
         raise UsageError(f"{name!r}: owner names are lowercase letters, digits and '-' (at most 39)")
+    if name in RESERVED_NAMES:
+        raise UsageError(f"{name!r} is a path of the hub's own pages; choose another name")
     if get_owner(session, name) is not None:
         raise UsageError(f"{name!r} already exists")
     owner = Owner(name=name, kind=kind, is_admin=admin)

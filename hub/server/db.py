@@ -59,6 +59,7 @@ def migrate(engine: Engine) -> str:
     """Apply every Alembic revision not yet applied; returns the head revision."""
     from alembic import command
     from alembic.config import Config
+    from alembic.script import ScriptDirectory
 
     cfg = Config()
     cfg.set_main_option("script_location", str(_MIGRATIONS))
@@ -69,4 +70,4 @@ def migrate(engine: Engine) -> str:
         tables = set(inspect(conn).get_table_names())
     if "versions" not in tables:  # pragma: no cover - alembic said it was done
         raise UsageError("the hub migrations did not create the schema; check the --db URL")
-    return "0001"
+    return str(ScriptDirectory.from_config(cfg).get_current_head())

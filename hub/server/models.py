@@ -29,6 +29,7 @@ __all__ = [
     "Job",
     "Member",
     "Owner",
+    "Run",
     "Token",
     "Version",
     "utcnow",
@@ -36,6 +37,10 @@ __all__ = [
 
 #: Review states of a version (and so of its job).
 QUEUED, RUNNING, PASSED, FAILED = "queued", "running", "passed", "failed"
+
+#: Re-verification states of a pushed run (``Run.verify_state``): waiting for (or held by) a
+#: worker, its sampled regrade agreed, a verdict differed, or the regrade could not be done.
+PENDING, VERIFIED, UNVERIFIED, VERIFY_ERROR = "pending", "verified", "unverified", "error"
 
 
 def utcnow() -> dt.datetime:
@@ -152,3 +157,38 @@ class Job(Base):
     started_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
     finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
     version: Mapped[Version] = relationship()
+
+
+class Run(Base):
+    """A pushed evaluation run of one environment version (``verihub results push``).
+
+    ``owner`` is who pushed it: the authenticated user, never a name taken from the upload.
+    ``entry`` and ``summary`` are JSON the server computed from the uploaded rollouts (the
+    leaderboard's verification), not the uploaded summary. The run directory itself is kept as
+    a blob in the artifact store (``archive_sha256``). Private runs are visible to their owner
+    (and admins) only. ``verify_*`` is the re-verification queue: a worker claims a pending run
+    (or one whose lease ran out), re-grades a sample of its rollouts with the version's own
+    grader in the sandbox, and records ``verified`` or ``unverified`` with its report.
+    """
+
+    __tablename__ = "runs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    public_id: Mapped[str] = mapped_column(String(32), unique=True)  # random; used in URLs
+    version_id: Mapped[int] = mapped_column(ForeignKey("versions.id"))
+    owner_id: Mapped[int] = mapped_column(ForeignKey("owners.id"))
+    model: Mapped[str] = mapped_column(String(200))
+    label: Mapped[str] = mapped_column(String(200), default="")
+    private: Mapped[bool] = mapped_column(Boolean, default=True)
+    archive_sha256: Mapped[str] = mapped_column(String(64))
+    run_sha256: Mapped[str] = mapped_column(String(64))  # identity of the run's content
+    entry: Mapped[str] = mapped_column(Text)  # leaderboard BoardEntry, JSON
+    summary: Mapped[str] = mapped_column(Text)  # recomputed hub.run Summary, JSON
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    verify_state: Mapped[str] = mapped_column(String(12), default=PENDING)
+    verify_report: Mapped[str] = mapped_column(Text, default="")
+    verify_attempts: Mapped[int] = mapped_column(Integer, default=0)
+    verify_worker: Mapped[str] = mapped_column(String(200), default="")
+    verify_lease_until: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    verified_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    version: Mapped[Version] = relationship()
+    owner: Mapped[Owner] = relationship()

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["OWNER_RE", "edit_distance", "normalize", "parse_ref"]
+__all__ = ["OWNER_RE", "RESERVED_NAMES", "edit_distance", "normalize", "parse_ref"]
 
 OWNER_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,38}$")
 _ENV_ID = re.compile(r"^[a-z][a-z0-9_]{0,99}$")
 _VERSION = re.compile(r"^[0-9A-Za-z.+!_-]{1,64}$")
+
+#: First path segments the server's own pages and APIs use; pages live at ``/{owner}``, so no
+#: user or organisation may take one of these names.
+RESERVED_NAMES = frozenset(
+    {"api", "bounties", "files", "leaderboard", "login", "results", "runs", "simple",
+     "simple-unreviewed", "static"}
+)
 
 
 def normalize(name: str) -> str:
