@@ -1,7 +1,8 @@
-"""What a requester may see: visible environments and the versions offered to installs.
+"""What a requester may see: visible environments, the versions offered to installs, and runs.
 
 Everything the server shows goes through here, so a private environment is invisible (404)
-in the index, the API, search and pages alike. A version is *offered* when its review passed,
+in the index, the API, search and pages alike. A pushed run is visible when its environment
+is and the run is public, or to the user who pushed it (and to admins). A version is *offered* when its review passed,
 and its environment is not flagged as a look-alike; ``allow_unreviewed`` offers every version.
 Yanked versions stay listed (PEP 592) but are marked.
 """
@@ -12,9 +13,9 @@ from sqlalchemy import or_, select
 from sqlalchemy.orm import Session, selectinload
 
 from hub.server.accounts import Principal, visible_owner_ids
-from hub.server.models import PASSED, EnvFile, Environment, Owner, Version
+from hub.server.models import PASSED, EnvFile, Environment, Owner, Run, Version
 
-__all__ = ["find_env", "find_file", "offered", "search", "visible_envs"]
+__all__ = ["find_env", "find_file", "find_run", "offered", "search", "visible_envs", "visible_runs"]
 
 
 def _visible(session: Session, who: Principal | None) -> object:
@@ -78,3 +79,45 @@ def search(session: Session, who: Principal | None, text: str = "", tag: str = "
         if all(w in hay for w in words) and (not tag or tag in env.tags.split(",")):
             out.append(env)
     return out
+
+
+def _runs_visible(session: Session, who: Principal | None) -> object:
+    if who is not None and who.is_admin and who.allows("admin"):
+        return Run.id.is_not(None)
+    mine = Run.owner_id == who.user_id if who is not None else Run.id.is_(None)
+    return or_(Run.private.is_(False), mine)
+
+
+def visible_runs(
+    session: Session, who: Principal | None, *, env: Environment | None = None, version: Version | None = None
+) -> list[Run]:
+    """Runs ``who`` may see (of one environment or one version), oldest first.
+
+    A run is shown only when its environment is visible too: a public run of a private
+    environment stays invisible to those who cannot see the environment.
+    """
+    stmt = (
+        select(Run)
+        .join(Version, Run.version_id == Version.id)
+        .join(Environment, Version.environment_id == Environment.id)
+        .where(_visible(session, who), _runs_visible(session, who))  # type: ignore[arg-type]
+        .options(selectinload(Run.owner), selectinload(Run.version))
+        .order_by(Run.id)
+    )
+    if env is not None:
+        stmt = stmt.where(Environment.id == env.id)
+    if version is not None:
+        stmt = stmt.where(Run.version_id == version.id)
+    return list(session.scalars(stmt))
+
+
+def find_run(session: Session, who: Principal | None, public_id: str) -> Run | None:
+    """One run by its public id, if ``who`` may see it (else None: answer 404)."""
+    stmt = (
+        select(Run)
+        .join(Version, Run.version_id == Version.id)
+        .join(Environment, Version.environment_id == Environment.id)
+        .where(Run.public_id == public_id, _visible(session, who), _runs_visible(session, who))  # type: ignore[arg-type]
+        .options(selectinload(Run.owner), selectinload(Run.version).selectinload(Version.environment))
+    )
+    return session.scalars(stmt).first()
