@@ -13,8 +13,18 @@ _VERSION = re.compile(r"^[0-9A-Za-z.+!_-]{1,64}$")
 #: First path segments the server's own pages and APIs use; pages live at ``/{owner}``, so no
 #: user or organisation may take one of these names.
 RESERVED_NAMES = frozenset(
-    {"api", "bounties", "files", "leaderboard", "login", "results", "runs", "simple",
-     "simple-unreviewed", "static"}
+    {
+        "api",
+        "bounties",
+        "files",
+        "leaderboard",
+        "login",
+        "results",
+        "runs",
+        "simple",
+        "simple-unreviewed",
+        "static",
+    }
 )
 
 

@@ -1,10 +1,10 @@
 """What a requester may see: visible environments, the versions offered to installs, and runs.
 
 Everything the server shows goes through here, so a private environment is invisible (404)
-in the index, the API, search and pages alike. A pushed run is visible when its environment
-is and the run is public, or to the user who pushed it (and to admins). A version is *offered* when its review passed,
+in the index, the API, search and pages alike. A version is *offered* when its review passed,
 and its environment is not flagged as a look-alike; ``allow_unreviewed`` offers every version.
-Yanked versions stay listed (PEP 592) but are marked.
+Yanked versions stay listed (PEP 592) but are marked. A pushed run is visible when its
+environment is and the run is public, or to the user who pushed it (and to admins).
 """
 
 from __future__ import annotations
