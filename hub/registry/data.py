@@ -13,50 +13,21 @@ the way to pass a local copy.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import re
 import socket
-from collections.abc import Iterator
-from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 from hub.env.errors import UsageError
+from hub.env.provenance import record_source, recording_sources, rows_sha256
 
 __all__ = ["load_rows", "recording_sources", "rows_sha256"]
 
-_SOURCES: ContextVar[list[dict[str, Any]] | None] = ContextVar("verihub_data_sources", default=None)
 _HUB_PROBE_S = 3.0
-
-
-@contextlib.contextmanager
-def recording_sources() -> Iterator[list[dict[str, Any]]]:
-    """Collect the provenance of every :func:`load_rows` call made inside the block."""
-    sink: list[dict[str, Any]] = []
-    token = _SOURCES.set(sink)
-    try:
-        yield sink
-    finally:
-        _SOURCES.reset(token)
-
-
-def rows_sha256(rows: list[dict[str, Any]]) -> str:
-    """A hash of the rows' content (canonical JSON, one line per row)."""
-    digest = hashlib.sha256()
-    for row in rows:
-        digest.update(json.dumps(row, sort_keys=True, default=str, ensure_ascii=False).encode())
-        digest.update(b"\n")
-    return "sha256:" + digest.hexdigest()
-
-
-def _record(entry: dict[str, Any], rows: list[dict[str, Any]]) -> None:
-    sink = _SOURCES.get()
-    if sink is not None:
-        sink.append({**entry, "n_rows": len(rows), "rows_sha256": rows_sha256(rows)})
 
 
 def load_rows(
@@ -77,7 +48,7 @@ def load_rows(
     if local:
         file = _local_file(Path(local), split)
         rows = _load_local(file, split)
-        _record({"source": "local", "file": file.name, "sha256": _file_sha256(file)}, rows)
+        record_source({"source": "local", "file": file.name, "sha256": _file_sha256(file)}, rows)
         return rows
     hint = f"pass a local copy with `--env-arg path=PATH`{f' or set {env_var}=PATH' if env_var else ''}"
     unreachable = _hub_unreachable()
@@ -100,7 +71,7 @@ def load_rows(
         ) from exc
     rows = [dict(row) for row in ds]
     entry = {"source": "hub", "dataset": dataset, "config": config, "split": split, "revision": _revision(ds)}
-    _record(entry, rows)
+    record_source(entry, rows)
     return rows
 
 

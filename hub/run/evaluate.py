@@ -24,8 +24,8 @@ from typing import Any, Literal
 from hub.env.environment import Environment
 from hub.env.errors import RunDirError, UsageError
 from hub.env.grading import TaskSelection
+from hub.env.provenance import recording_sources
 from hub.env.types import Sampling, Task
-from hub.registry.data import recording_sources
 from hub.registry.entrypoints import load_environment, package_hash
 from hub.run.client import ClientOptions, OpenAIClient
 from hub.run.local_model import LocalModelServer, is_local_model
@@ -166,8 +166,11 @@ def prepare_run(
     if rollouts < 1:
         raise UsageError("--rollouts must be at least 1")
     args = dict(env_args or {})
-    with recording_sources() as sources:  # data loaded in a sandbox is not seen here (recorded: none)
+    with recording_sources() as sources:
         env = open_environment(env_id, args, options)
+    reported = getattr(env, "data_sources", None)  # a sandboxed package reports its own loads
+    if not sources and callable(reported):
+        sources = reported()
     try:
         if split not in env.splits:
             raise UsageError(f"{env_id} has no split {split!r}; it has: {', '.join(env.splits)}")

@@ -47,6 +47,7 @@ class _Server:
     # -- loading -----------------------------------------------------------------------------
     async def load(self, p: Mapping[str, Any]) -> dict[str, Any]:
         from hub.env.environment import Environment
+        from hub.env.provenance import recording_sources
 
         self.wire.phase = "load"
         env_id = p.get("env_id")
@@ -59,7 +60,8 @@ class _Server:
         if not found:
             raise LookupError("no verihub.environments entry point found in the package")
         ep = found[0]
-        env = ep.load()(**dict(p.get("env_args") or {}))
+        with recording_sources() as sources:  # datasets the package loads, reported with the info
+            env = ep.load()(**dict(p.get("env_args") or {}))
         if not isinstance(env, Environment):
             raise TypeError(f"load_environment returned {type(env).__name__}, not a verihub Environment")
         env.id = ep.name
@@ -80,6 +82,7 @@ class _Server:
                 "step": cls.step is not Environment.step,
             },
             "hooks": [h for h in ("gold_response", "render_answer") if callable(getattr(env, h, None))],
+            "data": sources[:50],
         }
 
     # -- tasks -------------------------------------------------------------------------------

@@ -144,6 +144,24 @@ class RemoteEnvironment(Environment):
     def __repr__(self) -> str:
         return f"{self.info.get('repr', super().__repr__())} (sandboxed)"
 
+    def data_sources(self) -> list[dict[str, Any]]:
+        """The datasets the package says it loaded inside the sandbox (``hub.env.provenance``).
+
+        The package reports them, so they are only as trustworthy as the package: each entry is
+        marked ``reported_by: sandbox`` and kept to plain short scalars (50 entries at most)."""
+        out: list[dict[str, Any]] = []
+        raw = self.info.get("data")
+        for item in raw[:50] if isinstance(raw, list) else []:
+            if not isinstance(item, dict):
+                continue
+            clean = {
+                str(k)[:40]: (v[:500] if isinstance(v, str) else v)
+                for k, v in item.items()
+                if isinstance(k, str) and (v is None or isinstance(v, (str, int, float, bool)))
+            }
+            out.append({**clean, "reported_by": "sandbox"})
+        return out
+
     # -- requests ------------------------------------------------------------------------------
     def _why(self, exc: BaseException) -> SandboxDiedError:
         if isinstance(exc, TamperingError):
@@ -331,13 +349,20 @@ def start_installed(
     unsafe: bool = False,
 ) -> RemoteEnvironment:
     """Stage the installed environment ``env_id`` and start it in a sandbox
-    (``verihub eval --sandbox``); the stage is removed when the environment is closed."""
+    (``verihub eval --sandbox``); the stage is removed when the environment is closed.
+
+    Arguments that name an existing absolute path (a local copy of a dataset, as in
+    ``--env-arg path=/data/gsm8k``) are bound read-only: the user named them to be read."""
     from hub.sandbox.stage import STAGE_PREFIX, make_writable, stage_installed
+
+    named = [
+        v for v in (env_args or {}).values() if isinstance(v, str) and os.path.isabs(v) and os.path.exists(v)
+    ]
 
     work = tempfile.TemporaryDirectory(prefix=STAGE_PREFIX)
     try:
         stage, _name = stage_installed(env_id, Path(work.name) / "stage")
-        remote = start_environment(stage, env_id, env_args, limits=limits, unsafe=unsafe)
+        remote = start_environment(stage, env_id, env_args, limits=limits, read=named, unsafe=unsafe)
     except BaseException:
         make_writable(Path(work.name))
         work.cleanup()

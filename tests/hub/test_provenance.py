@@ -61,6 +61,21 @@ def test_config_records_the_local_copy_and_the_task_hash(gsm8k_copy: Path) -> No
     assert other.tasks_sha256 != config.tasks_sha256
 
 
+def test_data_loaded_inside_the_sandbox_is_recorded_as_reported_by_it(gsm8k_copy: Path) -> None:
+    from hub.run.evaluate import EvalOptions
+    from hub.sandbox import unavailable_reason
+
+    why = unavailable_reason()
+    if why:
+        pytest.skip(f"no sandbox here: {why}")
+    outside = _config("gsm8k", {"path": str(gsm8k_copy)})
+    inside = _config("gsm8k", {"path": str(gsm8k_copy)}, options=EvalOptions(sandbox=True))
+    [source] = inside.data
+    assert source["reported_by"] == "sandbox"
+    assert source["rows_sha256"] == outside.data[0]["rows_sha256"] and source["n_rows"] == 40
+    assert inside.location_args == ["path"]  # the local copy is still a location, not a setting
+
+
 def test_the_same_data_is_one_leaderboard_column_from_a_variable_or_an_argument(
     gsm8k_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
