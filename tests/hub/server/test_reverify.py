@@ -33,7 +33,7 @@ from hub.sandbox import unavailable_reason
 from hub.server import reverify
 from hub.server.config import HubConfig
 from hub.server.db import make_engine, sessions
-from hub.server.models import EnvFile, Environment, Job, Run, Version
+from hub.server.models import EnvFile, Environment, Job, Run, Version, utcnow
 from hub.server.reverify_child import draw_sample, sample_size
 from hub.server.storage import LocalStorage
 from hub.server.worker import work
@@ -213,8 +213,10 @@ def test_only_one_worker_wins_a_run(queue: Any) -> None:
 def test_an_expired_lease_is_taken_again_and_attempts_are_capped(queue: Any) -> None:
     _config, make, storage, vid = queue
     rid = add_run(make, storage, vid, None)
-    held = reverify.claim(make, "a", 60.0)
-    assert held is not None and reverify.heartbeat(make, held, "a", 60.0)
+    held = reverify.claim(make, "a", 1.0)
+    assert held is not None and reverify.heartbeat(make, held, "a", 600.0)
+    lease = run_row(make, rid).verify_lease_until
+    assert lease is not None and lease > utcnow() + dt.timedelta(seconds=500)  # pushed forward
     assert reverify.claim(make, "b", 60.0) is None  # the lease holds
     expire(make)  # a's machine died: its lease ran out
     again = reverify.claim(make, "b", 60.0)
@@ -247,6 +249,114 @@ def test_missing_blobs_end_in_error(queue: Any, tmp_path: Path) -> None:
     assert first.verify_state == second.verify_state == "error"
     assert f"archive blob {'ab' * 32} is missing" in json.loads(first.verify_report)["error"]
     assert f"wheel blob {'ef' * 32} is missing" in json.loads(second.verify_report)["error"]
+
+
+def synthetic_run(root: Path, n: int) -> Path:
+    """A run directory of ``n`` graded rollouts plus one model error (not checked), made up here."""
+    from hub.env.types import Message, RolloutError, Sampling, Timing
+    from hub.run.rundir import RunConfig
+
+    root.mkdir()
+    config = RunConfig(
+        env_id="e",
+        env_version="0.1",
+        env_hash="sha256:" + "0" * 64,
+        env_args={"level": 2, "path": "/data/here"},
+        location_args=["path"],
+        model="m",
+        base_url=None,
+        sampling=Sampling(),
+        seed=3,
+        split="test",
+        num_tasks=n,
+        rollouts_per_task=1,
+        max_turns=1,
+        verihub_version="0",
+    )
+    (root / "config.json").write_text(config.model_dump_json(), encoding="utf-8")
+    rows = [
+        Rollout(
+            task_id=f"t{i}",
+            rollout_index=0,
+            messages=[Message(role="assistant", content=str(i))],
+            reward=1.0,
+            passed=True,
+            grade=Grade(score=1.0, passed=True, status="correct"),
+            timing=Timing(started_at=1.0),
+        )
+        for i in range(n)
+    ]
+    failed = Rollout(
+        task_id="t0", rollout_index=1, messages=[], timing=Timing(started_at=1.0),
+        error=RolloutError(kind="model", message="down"),
+    )  # fmt: skip
+    text = "".join(r.model_dump_json() + "\n" for r in [*rows, failed])
+    (root / "rollouts.jsonl").write_text(text, encoding="utf-8")
+    (root / "summary.json").write_text("{}", encoding="utf-8")
+    return root
+
+
+def test_the_child_regrades_only_the_sample_and_a_hang_is_a_differing_verdict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hub.review.check.regrade import RegradeResult
+    from hub.server import reverify_child
+
+    archive = tar_run(synthetic_run(tmp_path / "run", 30), tmp_path / "run.tar.gz")
+    wheel = tmp_path / "blob"
+    wheel.write_bytes(b"not read here")
+    seen: dict[str, Any] = {}
+
+    def fake_regrade(source: Path, rollouts: Path, **kw: Any) -> RegradeResult:
+        records = [Rollout.model_validate_json(ln) for ln in rollouts.read_text().splitlines()]
+        seen.update(kw, source=source.name, keys=[f"{r.task_id}#{r.rollout_index}" for r in records])
+        hung = seen["keys"][3]
+        return RegradeResult(graded=3, error=f"regrading did not finish: grading {hung} hung", hung=hung)
+
+    monkeypatch.setattr(reverify_child, "regrade_sandboxed", fake_regrade)
+    state, report = reverify_child.reverify_run(
+        archive, wheel, share=0.1, wheel_name="e-0.1-py3-none-any.whl"
+    )
+    assert seen["source"] == "e-0.1-py3-none-any.whl"  # staged under its real name
+    assert seen["env_id"] == "e" and seen["split"] == "test" and seen["seed"] == 3 and seen["num_tasks"] == 30
+    assert seen["options"].env_args == {"level": 2}  # a location argument names a path of the pusher's
+    assert seen["keys"] == report["sampled_keys"] and len(seen["keys"]) == report["sampled"] == 20
+    assert report["rollouts"] == 31 and report["total"] == 30  # the model error has no verdict to check
+    assert state == "unverified" and report["n_differ"] == 1
+    assert report["differ"] == [f"{seen['keys'][3]}: recorded passed=True reward=1.0, the grader now hangs"]
+
+    def broken(source: Path, rollouts: Path, **kw: Any) -> RegradeResult:
+        return RegradeResult(error="the environment does not load: ImportError")
+
+    monkeypatch.setattr(reverify_child, "regrade_sandboxed", broken)
+    state, report = reverify_child.reverify_run(archive, wheel, share=1.0)
+    assert state == "error" and report["error"] == "the environment does not load: ImportError"
+    assert report["sampled"] == 30
+
+
+def test_the_worker_renews_the_lease_and_kills_a_child_past_its_time(
+    queue: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config, make, storage, vid = queue
+    config = HubConfig(data=config.data, lease_s=0.3)
+    archive = storage.put_file(tar_run(synthetic_run(tmp_path / "run", 5), tmp_path / "run.tar.gz"))
+    wheel = storage.put_bytes(b"not a wheel")
+    with make() as s, s.begin():
+        s.execute(update(EnvFile).values(sha256=wheel))
+    held, timed = add_run(make, storage, vid, None), add_run(make, storage, vid, None)
+    with make() as s, s.begin():
+        s.execute(update(Run).values(archive_sha256=archive))
+    # each child outlives its lease: only the heartbeat keeps the run this worker's
+    assert work(config, once=True) == 2
+    state, report = report_of(make, held)
+    assert state == "error" and report["attempt"] == 1 and report["duration_s"] > config.lease_s
+    assert report["sampled"] == 5 and report["error"]  # a blob that is no wheel cannot be graded
+    monkeypatch.setattr(reverify, "TIMEOUT_S", 0.0)
+    with make() as s, s.begin():
+        s.execute(update(Run).where(Run.id == timed).values(verify_state="pending", verify_attempts=0))
+    assert work(config, once=True) == 1
+    state, report = report_of(make, timed)
+    assert state == "error" and report["error"] == "the re-verification took longer than 0s"
 
 
 # -- real runs of the published arith wheel, regraded in the sandbox -------------------------------
