@@ -33,7 +33,7 @@ from hub.sandbox import unavailable_reason
 from hub.server import reverify
 from hub.server.config import HubConfig
 from hub.server.db import make_engine, sessions
-from hub.server.models import EnvFile, Environment, Job, Run, Version, utcnow
+from hub.server.models import EnvFile, Environment, Job, Owner, Run, Version, utcnow
 from hub.server.reverify_child import draw_sample, sample_size
 from hub.server.storage import LocalStorage
 from hub.server.worker import work
@@ -208,6 +208,48 @@ def test_only_one_worker_wins_a_run(queue: Any) -> None:
     assert row.verify_state == "verified" and row.verified_at is not None and row.verify_lease_until is None
     with pytest.raises(ValueError, match="outcome"):
         reverify.finish(make, first, "a", state="pending", report={})
+
+
+def test_only_one_worker_wins_a_run_on_postgres(tmp_path: Path) -> None:
+    """``SELECT ... FOR UPDATE SKIP LOCKED`` then the conditional update, on a real PostgreSQL."""
+    import importlib.util
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from pg_cluster import pg_bin, postgres_cluster
+
+    if pg_bin() is None or importlib.util.find_spec("psycopg") is None:
+        pytest.skip("needs PostgreSQL (apt-get install postgresql) and psycopg (pip install 'verihub[hub]')")
+    from hub.server.db import migrate
+
+    with postgres_cluster() as url:
+        engine = make_engine(url)
+        migrate(engine)
+        make = sessions(engine)
+        with make() as s, s.begin():
+            owner = Owner(name="o", kind="user", is_admin=False)
+            env = Environment(owner=owner, env_id="e", distribution="e", project="e")
+            version = Version(environment=env, version="0.1", manifest_sha256="m", content_hash="c")
+            s.add(version)
+            s.flush()
+            vid = version.id
+        ids = [add_run(make, LocalStorage(tmp_path / "blobs"), vid, None) for _ in range(6)]
+        got: list[int] = []
+        lock, barrier = threading.Lock(), threading.Barrier(3)
+
+        def worker(name: str) -> None:
+            barrier.wait()
+            while (c := reverify.claim(make, name, 60.0)) is not None:
+                with lock:
+                    got.append(c.run_id)
+
+        threads = [threading.Thread(target=worker, args=(f"w{i}",)) for i in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        engine.dispose()
+    assert sorted(got) == ids  # every run claimed exactly once
 
 
 def test_an_expired_lease_is_taken_again_and_attempts_are_capped(queue: Any) -> None:
