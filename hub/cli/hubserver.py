@@ -38,17 +38,31 @@ _DATA_HELP = "The hub's data folder: artifacts, and the SQLite database unless -
 _DB_HELP = "Database URL: sqlite:///PATH (default DATA/hub.db) or postgresql://USER@HOST/DB."
 
 
-def _config(data: Path | None, db: str | None, *, lease_s: float = 60.0, fast: bool = False) -> object:
+def _config(
+    data: Path | None, db: str | None, *, lease_s: float = 60.0, fast: bool = False, share: float = 0.1
+) -> object:
     from hub.server.config import HubConfig
 
     root = data or Path(os.environ.get("VERIHUB_HUB_DATA", "hub-data"))
     return HubConfig(
-        data=root, db_url=db or os.environ.get("VERIHUB_HUB_DB", ""), lease_s=lease_s, review_fast=fast
+        data=root,
+        db_url=db or os.environ.get("VERIHUB_HUB_DB", ""),
+        lease_s=lease_s,
+        review_fast=fast,
+        reverify_share=share,
     )
 
 
 DataOpt = typer.Option(None, "--data", help=_DATA_HELP)
 DbOpt = typer.Option(None, "--db", help=_DB_HELP)
+ShareOpt = typer.Option(
+    0.1,
+    "--reverify-share",
+    envvar="VERIHUB_HUB_REVERIFY_SHARE",
+    min=0.0,
+    max=1.0,
+    help="Share of a pushed run's rollouts the worker regrades (at least 20, or all of a smaller run).",
+)
 
 
 @hub_app.command("serve")
@@ -63,11 +77,12 @@ def serve_cmd(
     ),
     lease_s: float = typer.Option(60.0, "--lease-s", min=1.0, help="Review job lease (seconds)."),
     review_fast: bool = typer.Option(False, "--review-fast", help="Smaller review checks (tests, demos)."),
+    reverify_share: float = ShareOpt,
 ) -> None:
     """Serve the hub: index at /simple/, API at /api/v1/, web pages at /."""
     from hub.server.serve import serve
 
-    cfg = _config(data, db, lease_s=lease_s, fast=review_fast)
+    cfg = _config(data, db, lease_s=lease_s, fast=review_fast, share=reverify_share)
     sys.stderr.write(f"verihub hub on http://{host}:{port}/ (index http://{host}:{port}/simple/)\n")
     serve(cfg, host=host, port=port, workers=workers, review_worker=review_worker)  # type: ignore[arg-type]
 
@@ -79,14 +94,16 @@ def worker_cmd(
     once: bool = typer.Option(False, "--once", help="Stop when the queue is empty."),
     lease_s: float = typer.Option(60.0, "--lease-s", min=1.0, help="Job lease (seconds)."),
     review_fast: bool = typer.Option(False, "--review-fast", help="Smaller review checks."),
+    reverify_share: float = ShareOpt,
     parent_pid: int = typer.Option(None, "--parent-pid", hidden=True),
 ) -> None:
-    """Take review jobs from the hub's database queue and run them."""
+    """Take review jobs, then pushed runs to re-verify, from the hub's database queues and run them."""
     from hub.server.worker import work
 
-    done = work(_config(data, db, lease_s=lease_s, fast=review_fast), once=once, parent_pid=parent_pid)  # type: ignore[arg-type]
+    cfg = _config(data, db, lease_s=lease_s, fast=review_fast, share=reverify_share)
+    done = work(cfg, once=once, parent_pid=parent_pid)  # type: ignore[arg-type]
     if once:
-        console.print(f"{done} review job(s) done")
+        console.print(f"{done} job(s) done (reviews and run re-verifications)")
 
 
 @hub_app.command("migrate")

@@ -1,4 +1,4 @@
-"""Settings of one hub: where its data and database are, its size caps and review options."""
+"""Settings of one hub: where its data and database are, its size caps, review and re-verification options."""
 
 from __future__ import annotations
 
@@ -36,6 +36,11 @@ class HubConfig:
     lease_s: float = 60.0
     review_fast: bool = False  # smaller check sizes (tests and benchmarks)
     auth_failures_per_minute: int = 10
+    reverify_share: float = 0.1  # share of a pushed run's rollouts regraded (at least 20, or all)
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.reverify_share <= 1.0:
+            raise ValueError(f"reverify_share must be between 0 and 1, not {self.reverify_share}")
 
     @property
     def database(self) -> str:
@@ -50,6 +55,7 @@ class HubConfig:
             db_url=os.environ.get("VERIHUB_HUB_DB", ""),
             lease_s=float(os.environ.get("VERIHUB_HUB_LEASE_S", "60")),
             review_fast=os.environ.get("VERIHUB_HUB_REVIEW_FAST") == "1",
+            reverify_share=float(os.environ.get("VERIHUB_HUB_REVERIFY_SHARE", "0.1")),
         )
 
     def to_env(self) -> dict[str, str]:
@@ -58,4 +64,5 @@ class HubConfig:
             "VERIHUB_HUB_DB": self.db_url,
             "VERIHUB_HUB_LEASE_S": str(self.lease_s),
             "VERIHUB_HUB_REVIEW_FAST": "1" if self.review_fast else "0",
+            "VERIHUB_HUB_REVERIFY_SHARE": str(self.reverify_share),
         }

@@ -24,6 +24,8 @@ def worker_command(config: HubConfig, *, parent_pid: int | None = None) -> list[
         str(config.data),
         "--lease-s",
         str(config.lease_s),
+        "--reverify-share",
+        str(config.reverify_share),
     ]
     if config.db_url:
         cmd += ["--db", config.db_url]

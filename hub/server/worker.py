@@ -1,10 +1,14 @@
-"""The review worker: takes jobs from the database queue and runs each review in a child process.
+"""The worker: takes review jobs, then pushed runs to re-verify, from the database queues and runs
+each in a child process.
 
 ``verihub hub worker --db URL --data DIR`` runs one on any machine that reaches the database
-and the artifact store; ``verihub hub serve`` on SQLite starts one itself. The worker process is
-single-threaded: while the review child runs it renews the job's lease every third of
-``lease_s``. When the worker dies the lease runs out and another worker (or this one after a
-restart) runs the job again. With ``parent_pid`` set it exits once that process is gone.
+and the artifact store; ``verihub hub serve`` on SQLite starts one itself. Reviews keep
+priority: a run is re-verified (:mod:`hub.server.reverify`) only when no review is waiting. The
+worker process is single-threaded: while a child runs (``python -m hub.server.review`` or
+``python -m hub.server.reverify_child``) it renews the lease every third of ``lease_s`` and
+kills the child past its time limit. When the worker dies the lease runs out and another worker
+(or this one after a restart) takes the work again. With ``parent_pid`` set it exits once that
+process is gone.
 """
 
 from __future__ import annotations
@@ -16,71 +20,166 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Literal
 
+from sqlalchemy.orm import Session, sessionmaker
+
+from hub.server import reverify
 from hub.server.cache import bump
 from hub.server.config import HubConfig
 from hub.server.db import make_engine, sessions
 from hub.server.jobs import claim, finish, heartbeat
+from hub.server.models import VERIFY_ERROR
 from hub.server.storage import LocalStorage
 
 __all__ = ["work"]
 
 _REVIEW_TIMEOUT_S = 3600.0
+#: What one step of the loop did: nothing to take, finished a job, or dropped it (lease lost,
+#: parent gone, blob missing: recorded elsewhere or by the next worker).
+_Step = Literal["idle", "done", "dropped"]
 
 
 def _parent_gone(parent_pid: int | None) -> bool:
     return parent_pid is not None and os.getppid() != parent_pid
 
 
+@dataclass(frozen=True)
+class _Worker:
+    config: HubConfig
+    make: sessionmaker[Session]
+    storage: LocalStorage
+    name: str
+    parent_pid: int | None
+
+
+@dataclass(frozen=True)
+class _Child:
+    """How a child process ended: ``abandoned`` when the lease was lost or the parent is gone."""
+
+    abandoned: bool
+    timed_out: bool
+    stderr_tail: str
+    duration_s: float
+
+
+def _run_child(w: _Worker, cmd: list[str], beat: Callable[[], bool], timeout_s: float, tmp: Path) -> _Child:
+    """Run ``cmd``, calling ``beat`` (the lease heartbeat) every third of the lease."""
+    started = time.monotonic()
+    lost = timed_out = False
+    with (tmp / "stderr.txt").open("w+", encoding="utf-8", errors="replace") as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, text=True)
+        while proc.poll() is None:
+            try:
+                proc.wait(timeout=max(w.config.lease_s / 3, 0.2))
+            except subprocess.TimeoutExpired:
+                lost = not beat()
+                timed_out = time.monotonic() - started > timeout_s
+                if lost or timed_out or _parent_gone(w.parent_pid):
+                    proc.kill()
+                    proc.wait()
+                    break
+        err.seek(0)
+        tail = [ln for ln in err.read().splitlines() if ln.strip()][-3:]
+    return _Child(lost or _parent_gone(w.parent_pid), timed_out, " | ".join(tail), time.monotonic() - started)
+
+
+def _review_next(w: _Worker) -> _Step:
+    job = claim(w.make, w.name, w.config.lease_s)
+    if job is None:
+        return "idle"
+    if not w.storage.exists(job.bundle_sha256):
+        problem = f"the bundle blob {job.bundle_sha256} is missing from the artifact store"
+        finish(w.make, job, w.name, passed=False, report={"passed": False, "problems": [problem]})
+        bump(w.config.data)
+        return "dropped"
+    with tempfile.TemporaryDirectory(prefix="verihub-job-") as tmp:
+        out = Path(tmp) / "report.json"
+        cmd = [sys.executable, "-m", "hub.server.review", str(w.storage.path(job.bundle_sha256)), str(out)]
+        if w.config.review_fast:
+            cmd.append("--fast")
+        child = _run_child(
+            w, cmd, lambda: heartbeat(w.make, job, w.name, w.config.lease_s), _REVIEW_TIMEOUT_S, Path(tmp)
+        )
+        if child.abandoned:
+            return "dropped"
+        if out.is_file():
+            report = json.loads(out.read_text(encoding="utf-8"))
+        else:
+            report = {"passed": False, "problems": [f"the review process failed: {child.stderr_tail}"]}
+    report["duration_s"] = round(child.duration_s, 2)
+    report["attempt"] = job.attempt
+    finish(w.make, job, w.name, passed=bool(report.get("passed")), report=report)
+    bump(w.config.data)
+    return "done"
+
+
+def _reverify_next(w: _Worker) -> _Step:
+    run = reverify.claim(w.make, w.name, w.config.lease_s)
+    if run is None:
+        return "idle"
+    problem = reverify.missing_blob(w.storage, run)
+    if problem is not None:
+        report = {"error": problem, "attempt": run.attempt}
+        reverify.finish(w.make, run, w.name, state=VERIFY_ERROR, report=report)
+        bump(w.config.data)
+        return "dropped"
+    with tempfile.TemporaryDirectory(prefix="verihub-reverify-job-") as tmp:
+        out = Path(tmp) / "outcome.json"
+        cmd = [
+            sys.executable,
+            "-m",
+            "hub.server.reverify_child",
+            str(w.storage.path(run.archive_sha256)),
+            str(w.storage.path(run.wheel_sha256)),
+            run.wheel_filename,
+            str(out),
+            "--share",
+            str(w.config.reverify_share),
+        ]
+        beat = lambda: reverify.heartbeat(w.make, run, w.name, w.config.lease_s)  # noqa: E731
+        child = _run_child(w, cmd, beat, reverify.TIMEOUT_S, Path(tmp))
+        if child.abandoned:
+            return "dropped"
+        state, report = VERIFY_ERROR, {"share": w.config.reverify_share}
+        if out.is_file():
+            outcome: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+            state, report = outcome["state"], outcome["report"]
+        elif child.timed_out:
+            report["error"] = f"the re-verification took longer than {reverify.TIMEOUT_S:g}s"
+        else:
+            report["error"] = f"the re-verification process failed: {child.stderr_tail}"
+    report["duration_s"] = round(child.duration_s, 2)
+    report["attempt"] = run.attempt
+    reverify.finish(w.make, run, w.name, state=state, report=report)
+    bump(w.config.data)
+    return "done"
+
+
 def work(config: HubConfig, *, once: bool = False, poll_s: float = 1.0, parent_pid: int | None = None) -> int:
-    """Run jobs until stopped (or, with ``once``, until the queue is empty); returns jobs done."""
+    """Run reviews, then re-verifications, until stopped (or, with ``once``, until both queues are
+    empty); returns the jobs done."""
     engine = make_engine(config.database)
-    make = sessions(engine)
-    storage = LocalStorage(config.data)
-    name = f"{socket.gethostname()}:{os.getpid()}"
+    w = _Worker(
+        config,
+        sessions(engine),
+        LocalStorage(config.data),
+        f"{socket.gethostname()}:{os.getpid()}",
+        parent_pid,
+    )
     done = 0
     while not _parent_gone(parent_pid):
-        job = claim(make, name, config.lease_s)
-        if job is None:
+        step = _review_next(w)
+        if step == "idle":
+            step = _reverify_next(w)
+        if step == "done":
+            done += 1
+        elif step == "idle":
             if once:
                 break
             time.sleep(poll_s)
-            continue
-        if not storage.exists(job.bundle_sha256):
-            problem = f"the bundle blob {job.bundle_sha256} is missing from the artifact store"
-            finish(make, job, name, passed=False, report={"passed": False, "problems": [problem]})
-            bump(config.data)
-            continue
-        with tempfile.TemporaryDirectory(prefix="verihub-job-") as tmp:
-            out = Path(tmp) / "report.json"
-            cmd = [sys.executable, "-m", "hub.server.review", str(storage.path(job.bundle_sha256)), str(out)]
-            if config.review_fast:
-                cmd.append("--fast")
-            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            started = time.monotonic()
-            lost = False
-            while proc.poll() is None:
-                try:
-                    proc.wait(timeout=max(config.lease_s / 3, 0.2))
-                except subprocess.TimeoutExpired:
-                    lost = not heartbeat(make, job, name, config.lease_s)
-                    if lost or _parent_gone(parent_pid) or time.monotonic() - started > _REVIEW_TIMEOUT_S:
-                        proc.kill()
-                        proc.wait()
-                        break
-            stderr = proc.stderr.read() if proc.stderr else ""
-            if lost or _parent_gone(parent_pid):
-                continue
-            if out.is_file():
-                report = json.loads(out.read_text(encoding="utf-8"))
-            else:
-                tail = [ln for ln in stderr.splitlines() if ln.strip()][-3:]
-                report = {"passed": False, "problems": [f"the review process failed: {' | '.join(tail)}"]}
-            report["duration_s"] = round(time.monotonic() - started, 2)
-            report["attempt"] = job.attempt
-            finish(make, job, name, passed=bool(report.get("passed")), report=report)
-            bump(config.data)
-            done += 1
     engine.dispose()
     return done

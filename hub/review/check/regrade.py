@@ -27,12 +27,15 @@ __all__ = ["RegradeResult", "regrade_sandboxed"]
 
 @dataclass
 class RegradeResult:
-    """``graded`` rollouts were graded again; ``differ`` lists verdicts that changed."""
+    """``graded`` rollouts were graded again; ``differ`` lists verdicts that changed. ``hung`` names
+    the rollout (``task#index``) whose grading stopped the sandbox from answering (then ``error``
+    says so too): a response can do that, so a caller may count it as a changed verdict."""
 
     graded: int = 0
     differ: list[str] = field(default_factory=list)
     n_differ: int = 0
     error: str | None = None
+    hung: str = ""
 
     @property
     def ok(self) -> bool:
@@ -105,7 +108,7 @@ def regrade_sandboxed(
         try:
             return run_sync(_regrade(env, rollouts, prober, split, seed, num_tasks))
         except Hung as exc:
-            return RegradeResult(error=f"regrading did not finish: grading {exc.label} hung")
+            return RegradeResult(error=f"regrading did not finish: grading {exc.label} hung", hung=exc.label)
         except (SandboxDiedError, RemoteError) as exc:
             return RegradeResult(error=f"regrading did not finish: {exc}")
         finally:

@@ -1,0 +1,148 @@
+"""The re-verification queue of pushed runs, kept in the ``runs`` table (``Run.verify_*``).
+
+Every pushed run starts ``pending``. A worker claims the oldest pending run whose lease is unset
+or ran out (its worker died), exactly as :mod:`hub.server.jobs` claims review jobs: on PostgreSQL
+the candidate row is locked with ``SELECT ... FOR UPDATE SKIP LOCKED``, and on every backend the
+claim itself is a conditional ``UPDATE`` that only one worker can win. A claimed run stays
+``pending`` (the schema has no running state): ``verify_worker`` and ``verify_lease_until`` say who
+holds it until when, and :func:`heartbeat` pushes the lease forward while the regrade runs. A run
+claimed more than :data:`MAX_ATTEMPTS` times without finishing ends in ``error`` with that reason.
+
+:func:`finish` records ``verified``, ``unverified`` or ``error`` with the JSON report the
+re-verification child wrote (:mod:`hub.server.reverify_child`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import CursorResult, and_, or_, select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from hub.server.models import PENDING, UNVERIFIED, VERIFIED, VERIFY_ERROR, Run, utcnow
+from hub.server.storage import Storage
+
+__all__ = [
+    "MAX_ATTEMPTS",
+    "OUTCOMES",
+    "TIMEOUT_S",
+    "RunClaim",
+    "claim",
+    "finish",
+    "heartbeat",
+    "missing_blob",
+]
+
+MAX_ATTEMPTS = 3
+#: The longest one re-verification may run before the worker kills it (seconds).
+TIMEOUT_S = 1800.0
+#: The states :func:`finish` may record.
+OUTCOMES = (VERIFIED, UNVERIFIED, VERIFY_ERROR)
+
+
+@dataclass(frozen=True)
+class RunClaim:
+    """A run this worker now holds. ``wheel_sha256`` is '' when its version has no wheel."""
+
+    run_id: int
+    public_id: str
+    attempt: int
+    archive_sha256: str
+    wheel_sha256: str
+    wheel_filename: str
+
+
+def _claimable(now: dt.datetime) -> Any:
+    return and_(
+        Run.verify_state == PENDING,
+        or_(Run.verify_lease_until.is_(None), Run.verify_lease_until < now),
+    )
+
+
+def _record(session: Session, run: Run, state: str, report: dict[str, Any]) -> None:
+    run.verify_state = state
+    run.verify_report = json.dumps(report)
+    run.verify_lease_until = None
+    run.verified_at = utcnow()
+
+
+def claim(sessions: sessionmaker[Session], worker: str, lease_s: float) -> RunClaim | None:
+    """Take the next pending run, or None when there is none."""
+    while True:
+        with sessions() as session, session.begin():
+            now = utcnow()
+            run = session.scalars(
+                select(Run).where(_claimable(now)).order_by(Run.id).limit(1).with_for_update(skip_locked=True)
+            ).first()
+            if run is None:
+                return None
+            won: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+                update(Run)
+                .where(Run.id == run.id, _claimable(now))
+                .values(
+                    verify_worker=worker,
+                    verify_attempts=Run.verify_attempts + 1,
+                    verify_lease_until=now + dt.timedelta(seconds=lease_s),
+                )
+                .execution_options(synchronize_session=False)
+            )
+            if won.rowcount != 1:  # another worker got it first: look again
+                continue
+            session.refresh(run)
+            if run.verify_attempts > MAX_ATTEMPTS:
+                reason = (
+                    f"the re-verification stopped unfinished {MAX_ATTEMPTS} times (worker crash or timeout)"
+                )
+                _record(session, run, VERIFY_ERROR, {"error": reason, "attempt": run.verify_attempts})
+                continue
+            wheel = next((f for f in run.version.files if f.kind == "wheel"), None)
+            return RunClaim(
+                run.id,
+                run.public_id,
+                run.verify_attempts,
+                run.archive_sha256,
+                wheel.sha256 if wheel is not None else "",
+                wheel.filename if wheel is not None else "",
+            )
+
+
+def heartbeat(sessions: sessionmaker[Session], claim: RunClaim, worker: str, lease_s: float) -> bool:
+    """Extend the lease; False when the run is no longer this worker's."""
+    with sessions() as session, session.begin():
+        res: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+            update(Run)
+            .where(Run.id == claim.run_id, Run.verify_worker == worker, Run.verify_state == PENDING)
+            .values(verify_lease_until=utcnow() + dt.timedelta(seconds=lease_s))
+            .execution_options(synchronize_session=False)
+        )
+        return bool(res.rowcount == 1)
+
+
+def finish(
+    sessions: sessionmaker[Session], claim: RunClaim, worker: str, *, state: str, report: dict[str, Any]
+) -> bool:
+    """Record the outcome; False (nothing recorded) when the lease was lost to another worker."""
+    if state not in OUTCOMES:
+        raise ValueError(f"not a re-verification outcome: {state!r}")
+    with sessions() as session, session.begin():
+        run = session.get(Run, claim.run_id)
+        if run is None or run.verify_worker != worker or run.verify_state != PENDING:
+            return False
+        if run.verify_attempts != claim.attempt:  # this worker's lease ran out and it claimed again
+            return False
+        _record(session, run, state, report)
+        return True
+
+
+def missing_blob(storage: Storage, claim: RunClaim) -> str | None:
+    """Why the run cannot be re-verified from the artifact store (None when both blobs are there)."""
+    if not storage.exists(claim.archive_sha256):
+        return f"the run's archive blob {claim.archive_sha256} is missing from the artifact store"
+    if not claim.wheel_sha256:
+        return "the run's environment version has no wheel to grade with"
+    if not storage.exists(claim.wheel_sha256):
+        return f"the version's wheel blob {claim.wheel_sha256} is missing from the artifact store"
+    return None

@@ -1,0 +1,159 @@
+"""One re-verification of a pushed run, in its own process:
+``python -m hub.server.reverify_child ARCHIVE WHEEL WHEEL_NAME OUT [--share S]``.
+
+The run archive (a gzip tar of ``config.json``, ``rollouts.jsonl`` and ``summary.json``) is
+unpacked with tarfile's ``data`` filter into a temporary folder. A sample of the rollouts that
+carry a verdict (no error, or a grader error) is drawn with :class:`secrets.SystemRandom` now,
+so whoever pushed the run cannot know which rollouts will be checked; its size is
+:func:`sample_size`. The sampled rollouts are graded again by the version's own wheel in the
+sandbox (:func:`hub.review.check.regrade.regrade_sandboxed`, with the run's split, seed, task
+count, environment id and arguments). The outcome is ``verified`` when every verdict agrees,
+``unverified`` when one differs (a grade that changed, or a grader that now fails or hangs on a
+rollout recorded as graded) and ``error`` when the regrade could not be done (no sandbox, a
+wheel that does not load). ``{"state": ..., "report": {...}}`` is written to OUT as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import secrets
+import shutil
+import sys
+import tarfile
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hub.env.errors import UsageError
+from hub.env.types import Rollout
+from hub.review.check import CheckOptions
+from hub.review.check.regrade import RegradeResult, regrade_sandboxed
+from hub.run.rundir import RunDir
+from hub.server.models import UNVERIFIED, VERIFIED, VERIFY_ERROR
+
+__all__ = ["MIN_SAMPLE", "draw_sample", "reverify_run", "sample_size"]
+
+#: Runs with at most this many gradable rollouts are checked in full; larger ones at least this many.
+MIN_SAMPLE = 20
+_RUN_FILES = ("config.json", "rollouts.jsonl", "summary.json")
+
+
+def sample_size(total: int, share: float) -> int:
+    """All of ``total`` when it is at most :data:`MIN_SAMPLE`, else ``max(MIN_SAMPLE,
+    ceil(share * total))`` capped at ``total``."""
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"the re-verification share must be between 0 and 1, not {share}")
+    if total <= MIN_SAMPLE:
+        return max(total, 0)
+    return min(total, max(MIN_SAMPLE, math.ceil(share * total)))
+
+
+def draw_sample(keys: Sequence[str], share: float, rng: random.Random | None = None) -> list[str]:
+    """The keys to check, drawn with ``rng`` (an unpredictable :class:`secrets.SystemRandom` by
+    default), in their original order."""
+    chosen = set((rng or secrets.SystemRandom()).sample(list(keys), sample_size(len(keys), share)))
+    return [k for k in keys if k in chosen]
+
+
+def _unpack(archive: Path, dest: Path) -> Path:
+    if not hasattr(tarfile, "data_filter"):  # Python before 3.10.12 / 3.11.4
+        raise RuntimeError("this Python's tarfile has no 'data' filter; run the worker on a newer Python")
+    with tarfile.open(archive, "r:gz") as tar:
+        tar.extractall(dest, filter="data")
+    for name in _RUN_FILES:
+        if not (dest / name).is_file():
+            raise ValueError(f"the run archive has no {name}")
+    return dest
+
+
+def _gradable(run: Path) -> dict[str, tuple[bytes, Rollout]]:
+    """``task#index`` -> (the recorded line, its rollout) for every rollout with a verdict to check."""
+    out: dict[str, tuple[bytes, Rollout]] = {}
+    for line in (run / "rollouts.jsonl").read_bytes().splitlines():
+        if not line.strip():
+            continue
+        rec = Rollout.model_validate_json(line)
+        if rec.error is not None and rec.error.kind != "grader":
+            continue  # the model or the environment failed: no verdict was recorded
+        out[f"{rec.task_id}#{rec.rollout_index}"] = (line, rec)
+    return out
+
+
+def _outcome(result: RegradeResult, records: dict[str, tuple[bytes, Rollout]]) -> tuple[str, list[str], int]:
+    """(state, differing verdicts, how many differ) from the regrade's result."""
+    differ, n_differ = list(result.differ), result.n_differ
+    hung = records.get(result.hung)
+    if hung is not None and hung[1].error is None:  # a response that now hangs the grader
+        rec = hung[1]
+        differ.append(
+            f"{result.hung}: recorded passed={rec.passed} reward={rec.reward}, the grader now hangs"
+        )
+        n_differ += 1
+    if n_differ:
+        return UNVERIFIED, differ[:20], n_differ
+    return (VERIFY_ERROR if result.error is not None else VERIFIED), differ, n_differ
+
+
+def reverify_run(
+    archive: Path,
+    wheel: Path,
+    *,
+    share: float,
+    wheel_name: str = "",
+    rng: random.Random | None = None,
+) -> tuple[str, dict[str, Any]]:
+    """Re-verify the run in ``archive`` with ``wheel`` (stored under any name: ``wheel_name`` is
+    its real file name); returns (state, report)."""
+    report: dict[str, Any] = {"share": share, "error": None}
+    with tempfile.TemporaryDirectory(prefix="verihub-reverify-") as tmp:
+        run = _unpack(archive, Path(tmp) / "run")
+        config = RunDir(run).load_config()
+        records = _gradable(run)
+        sample = draw_sample(list(records), share, rng)
+        report.update(
+            rollouts=sum(1 for ln in (run / "rollouts.jsonl").read_bytes().splitlines() if ln.strip()),
+            total=len(records),
+            sampled=len(sample),
+            sampled_keys=sample,
+        )
+        picked = Path(tmp) / "sampled.jsonl"
+        picked.write_bytes(b"".join(records[k][0] + b"\n" for k in sample))
+        staged = Path(tmp) / Path(wheel_name or wheel.name).name
+        shutil.copyfile(wheel, staged)
+        env_args = {k: v for k, v in config.env_args.items() if k not in config.location_args}
+        exact = config.num_tasks is not None and not config.shuffle
+        try:
+            result = regrade_sandboxed(
+                staged,
+                picked,
+                env_id=config.env_id,
+                split=config.split,
+                seed=config.seed,
+                num_tasks=config.num_tasks if exact and config.num_tasks is not None else sys.maxsize,
+                options=CheckOptions(env_args=env_args),
+            )
+        except UsageError as exc:  # no sandbox here (bubblewrap missing or refused): nothing was graded
+            result = RegradeResult(error=str(exc))
+    state, differ, n_differ = _outcome(result, records)
+    report.update(graded=result.graded, n_differ=n_differ, differ=differ)
+    if state == VERIFY_ERROR:
+        report["error"] = result.error
+    return state, report
+
+
+def main(argv: list[str]) -> int:
+    archive, wheel, wheel_name, out = Path(argv[0]), Path(argv[1]), argv[2], Path(argv[3])
+    share = float(argv[argv.index("--share") + 1]) if "--share" in argv else 0.1
+    try:
+        state, report = reverify_run(archive, wheel, share=share, wheel_name=wheel_name)
+    except Exception as exc:  # the report says what broke; the worker records it as an error
+        state, report = VERIFY_ERROR, {"share": share, "error": f"{type(exc).__name__}: {exc}"}
+    out.write_text(json.dumps({"state": state, "report": report}), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
