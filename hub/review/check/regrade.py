@@ -42,6 +42,12 @@ class RegradeResult:
         return self.error is None and self.n_differ == 0
 
 
+def _recorded_timeout(rec: Rollout) -> bool:
+    """Whether the run recorded this rollout as failed because its grading timed out."""
+    reason = rec.grade.reason if rec.grade is not None else ""
+    return rec.error is None and not rec.passed and not rec.reward and reason.startswith("timeout:")
+
+
 async def _regrade(
     env: RemoteEnvironment, rollouts: Path, prober: Prober, split: str, seed: int, n: int
 ) -> RegradeResult:
@@ -62,6 +68,8 @@ async def _regrade(
         graded += 1
         base = rec.model_copy(update={"grade": None, "reward": None, "passed": False, "error": None})
         status, grade = await prober.grade_rollout(task, base, label)
+        if status == "timeout" and _recorded_timeout(rec):
+            continue  # it timed out then and now: the recorded 0 stands (a timeout is a failure)
         if status != "ok":
             if rec.error is None:
                 differ.append(f"{label}: recorded reward {rec.reward}, the grader now fails ({status})")
