@@ -1,8 +1,9 @@
 """Plots of a column as inline SVG strings, made with matplotlib (imported lazily, Agg backend).
 
 Text is drawn as paths (``svg.fonttype = "path"``), so model names never appear as markup in the
-SVG; matplotlib escapes the comments it writes. Each plot gets its own id salt so several SVGs can
-share one HTML page.
+SVG; matplotlib escapes the comments it writes. Colours and strokes are presentation attributes
+(:mod:`leaderboard.svg`), never CSS, so the plots draw under a policy that forbids inline styles.
+Each plot gets its own id salt so several SVGs can share one HTML page.
 
 A plot that would show nothing (no scored run, every score zero) is not drawn: the function returns
 None and the page says why in words (:data:`EMPTY_REASONS`).
@@ -13,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from leaderboard.svg import presentation_attributes
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -75,7 +78,8 @@ def _to_svg(fig: Figure, salt: str) -> str:
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
     text = buf.getvalue()
     start = text.find("<svg")
-    return text[start:] if start >= 0 else text
+    # no <style> and no style= attributes: the plot draws under a page policy of style-src 'self'
+    return presentation_attributes(text[start:] if start >= 0 else text)
 
 
 def _height(legend_entries: int) -> float:
