@@ -84,7 +84,11 @@ def _blue_share(png: Path) -> float:
         rgb = img.convert("RGB")
         colours = rgb.getcolors(rgb.width * rgb.height) or []
     total = sum(n for n, _ in colours)
-    close = sum(n for n, c in colours if all(abs(a - b) <= 6 for a, b in zip(c, BAR_BLUE, strict=True)))
+    close = 0
+    for n, colour in colours:
+        rgb_values = colour if isinstance(colour, tuple) else (colour,) * 3
+        if all(abs(a - b) <= 6 for a, b in zip(rgb_values, BAR_BLUE, strict=True)):
+            close += n
     return close / max(total, 1)
 
 
