@@ -22,6 +22,7 @@ because they carry no inline style (:mod:`leaderboard.svg`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -34,10 +35,12 @@ from starlette.routing import Route
 from hub.server.models import Environment, Version
 from hub.server.pages import HEADERS, render_page
 from hub.server.queries import find_env, find_run, visible_runs
-from hub.server.results_data import ShownRun, parse_filter, shown_runs, tasks_from_archive
+from hub.server.results_data import FilterForm, ShownRun, parse_filter, shown_runs, tasks_from_archive
 from hub.server.webauth import guarded
 from leaderboard import (
     FRAGMENT_CSS,
+    ModelResult,
+    RunFilter,
     aggregate,
     band_export,
     cross_environment,
@@ -59,7 +62,8 @@ def _card_href(ref: str, version: str) -> str:
     return f"/{ref}/v/{quote(version, safe='')}"
 
 
-def _run_href(runs: list[ShownRun]) -> Any:
+def _run_href(runs: list[ShownRun]) -> Callable[[str], str]:
+    """Links a run (by public id) to its row on its version's card."""
     where = {r.public_id: r for r in runs}
 
     def href(public_id: str) -> str:
@@ -82,7 +86,7 @@ def _env_version(request: Request, session: Any) -> tuple[Environment | None, Ve
     return env, version
 
 
-def _filters(request: Request, runs: list[ShownRun]) -> Any:
+def _filters(request: Request, runs: list[ShownRun]) -> tuple[RunFilter, FilterForm]:
     return parse_filter(request.query_params, request.query_params.getlist("model"), runs)
 
 
@@ -105,7 +109,7 @@ def card_page(request: Request) -> Response:
         card = eval_card(((r.entry, r.summary) for r in runs), env_id=ref, env_version=version.version)
         base = _card_href(ref, version.version)
 
-        def exports(m: Any) -> list[tuple[str, str]]:
+        def exports(m: ModelResult) -> list[tuple[str, str]]:
             run_id = m.entry_ids[0]
             return [
                 ("learnable.jsonl", f"{base}/band/{run_id}{_LEARNABLE}"),
