@@ -259,3 +259,22 @@ def test_pages_are_linked_and_routed(hub: Any, seeded: Seeded) -> None:
     board = get(hub, BOARD).text
     assert f'href="{CARD}#run-{seeded.ids["weak"]}"' in board
     assert f'id="run-{seeded.ids["weak"]}"' in get(hub, CARD).text
+
+
+def test_verification_reasons_are_read_from_any_report_shape(tmp_path: Path) -> None:
+    from hub.server.results_data import tasks_from_archive, verify_status
+
+    assert verify_status("verified", '{"reason": "ignored"}') == ("verified", "")
+    assert verify_status("unverified", '{"message": "t3 regraded 0, pushed 1"}') == (
+        "unverified",
+        "t3 regraded 0, pushed 1",
+    )
+    assert (
+        verify_status("unverified", '{"reason": ["t1 differs", "t2 differs"]}')[1] == "t1 differs; t2 differs"
+    )
+    assert verify_status("error", "worker crashed\n") == ("error", "worker crashed")
+    assert verify_status("error", '{"n": 3}') == ("error", '{"n": 3}')
+    assert verify_status("error", "x" * 1000)[1] == "x" * 400
+    # a stored run without rollouts gives the reason, not a crash
+    (tmp_path / "junk").write_bytes(b"not a tar")
+    assert "cannot be read" in str(tasks_from_archive(tmp_path / "junk"))
