@@ -278,3 +278,17 @@ def test_verification_reasons_are_read_from_any_report_shape(tmp_path: Path) -> 
     # a stored run without rollouts gives the reason, not a crash
     (tmp_path / "junk").write_bytes(b"not a tar")
     assert "cannot be read" in str(tasks_from_archive(tmp_path / "junk"))
+
+
+def test_hostile_labels_and_reasons_are_escaped(hub: Any, seeded: Seeded) -> None:
+    from hub.server.models import Run
+
+    evil = '<img src=x onerror="alert(1)">'
+    with hub.sessions()() as session:
+        run = session.query(Run).filter_by(public_id=seeded.ids["weak"]).one()
+        run.label = evil
+        run.verify_report = json.dumps({"reason": evil})
+        session.commit()
+    for url in (CARD, BOARD, BOARD + "?compare=1"):
+        html = get(hub, url).text
+        assert "<img" not in html and "&lt;img src=x onerror=" in html
