@@ -1,8 +1,9 @@
 """Plots of a column as inline SVG strings, made with matplotlib (imported lazily, Agg backend).
 
 Text is drawn as paths (``svg.fonttype = "path"``), so model names never appear as markup in the
-SVG; matplotlib escapes the comments it writes. Each plot gets its own id salt so several SVGs can
-share one HTML page.
+SVG; matplotlib escapes the comments it writes. Colours and strokes are presentation attributes
+(:mod:`leaderboard.svg`), never CSS, so the plots draw under a policy that forbids inline styles.
+Each plot gets its own id salt so several SVGs can share one HTML page.
 
 A plot that would show nothing (no scored run, every score zero) is not drawn: the function returns
 None and the page says why in words (:data:`EMPTY_REASONS`).
@@ -13,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from leaderboard.svg import presentation_attributes
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -30,6 +33,7 @@ _ZERO_COLOUR = "#d62728"
 _FULL_COLOUR = "#7f7f7f"
 
 _MAX_LABEL = 32
+_LEGEND_TWO_COLUMNS = 30  # characters of the longest legend label that still fit two columns
 _WIDTH = 5.4
 """Inches at 100 dpi: about the width a plot gets on the page, so its text stays readable when a
 phone shrinks it to 360 px."""
@@ -75,12 +79,19 @@ def _to_svg(fig: Figure, salt: str) -> str:
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
     text = buf.getvalue()
     start = text.find("<svg")
-    return text[start:] if start >= 0 else text
+    # no <style> and no style= attributes: the plot draws under a page policy of style-src 'self'
+    return presentation_attributes(text[start:] if start >= 0 else text)
 
 
-def _height(legend_entries: int) -> float:
-    """Figure height with room for a two-column legend below the axes."""
-    return 3.3 + 0.22 * ((legend_entries + 1) // 2)
+def _legend_cols(labels: Sequence[str]) -> int:
+    """Two legend columns when the labels are short; one when two would be wider than the
+    figure (the legend is then cut at both sides)."""
+    return 2 if max((len(t) for t in labels), default=0) <= _LEGEND_TWO_COLUMNS else 1
+
+
+def _height(legend_entries: int, ncols: int = 2) -> float:
+    """Figure height with room for a legend of ``ncols`` columns below the axes."""
+    return 3.3 + 0.22 * ((legend_entries + ncols - 1) // ncols)
 
 
 def _all_zero(values: Sequence[float]) -> bool:
@@ -111,7 +122,8 @@ def pass_at_k_plot(series: Sequence[Series], *, salt: str) -> str | None:
     """pass@k against k (log2 axis), one line per run; None when every value is 0."""
     if _all_zero([v for s in series for v in s.pass_at_k.values()]):
         return None
-    fig = _figure(_WIDTH, _height(len(series)))
+    ncols = _legend_cols([_short(s.label) for s in series])
+    fig = _figure(_WIDTH, _height(len(series), ncols))
     ax = fig.add_subplot()
     for s in series:
         pts = sorted((int(k), v) for k, v in s.pass_at_k.items())
@@ -123,7 +135,7 @@ def pass_at_k_plot(series: Sequence[Series], *, salt: str) -> str | None:
     ax.set_xlabel("k (samples per task)")
     ax.set_ylabel("pass@k")
     ax.grid(alpha=0.3)
-    fig.legend(loc="outside lower center", fontsize="small", ncols=2)
+    fig.legend(loc="outside lower center", fontsize="small", ncols=ncols)
     return _to_svg(fig, salt)
 
 
@@ -137,7 +149,8 @@ def pass_rate_histogram(
     drawn = [s for s in series if s.task_pass_rates]
     if not drawn:
         return None
-    fig = _figure(_WIDTH, _height(len(drawn) + (band is not None)))
+    ncols = _legend_cols([_short(s.label) for s in drawn])
+    fig = _figure(_WIDTH, _height(len(drawn) + (band is not None), ncols))
     ax = fig.add_subplot()
     if band is not None:
         ax.axvspan(band[0], band[1], color=_BAND_COLOUR, alpha=0.12)
@@ -173,7 +186,7 @@ def pass_rate_histogram(
     ax.set_ylabel("tasks")
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(axis="y", alpha=0.3)
-    fig.legend(handles=handles, loc="outside lower center", fontsize="small", ncols=2)
+    fig.legend(handles=handles, loc="outside lower center", fontsize="small", ncols=ncols)
     return _to_svg(fig, salt)
 
 
@@ -189,7 +202,9 @@ def band_plot(
     drawn = [s for s in series if s.task_pass_rates]
     if _all_zero([p for s in drawn for p in s.task_pass_rates]):
         return None
-    fig = _figure(_WIDTH, _height(len(drawn)))
+    # each legend label ends with ": n of m in band"
+    ncols = _legend_cols([_short(s.label) + ": 00 of 00 in band" for s in drawn])
+    fig = _figure(_WIDTH, _height(len(drawn), ncols))
     ax = fig.add_subplot()
     ax.axhspan(band[0], band[1], color=_BAND_COLOUR, alpha=0.15)
     for s in drawn:
@@ -204,5 +219,5 @@ def band_plot(
     ax.set_ylabel("pass rate")
     ax.text(0.99, (band[0] + band[1]) / 2, "learnable band", ha="right", va="center", color="#2d6a27")
     ax.grid(alpha=0.3)
-    fig.legend(loc="outside lower center", fontsize="small", ncols=2)
+    fig.legend(loc="outside lower center", fontsize="small", ncols=ncols)
     return _to_svg(fig, salt)

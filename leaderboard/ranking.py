@@ -140,6 +140,7 @@ def row_names(groups: Sequence[tuple[BoardEntry, ...]], mixed: bool) -> list[str
         reps = [groups[i][0] for i in same]
         for distinguish in (
             (lambda e: settings_label(e)) if mixed else None,
+            (lambda e: f"{e.env_version}, {settings_label(e)}") if mixed else None,
             lambda e: f"seed {e.seed}",
             lambda e: _date(e.created_at),
             lambda e: f"by {e.owner}" if e.owner else "",

@@ -299,6 +299,8 @@ def render_ranking(ranking: Ranking, *, run_href: Callable[[str], str]) -> Safe:
     ]
     if ranking.mixed:
         columns.insert(2, ("settings", lambda r: settings_label(r.entry), False, True))
+        if len({(r.entry.env_version, r.entry.env_hash) for r in ranking.rows}) > 1:
+            columns.insert(2, ("version", lambda r: r.entry.env_version, False, False))
     if any(r.entry.owner for r in ranking.rows):
         columns.insert(-1, ("owner", lambda r: r.entry.owner or "–", False, True))
     rows = [[cell(r) for _, cell, _, _ in columns] for r in ranking.rows]

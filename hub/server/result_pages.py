@@ -1,0 +1,241 @@
+"""The hub's result pages: an eval card per environment version, leaderboards per environment and
+across environments, and each run's band export as a download.
+
+- ``/{owner}/{env_id}/v/{version}``: the eval card (:func:`leaderboard.eval_card`, rendered by
+  :func:`leaderboard.render_card` with its plots) and every run with its pusher, label and
+  verification status;
+- ``/{owner}/{env_id}/v/{version}/band/{run}.jsonl`` and ``.calibration.json``: the band export,
+  in ``verihub calibrate``'s format (:func:`leaderboard.band_export`);
+- ``/{owner}/{env_id}/leaderboard``: one ranking per build and settings
+  (:func:`leaderboard.render_environment`); ``?compare=1`` puts them in one table, marked as no
+  ranking;
+- ``/leaderboard``: each model's place in every environment's main ranking
+  (:func:`leaderboard.render_cross`).
+
+The leaderboards take ``model`` (repeatable), ``owner`` (the pusher), ``since`` and ``until``
+(``YYYY-MM-DD``) from a plain GET form. Who sees which run is decided by
+:func:`hub.server.queries.visible_runs` and :func:`~hub.server.queries.find_run` alone: a private
+environment's pages answer 404 and its runs appear nowhere; a private run is shown to its pusher.
+The pages are sent with the same no-script policy as every other page; the plots draw under it
+because they carry no inline style (:mod:`leaderboard.svg`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from markupsafe import Markup
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from hub.server.models import Environment, Version
+from hub.server.pages import HEADERS, render_page
+from hub.server.queries import find_env, find_run, visible_runs
+from hub.server.results_data import FilterForm, ShownRun, parse_filter, shown_runs, tasks_from_archive
+from hub.server.webauth import guarded
+from leaderboard import (
+    FRAGMENT_CSS,
+    ModelResult,
+    RunFilter,
+    aggregate,
+    band_export,
+    cross_environment,
+    eval_card,
+    rankings,
+    render_card,
+    render_cross,
+    render_environment,
+    render_ranking,
+)
+
+__all__ = ["routes"]
+
+_CSS = Path(__file__).resolve().parent / "templates" / "results.css"
+_CALIBRATION, _LEARNABLE = ".calibration.json", ".jsonl"
+
+
+def _card_href(ref: str, version: str) -> str:
+    return f"/{ref}/v/{quote(version, safe='')}"
+
+
+def _run_href(runs: list[ShownRun]) -> Callable[[str], str]:
+    """Links a run (by public id) to its row on its version's card."""
+    where = {r.public_id: r for r in runs}
+
+    def href(public_id: str) -> str:
+        r = where[public_id]
+        return f"{_card_href(r.ref, r.version)}#run-{public_id}"
+
+    return href
+
+
+def _missing(request: Request) -> Response:
+    return render_page(request, "home.html", status=404, envs=[], tags=[], q="", tag="")
+
+
+def _env_version(request: Request, session: Any) -> tuple[Environment | None, Version | None]:
+    p = request.path_params
+    env = find_env(session, request.state.who, owner=p["owner"], env_id=p["env_id"])
+    if env is None:
+        return None, None
+    version = next((v for v in env.versions if v.version == p.get("version")), None)
+    return env, version
+
+
+def _filters(request: Request, runs: list[ShownRun]) -> tuple[RunFilter, FilterForm]:
+    return parse_filter(request.query_params, request.query_params.getlist("model"), runs)
+
+
+def _toggle(request: Request, compare: bool) -> str:
+    """This page's query with ``compare`` set (True) or dropped (False)."""
+    items = [(k, v) for k, v in request.query_params.multi_items() if k != "compare"]
+    if compare:
+        items.append(("compare", "1"))
+    return "?" + urlencode(items) if items else "?"
+
+
+@guarded
+def card_page(request: Request) -> Response:
+    with request.app.state.sessions() as session:
+        env, version = _env_version(request, session)
+        if env is None or version is None:
+            return _missing(request)
+        ref = f"{env.owner.name}/{env.env_id}"
+        runs = shown_runs(visible_runs(session, request.state.who, version=version))
+        card = eval_card(((r.entry, r.summary) for r in runs), env_id=ref, env_version=version.version)
+        base = _card_href(ref, version.version)
+
+        def exports(m: ModelResult) -> list[tuple[str, str]]:
+            run_id = m.entry_ids[0]
+            return [
+                ("learnable.jsonl", f"{base}/band/{run_id}{_LEARNABLE}"),
+                ("calibration.json", f"{base}/band/{run_id}{_CALIBRATION}"),
+            ]
+
+        fragment = render_card(card, run_href=_run_href(runs), export_href=exports, salt=f"card-{version.id}")
+        return render_page(
+            request,
+            "results_card.html",
+            env=env,
+            ref=ref,
+            version=version,
+            runs=runs,
+            card=Markup(str(fragment)),
+            n_models=len(card.models),
+        )
+
+
+@guarded
+def band_download(request: Request) -> Response:
+    name = request.path_params["filename"]
+    kind = _CALIBRATION if name.endswith(_CALIBRATION) else _LEARNABLE if name.endswith(_LEARNABLE) else ""
+    with request.app.state.sessions() as session:
+        env, version = _env_version(request, session)
+        run = find_run(session, request.state.who, name[: -len(kind)]) if kind else None
+        if env is None or version is None or run is None or run.version_id != version.id:
+            return Response("no such run export\n", status_code=404, media_type="text/plain", headers=HEADERS)
+        ref = f"{env.owner.name}/{env.env_id}"
+        shown = shown_runs([run])
+        card = eval_card(((r.entry, r.summary) for r in shown), env_id=ref, env_version=version.version)
+        if not card.models:
+            return Response(
+                "this run has no results\n", status_code=404, media_type="text/plain", headers=HEADERS
+            )
+        row = card.models[0]
+        stem = f"{env.env_id}-{version.version}-{run.public_id}"
+        if kind == _CALIBRATION:
+            body, media = row.calibration.model_dump_json(indent=2) + "\n", "application/json"
+        else:
+            try:
+                tasks = tasks_from_archive(request.app.state.storage.path(run.archive_sha256))
+            except (FileNotFoundError, ValueError):
+                tasks = "the stored run is missing"
+            if isinstance(tasks, str):
+                return Response(
+                    f"no band export: {tasks}\n", status_code=404, media_type="text/plain", headers=HEADERS
+                )
+            body, media = band_export(row, tasks), "application/x-ndjson"
+        disposition = f'attachment; filename="{stem}{".learnable.jsonl" if kind == _LEARNABLE else kind}"'
+        return Response(body, media_type=media, headers={**HEADERS, "Content-Disposition": disposition})
+
+
+@guarded
+def env_leaderboard(request: Request) -> Response:
+    with request.app.state.sessions() as session:
+        env, _ = _env_version(request, session)
+        if env is None:
+            return _missing(request)
+        ref = f"{env.owner.name}/{env.env_id}"
+        runs = shown_runs(visible_runs(session, request.state.who, env=env))
+        run_filter, form = _filters(request, runs)
+        entries = run_filter.apply(r.entry for r in runs)
+        run_href = _run_href(runs)
+        fragment = ""
+        if entries and form.compare:
+            fragment = render_ranking(rankings(entries, compare=True)[0], run_href=run_href)
+        elif entries:
+            fragment = render_environment(
+                aggregate(entries)[0],
+                {r.public_id: r.summary for r in runs},
+                run_href=run_href,
+                card_href=lambda _env_id, v: _card_href(ref, v),
+            )
+        versions = sorted(env.versions, key=lambda v: v.id, reverse=True)
+        return render_page(
+            request,
+            "results_board.html",
+            title=f"Leaderboard: {ref}",
+            ref=ref,
+            versions=versions,
+            form=form,
+            n_runs=len(entries),
+            board=Markup(str(fragment)),
+            compare_href=_toggle(request, not form.compare),
+            action=f"/{ref}/leaderboard",
+        )
+
+
+@guarded
+def cross_leaderboard(request: Request) -> Response:
+    with request.app.state.sessions() as session:
+        runs = shown_runs(visible_runs(session, request.state.who))
+        run_filter, form = _filters(request, runs)
+        cross = cross_environment((r.entry for r in runs), run_filter=run_filter)
+        fragment = (
+            render_cross(cross, env_href=lambda ref: f"/{ref}/leaderboard", run_href=_run_href(runs))
+            if cross.columns
+            else ""
+        )
+        return render_page(
+            request,
+            "results_board.html",
+            title="Leaderboard across environments",
+            ref=None,
+            versions=[],
+            form=form,
+            n_runs=len(run_filter.apply(r.entry for r in runs)),
+            board=Markup(str(fragment)),
+            compare_href=None,
+            action="/leaderboard",
+        )
+
+
+def css(_request: Request) -> Response:
+    text = _CSS.read_text(encoding="utf-8") + FRAGMENT_CSS
+    return Response(text, media_type="text/css", headers={"Cache-Control": "max-age=300"})
+
+
+def routes() -> list[Route]:
+    """The result pages' routes; they go before :func:`hub.server.pages.routes` (its ``/{owner}``
+    and ``/{owner}/{env_id}`` would take ``/leaderboard`` and ``/static/results.css``)."""
+    return [
+        Route("/static/results.css", css),
+        Route("/leaderboard", cross_leaderboard),
+        Route("/{owner}/{env_id}/leaderboard", env_leaderboard),
+        Route("/{owner}/{env_id}/v/{version}", card_page),
+        Route("/{owner}/{env_id}/v/{version}/band/{filename}", band_download),
+    ]

@@ -1,0 +1,200 @@
+"""Pushed runs as the result pages read them: board entries, verified summaries, verification status,
+the filters of a leaderboard (GET query parameters) and the tasks of a band export.
+
+Rows come from :func:`hub.server.queries.visible_runs` / :func:`~hub.server.queries.find_run` only,
+so nothing here decides who sees what. Each :class:`ShownRun` carries the run's
+:class:`leaderboard.BoardEntry` rewritten for the hub: its id is the run's public id (two users may
+push the same run directory), its environment is ``owner/env_id`` (two owners may both publish an
+``arith``), its owner is the pusher and its label the run's label.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import tarfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from hub.env import Message, Task
+from hub.run import Summary
+from hub.server.models import PENDING, UNVERIFIED, VERIFIED, VERIFY_ERROR, Run
+from leaderboard import BoardEntry, RunFilter
+
+__all__ = ["FilterForm", "ShownRun", "parse_filter", "shown_runs", "tasks_from_archive", "verify_status"]
+
+_REASON_KEYS = ("reason", "message", "error", "detail", "summary")
+_MAX_REASON = 400
+_MAX_ROLLOUTS_BYTES = 512 << 20
+
+
+@dataclass(frozen=True)
+class ShownRun:
+    """One visible run: its database row's plain fields and what the leaderboard code needs."""
+
+    public_id: str
+    ref: str
+    version: str
+    pusher: str
+    label: str
+    private: bool
+    pushed_at: dt.datetime
+    status: str
+    reason: str
+    entry: BoardEntry
+    summary: Summary
+
+
+def verify_status(state: str, report: str) -> tuple[str, str]:
+    """(status shown, reason): pending, verified, unverified with why, or error with why."""
+    if state not in (PENDING, VERIFIED, UNVERIFIED, VERIFY_ERROR):
+        return state, ""
+    if state in (PENDING, VERIFIED) or not report.strip():
+        return state, ""
+    try:
+        data = json.loads(report)
+    except ValueError:
+        return state, report.strip()[:_MAX_REASON]
+    if isinstance(data, dict):
+        for key in _REASON_KEYS:
+            value = data.get(key)
+            if isinstance(value, str) and value.strip():
+                return state, value.strip()[:_MAX_REASON]
+            if isinstance(value, list) and value:
+                return state, "; ".join(str(v) for v in value)[:_MAX_REASON]
+    return state, json.dumps(data)[:_MAX_REASON]
+
+
+def shown_runs(runs: Iterable[Run]) -> list[ShownRun]:
+    """The runs as the pages show them (a row whose stored JSON does not parse is left out)."""
+    out = []
+    for run in runs:
+        env = run.version.environment
+        ref = f"{env.owner.name}/{env.env_id}"
+        try:
+            entry = BoardEntry.model_validate_json(run.entry)
+            summary = Summary.model_validate_json(run.summary)
+        except ValidationError:
+            continue
+        label = run.label.strip() or entry.label or ""
+        entry = entry.model_copy(
+            update={"id": run.public_id, "env_id": ref, "owner": run.owner.name, "label": label or None}
+        )
+        status, reason = verify_status(run.verify_state, run.verify_report)
+        out.append(
+            ShownRun(
+                public_id=run.public_id,
+                ref=ref,
+                version=run.version.version,
+                pusher=run.owner.name,
+                label=label,
+                private=run.private,
+                pushed_at=run.created_at,
+                status=status,
+                reason=reason,
+                entry=entry,
+                summary=summary,
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class FilterForm:
+    """The leaderboard filters as the GET form shows them, and the choices it offers."""
+
+    models: list[str] = field(default_factory=list)
+    owner: str = ""
+    since: str = ""
+    until: str = ""
+    compare: bool = False
+    errors: list[str] = field(default_factory=list)
+    model_choices: list[str] = field(default_factory=list)
+    owner_choices: list[str] = field(default_factory=list)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.models or self.owner or self.since or self.until)
+
+
+def _day(text: str, *, end: bool) -> float:
+    day = dt.date.fromisoformat(text)
+    start = dt.datetime(day.year, day.month, day.day, tzinfo=dt.timezone.utc)
+    return (start + dt.timedelta(days=1)).timestamp() - 1e-6 if end else start.timestamp()
+
+
+def parse_filter(
+    query: Mapping[str, str], models: Sequence[str], runs: Sequence[ShownRun]
+) -> tuple[RunFilter, FilterForm]:
+    """``?model=M&model=N&owner=O&since=YYYY-MM-DD&until=YYYY-MM-DD&compare=1`` (``models`` are
+    the repeated ``model`` values). A date that does not parse is ignored and said so."""
+    chosen = [m for m in models if m.strip()]
+    owner = query.get("owner", "").strip()
+    dates: dict[str, float | None] = {"since": None, "until": None}
+    errors = []
+    for key in dates:
+        text = query.get(key, "").strip()
+        if text:
+            try:
+                dates[key] = _day(text, end=key == "until")
+            except ValueError:
+                errors.append(f"{key} {text!r} is not a date (YYYY-MM-DD); ignored")
+    form = FilterForm(
+        models=chosen,
+        owner=owner,
+        since=query.get("since", "").strip() if dates["since"] is not None else "",
+        until=query.get("until", "").strip() if dates["until"] is not None else "",
+        compare=query.get("compare", "") in ("1", "on", "yes", "true"),
+        errors=errors,
+        model_choices=sorted({r.entry.model for r in runs}),
+        owner_choices=sorted({r.pusher for r in runs}),
+    )
+    run_filter = RunFilter(
+        models=frozenset(chosen),
+        owners=frozenset([owner] if owner else []),
+        since=dates["since"],
+        until=dates["until"],
+    )
+    return run_filter, form
+
+
+def _opening(messages: Sequence[Message]) -> tuple[Message, ...]:
+    """The messages before the model's first answer: the task's prompt as the run sent it."""
+    out = []
+    for m in messages:
+        if m.role == "assistant":
+            break
+        out.append(m)
+    return tuple(out)
+
+
+def tasks_from_archive(archive: Path) -> list[Task] | str:
+    """The tasks of a pushed run as its rollouts recorded them (id and opening messages; the hub
+    never runs an environment's code, so ``answer`` and ``metadata`` are unknown), or why not."""
+    from hub.env import Rollout
+
+    try:
+        with tarfile.open(archive, mode="r:*") as tf:
+            member = next(
+                (m for m in tf if m.isfile() and Path(m.name).name == "rollouts.jsonl"),
+                None,
+            )
+            if member is None:
+                return "the stored run has no rollouts.jsonl"
+            if member.size > _MAX_ROLLOUTS_BYTES:
+                return "the stored rollouts are too large to read here"
+            fh = tf.extractfile(member)
+            if fh is None:
+                return "the stored rollouts cannot be read"
+            prompts: dict[str, tuple[Message, ...]] = {}
+            for line in fh:
+                if line.strip():
+                    r = Rollout.model_validate_json(line)
+                    if r.task_id not in prompts or r.rollout_index == 0:
+                        prompts[r.task_id] = _opening(r.messages)
+    except (OSError, tarfile.TarError, ValidationError) as exc:
+        return f"the stored run cannot be read ({type(exc).__name__})"
+    return [Task(id=tid, prompt=msgs) for tid, msgs in prompts.items()]
