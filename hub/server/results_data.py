@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import tarfile
+from typing import Any
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,17 +49,34 @@ class ShownRun:
     summary: Summary
 
 
+def _reverify_reason(state: str, data: dict[str, Any]) -> str:
+    """What :mod:`hub.server.reverify_child`'s report says, in one line ('' if not that shape)."""
+    graded, total, n_differ = data.get("graded"), data.get("total"), data.get("n_differ")
+    if not all(isinstance(x, int) for x in (graded, total, n_differ)):
+        return ""
+    if state == VERIFIED:
+        return f"re-graded {graded} of {total} graded rollouts in the sandbox: every verdict agrees"
+    differ = data.get("differ")
+    if state == UNVERIFIED and isinstance(differ, list) and differ:
+        return f"{n_differ} of {graded} re-graded rollouts differ, e.g. {differ[0]}"
+    return ""
+
+
 def verify_status(state: str, report: str) -> tuple[str, str]:
-    """(status shown, reason): pending, verified, unverified with why, or error with why."""
+    """(status shown, reason): pending, verified (with what was checked), unverified with why,
+    or error with why."""
     if state not in (PENDING, VERIFIED, UNVERIFIED, VERIFY_ERROR):
         return state, ""
-    if state in (PENDING, VERIFIED) or not report.strip():
+    if state == PENDING or not report.strip():
         return state, ""
     try:
         data = json.loads(report)
     except ValueError:
-        return state, report.strip()[:_MAX_REASON]
+        return state, "" if state == VERIFIED else report.strip()[:_MAX_REASON]
     if isinstance(data, dict):
+        told = _reverify_reason(state, data)
+        if told or state == VERIFIED:
+            return state, told[:_MAX_REASON]
         for key in _REASON_KEYS:
             value = data.get(key)
             if isinstance(value, str) and value.strip():

@@ -166,7 +166,17 @@ def seed(hub: Any, tmp: Path) -> Seeded:
         (secret,) = _env(session, "bob", "secret", ["1.0.0"], private=True)
         ids["strong"] = _run(session, storage, tmp, "strong", v100, "alice", "model-a", STRONG)
         ids["tied"] = _run(session, storage, tmp, "tied", v100, "alice", "model-c", TIED, label="c, tuned")
-        report = json.dumps({"reason": "2 of 8 re-graded rollouts disagree", "sampled": 8})
+        report = json.dumps(  # the shape hub.server.reverify_child writes
+            {
+                "share": 1.0,
+                "total": 8,
+                "sampled": 8,
+                "graded": 8,
+                "n_differ": 2,
+                "error": None,
+                "differ": ["t2#0: recorded passed=True reward=1.0, regraded passed=False reward=0"],
+            }
+        )
         ids["weak"] = _run(
             session, storage, tmp, "weak", v100, "bob", "model-b", WEAK, state="unverified", report=report
         )

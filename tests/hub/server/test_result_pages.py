@@ -118,7 +118,10 @@ def test_card_lists_runs_with_pusher_label_and_verification(hub: Any, seeded: Se
     strong = row_of(html, ids["strong"])
     assert strong[1:4] == ["model-a", "–", "alice"] and strong[4].endswith("UTC") and strong[5] == "verified"
     weak = row_of(html, ids["weak"])
-    assert weak[3] == "bob" and weak[5] == "unverified 2 of 8 re-graded rollouts disagree"
+    assert weak[3] == "bob" and weak[5] == (
+        "unverified 2 of 8 re-graded rollouts differ, e.g. t2#0: recorded passed=True reward=1.0, "
+        "regraded passed=False reward=0"
+    )
     assert row_of(html, ids["tied"])[2] == "c, tuned"
     assert row_of(html, ids["nodefault"])[5] == "pending"
     assert ids["hidden"] not in html
@@ -265,6 +268,11 @@ def test_verification_reasons_are_read_from_any_report_shape(tmp_path: Path) -> 
     from hub.server.results_data import tasks_from_archive, verify_status
 
     assert verify_status("verified", '{"reason": "ignored"}') == ("verified", "")
+    told = '{"graded": 20, "total": 75, "n_differ": 0, "differ": []}'
+    assert (
+        verify_status("verified", told)[1]
+        == "re-graded 20 of 75 graded rollouts in the sandbox: every verdict agrees"
+    )
     assert verify_status("unverified", '{"message": "t3 regraded 0, pushed 1"}') == (
         "unverified",
         "t3 regraded 0, pushed 1",
