@@ -153,7 +153,9 @@ def set_cmd(
     path = "/api/v1/results/" + urllib.parse.quote(run_id, safe="")
     run = hub_request(url, path, token=tok, method="POST", query=query)
     label_text = f", label {run['label']!r}" if run["label"] else ", no label"
-    console.print(f"run {run['id']} of {run['ref']}@{run['version']}: {_visibility(run)}{label_text}")
+    console.print(
+        f"run {run['id']} of {run['ref']}@{run['version']}: {_visibility(run)}{label_text}", soft_wrap=True
+    )
 
 
 def push_settings(public: bool, push_env: str | None, *, push: bool) -> tuple[str, str] | None:
