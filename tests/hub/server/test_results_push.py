@@ -17,7 +17,7 @@ import sys
 import tarfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -246,7 +246,7 @@ def test_an_oversized_upload_is_refused(published: Any, run_dir: Path, pack: Cal
     assert post(hub, archive).status_code == 201  # the same archive under the normal cap
 
 
-def _tar(members: list[tuple[str, bytes | None, bytes]]) -> bytes:
+def _tar(members: Sequence[tuple[str, bytes | None, bytes]]) -> bytes:
     """A gzipped tar of (name, link target or None, data) members."""
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tf:
