@@ -10,6 +10,7 @@ from typing import Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from hub.cli.app import app
 from hub.env.errors import UsageError
@@ -81,7 +82,7 @@ def push_cmd(
 
     url, tok = hub_settings(hub, token)
     answer = push_results(url, run_dir, token=tok, env=env, public=public, label=label)
-    console.print(describe_push(answer, url), soft_wrap=True)
+    console.print(describe_push(answer, url), soft_wrap=True, markup=False)
 
 
 @results_app.command("list")
@@ -108,24 +109,16 @@ def list_cmd(
         print(json.dumps(runs, indent=2))
         return
     if not runs:
-        console.print(f"no runs of {owner}/{env_id} that you can see")
+        console.print(f"no runs of {owner}/{env_id} that you can see", markup=False)
         return
     table = Table(title=f"runs of {owner}/{env_id}")
     for col in ("id", "version", "model", "label", "owner", "mean reward", "tasks", "visibility", "verified"):
         table.add_column(col, overflow="fold")
     for r in runs:
         mean = "-" if r["mean_reward"] is None else f"{r['mean_reward']:.4f}"
-        table.add_row(
-            r["id"],
-            r["version"],
-            r["model"],
-            r["label"],
-            r["owner"],
-            mean,
-            str(r["n_tasks"]),
-            "private" if r["private"] else "public",
-            r["verify_state"],
-        )
+        cells = (r["id"], r["version"], r["model"], r["label"], r["owner"], mean, str(r["n_tasks"]))
+        state = ("private" if r["private"] else "public", r["verify_state"])
+        table.add_row(*(Text(str(c)) for c in (*cells, *state)))
     console.print(table)
 
 
@@ -154,7 +147,9 @@ def set_cmd(
     run = hub_request(url, path, token=tok, method="POST", query=query)
     label_text = f", label {run['label']!r}" if run["label"] else ", no label"
     console.print(
-        f"run {run['id']} of {run['ref']}@{run['version']}: {_visibility(run)}{label_text}", soft_wrap=True
+        f"run {run['id']} of {run['ref']}@{run['version']}: {_visibility(run)}{label_text}",
+        soft_wrap=True,
+        markup=False,
     )
 
 
@@ -183,4 +178,4 @@ def push_after_eval(run_dir: Path, hub: tuple[str, str], *, env: str | None, pub
         raise UsageError(f"the run was not pushed: {exc}") from None
     except HubError as exc:
         raise HubError(f"the run was not pushed: {exc}; {later}", exc.status) from None
-    console.print(describe_push(answer, hub[0]), soft_wrap=True)
+    console.print(describe_push(answer, hub[0]), soft_wrap=True, markup=False)

@@ -430,6 +430,11 @@ def test_cli_push_list_set_and_eval_push(
     hub = published
     monkeypatch.setenv("VERIHUB_CONFIG", str(tmp_path / "config.toml"))
     monkeypatch.delenv("VERIHUB_HUB_TOKEN", raising=False)
+    never = tmp_path / "never"  # --push without a hub to push to: refused before the run starts
+    code, _, err = cli(
+        capsys, "eval", "arith", "-m", "m", "--base-url", fake_model, "-o", str(never), "--push"
+    )
+    assert code == 1 and "no hub given" in err and not never.exists()
     save_login(live_url, hub.tokens["alice"])
     # an unfinished run is refused here, before anything is sent
     summary = (run_dir / "summary.json").read_bytes()
@@ -438,16 +443,17 @@ def test_cli_push_list_set_and_eval_push(
     assert code == 1 and "cannot be pushed" in err and "--resume" in err
     assert rows(hub) == 0
     (run_dir / "summary.json").write_bytes(summary)
-    code, out, err = cli(capsys, "results", "push", str(run_dir), "--label", "smoke run")
+    code, out, err = cli(capsys, "results", "push", str(run_dir), "--label", "smoke [/] run")
     assert code == 0, err
-    assert "recorded, under alice, private" in out and f"{live_url}/alice/arith" in out
+    assert "label 'smoke [/] run'): recorded, under alice, private" in out  # printed as it is
+    assert f"{live_url}/alice/arith" in out
     run_id = re.search(r"run (\S+) of alice/arith@0\.1\.0", out)
     assert run_id is not None, out
     code, out, _ = cli(capsys, "results", "push", str(run_dir))
     assert code == 0 and "already on the hub" in out and rows(hub) == 1
     code, out, _ = cli(capsys, "results", "list", "alice/arith", "--json")
     assert code == 0 and [r["id"] for r in json.loads(out)] == [run_id[1]]
-    assert json.loads(out)[0]["label"] == "smoke run"
+    assert json.loads(out)[0]["label"] == "smoke [/] run"
     bob = ("--token", hub.tokens["bob"])
     code, out, _ = cli(capsys, "results", "list", "alice/arith", "--json", *bob)
     assert code == 0 and json.loads(out) == []
