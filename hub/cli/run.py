@@ -192,7 +192,7 @@ def eval_cmd(
     """
     from hub.cli.results import push_after_eval, push_settings
 
-    hub = push_settings(public, push_env, push=push)
+    push_to = push_settings(public, push_env, push=push)
     if resume_dir is not None:
         fixed = _given(ctx, RUN_DEFINING)
         if fixed:
@@ -261,13 +261,13 @@ def eval_cmd(
         except KeyboardInterrupt:
             if RunDir(target).config_path.exists():
                 hint = f"finished rollouts are saved. Continue with `verihub eval --resume {target}`"
-                if hub is not None:
+                if push_to is not None:
                     hint += " (the run was not pushed; add --push to the resume)"
                 raise RunInterrupted(f"interrupted; {hint}") from None
             raise
     print_summary(summary, run_dir=target)
-    if hub is not None:
-        push_after_eval(target, hub, env=push_env, public=public)
+    if push_to is not None:
+        push_after_eval(target, push_to, env=push_env, public=public)
 
 
 def print_summary(summary: Summary, *, run_dir: Path | None = None, per_task: int = 0) -> None:
