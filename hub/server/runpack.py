@@ -7,18 +7,23 @@ after :func:`check_run_dir` found the run complete and consistent (the leaderboa
 verification, so a run the hub would refuse is refused before it is uploaded).
 
 :func:`unpack_run` is the server side: the compressed size is capped by
-``Limits.max_upload_bytes``, the unpacked size by ``Limits.max_unpacked_bytes`` and the member
-count by :data:`MAX_MEMBERS`; links, folders, special files, ``..``, absolute names, duplicates,
-extra and missing members are refused (:class:`hub.server.archive.ArchiveError`) before anything
-is kept. This module needs no database, so clients without the hub server's extras can use it.
+``Limits.max_upload_bytes``, the decompressed stream (tar headers included) and the unpacked
+files by ``Limits.max_unpacked_bytes``, the member count by :data:`MAX_MEMBERS`; links, folders,
+special files, ``..``, absolute names, duplicates, extra and missing members are refused
+(:class:`hub.server.archive.ArchiveError`) before anything is kept. This module needs no
+database, so clients without the hub server's extras can use it.
 """
 
 from __future__ import annotations
 
 import functools
+import gzip
+import io
 import os
 import tarfile
+import zlib
 from pathlib import Path
+from typing import Any
 
 from hub.env.errors import UsageError
 from hub.run import CONFIG_FILE, ROLLOUTS_FILE, SUMMARY_FILE, RunDir
@@ -30,8 +35,8 @@ __all__ = ["MAX_MEMBERS", "RUN_FILES", "check_run_dir", "pack_run", "unpack_run"
 #: The files of a run that are sent, in archive order.
 RUN_FILES = (CONFIG_FILE, ROLLOUTS_FILE, SUMMARY_FILE)
 
-#: More members than this and the archive is refused without reading further.
-MAX_MEMBERS = 16
+#: The most members an archive may have: the run files, each once (the exact-name rule is the cap).
+MAX_MEMBERS = len(RUN_FILES)
 
 
 def check_run_dir(run_dir: Path) -> None:
@@ -103,11 +108,32 @@ def _files() -> str:
     return ", ".join(RUN_FILES)
 
 
+class _Capped(io.RawIOBase):
+    """A decompressed stream that refuses to yield more than ``cap`` bytes in all: tar headers
+    (a huge pax or long-name header) count too, not only the members' data."""
+
+    def __init__(self, raw: gzip.GzipFile, cap: int) -> None:
+        super().__init__()
+        self.raw, self.cap, self.total = raw, cap, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        n = self.raw.readinto(buffer)
+        self.total += n
+        if self.total > self.cap:
+            raise ArchiveError(f"the archive unpacks to more than {self.cap} bytes", 413)
+        return n
+
+
 def unpack_run(archive: Path, dest: Path, limits: Limits) -> Path:
     """Unpack the run archive ``archive`` into the new folder ``dest``; returns ``dest``.
 
     Raises :class:`ArchiveError` (400, or 413 for a cap) on anything but exactly the three run
-    files; on a refusal ``dest`` may hold partial files, so unpack into a temporary folder.
+    files; on a refusal ``dest`` may hold partial files, so unpack into a temporary folder. The
+    archive is read as a stream and no member is read after the first one refused, so at most
+    :data:`MAX_MEMBERS` (three) members are ever unpacked.
     """
     packed = archive.stat().st_size
     if packed > limits.max_upload_bytes:
@@ -116,10 +142,12 @@ def unpack_run(archive: Path, dest: Path, limits: Limits) -> Path:
     seen: list[str] = []
     total = 0
     try:
-        with tarfile.open(archive, mode="r:gz") as tf:
+        with (
+            gzip.GzipFile(archive, "rb") as raw,
+            _Capped(raw, limits.max_unpacked_bytes) as capped,
+            tarfile.open(fileobj=io.BufferedReader(capped), mode="r|") as tf,
+        ):
             for member in tf:
-                if len(seen) >= MAX_MEMBERS:
-                    raise ArchiveError(f"the archive has more than {MAX_MEMBERS} members", 413)
                 name = _member_name(member)
                 if name in seen:
                     raise ArchiveError(f"the archive lists {name} twice")
@@ -136,7 +164,7 @@ def unpack_run(archive: Path, dest: Path, limits: Limits) -> Path:
                                 f"the archive unpacks to more than {limits.max_unpacked_bytes} bytes", 413
                             )
                         out.write(chunk)
-    except (tarfile.TarError, EOFError, OSError) as exc:
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         raise ArchiveError(f"the upload is not a gzipped tar archive ({type(exc).__name__})") from exc
     missing = [name for name in RUN_FILES if name not in seen]
     if missing:

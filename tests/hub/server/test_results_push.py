@@ -235,21 +235,31 @@ def test_an_oversized_upload_is_refused(published: Any, run_dir: Path, pack: Cal
     hub = published
     n_blobs = blobs(hub)
     archive = pack(run_dir)
-    small = type(hub.config.limits)(max_upload_bytes=archive.stat().st_size - 1)
-    hub.client.app.state.config = type(hub.config)(data=hub.config.data, limits=small)
-    try:
-        r = post(hub, archive)
-    finally:
-        hub.client.app.state.config = hub.config
-    assert r.status_code == 413 and "cap" in r.json()["error"]
+    unpacked = sum((run_dir / name).stat().st_size for name in RUN_FILES)
+    files = [(name, None, (run_dir / name).read_bytes()) for name in RUN_FILES]
+    # a header that unpacks to more than the cap though every file is small (tar headers count)
+    bomb = _tar(files, pax={"comment": "x" * (unpacked + 128 * 1024)})
+    Limits = type(hub.config.limits)
+    for body, limits, needle in (
+        (archive.read_bytes(), Limits(max_upload_bytes=archive.stat().st_size - 1), "cap"),
+        (archive.read_bytes(), Limits(max_unpacked_bytes=unpacked - 1), "unpacks to more than"),
+        (bomb, Limits(max_unpacked_bytes=unpacked + 64 * 1024), "unpacks to more than"),
+    ):
+        hub.client.app.state.config = type(hub.config)(data=hub.config.data, limits=limits)
+        try:
+            r = post(hub, body)
+        finally:
+            hub.client.app.state.config = hub.config
+        assert r.status_code == 413 and needle in r.json()["error"], (limits, r.text)
     assert rows(hub) == 0 and blobs(hub) == n_blobs
-    assert post(hub, archive).status_code == 201  # the same archive under the normal cap
+    assert post(hub, archive).status_code == 201  # the same archive under the normal caps
 
 
-def _tar(members: Sequence[tuple[str, bytes | None, bytes]]) -> bytes:
-    """A gzipped tar of (name, link target or None, data) members."""
+def _tar(members: Sequence[tuple[str, bytes | None, bytes]], pax: dict[str, str] | None = None) -> bytes:
+    """A gzipped tar of (name, link target or None, data) members (``pax``: a global header)."""
     buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+    fmt = tarfile.PAX_FORMAT if pax else tarfile.DEFAULT_FORMAT
+    with tarfile.open(fileobj=buf, mode="w:gz", format=fmt, pax_headers=pax) as tf:
         for name, link, data in members:
             info = tarfile.TarInfo(name)
             if link is not None:
