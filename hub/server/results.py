@@ -64,6 +64,16 @@ def run_label(text: str | None) -> str:
     return (cleaned or "")[:MAX_LABEL].strip()
 
 
+def _report(text: str) -> Any:
+    """The re-verification report: None before there is one, JSON when it is JSON, else text."""
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
 def run_json(run: Run, *, full: bool = True) -> dict[str, Any]:
     """What the API shows of a run (``full``: with its summary, board entry and report)."""
     env = run.version.environment
@@ -83,7 +93,7 @@ def run_json(run: Run, *, full: bool = True) -> dict[str, Any]:
         "n_rollouts": summary.get("n_rollouts"),
     }
     if full:
-        out["verify_report"] = run.verify_report
+        out["verify_report"] = _report(run.verify_report)
         out["summary"] = summary
         out["entry"] = json.loads(run.entry)
     return out
@@ -94,9 +104,11 @@ def _bind(session: Session, who: Principal, env_ref: str | None, v: VerifiedRun)
     c = v.config
     if env_ref:
         try:
-            owner, env_id, _ = parse_ref(env_ref)
+            owner, env_id, at = parse_ref(env_ref)
         except ValueError as exc:
             raise ResultError(f"--env: {exc}", 400) from exc
+        if at is not None:
+            raise ResultError("--env takes OWNER/ID: the version is the one the run's config names", 400)
         env = find_env(session, who, owner=owner, env_id=env_id)
         if env is None:
             raise ResultError(f"no environment {owner}/{env_id} on this hub", 404)

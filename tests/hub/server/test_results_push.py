@@ -142,7 +142,9 @@ def test_changing_a_run_is_for_its_pusher_or_an_admin(
     assert hub.client.post(path, params={"public": "maybe"}, headers=hub.auth("alice")).status_code == 400
     r = hub.client.post(path, params={"public": "1", "label": "mine"}, headers=hub.auth("alice"))
     assert r.status_code == 200 and r.json()["private"] is False and r.json()["label"] == "mine"
-    assert r.json()["entry"]["label"] == "mine"
+    assert r.json()["entry"]["label"] == "mine" and r.json()["verify_report"] is None
+    r = hub.client.post(path, params={"label": " long\x00\n" + "y" * 500}, headers=hub.auth("alice"))
+    assert r.status_code == 200 and r.json()["label"] == "long " + "y" * 115 and not r.json()["private"]
     assert get(hub, path).status_code == 200
     r = hub.client.post(path, params={"public": "0"}, headers=headers)  # bob sees it now, may not change it
     assert r.status_code == 403 and get(hub, path).status_code == 200
@@ -198,6 +200,8 @@ def test_binding_refusals_name_what_is_wrong(
     # --env naming something that is not there, or not this environment
     assert post(hub, archive, env="alice/nothere").status_code == 404
     assert post(hub, archive, env="not a ref").status_code == 400
+    r = post(hub, archive, env="alice/arith@0.2.0")
+    assert r.status_code == 400 and "OWNER/ID" in r.json()["error"]
     assert rows(hub) == 0 and blobs(hub) == n_blobs
     # two visible environments with this id: the pusher must choose
     assert hub.push(variant(arith_bundle, distribution="verihub-arith-fork"), "bob").status_code == 201
