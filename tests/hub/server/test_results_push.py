@@ -255,7 +255,17 @@ def test_an_oversized_upload_is_refused(published: Any, run_dir: Path, pack: Cal
         finally:
             hub.client.app.state.config = hub.config
         assert r.status_code == 413 and needle in r.json()["error"], (limits, r.text)
+    # streamed without a Content-Length: cut off at the cap while it is read
+    data = archive.read_bytes()
+    hub.client.app.state.config = type(hub.config)(data=hub.config.data, limits=Limits(max_upload_bytes=100))
+    try:
+        chunks = iter([data[i : i + 64] for i in range(0, len(data), 64)])
+        r = hub.client.post(RESULTS, content=chunks, headers=hub.auth("alice"))
+    finally:
+        hub.client.app.state.config = hub.config
+    assert r.status_code == 413 and "over the cap of 100 bytes" in r.json()["error"]
     assert rows(hub) == 0 and blobs(hub) == n_blobs
+    assert list((hub.config.data / "tmp").iterdir()) == []
     assert post(hub, archive).status_code == 201  # the same archive under the normal caps
 
 
