@@ -20,6 +20,7 @@ def _register() -> None:
         hubcmds,
         hubserver,
         leaderboard,
+        results,
         run,
         serve,
     )

@@ -235,8 +235,8 @@ def approve_cmd(
 
 @hub_app.command("gc")
 def gc_cmd(data: Path = DataOpt, db: str = DbOpt) -> None:
-    """Delete stored files no version refers to (left by interrupted pushes). Run it while the
-    hub is stopped: a push in flight stores its files before it commits."""
+    """Delete stored files no version or pushed run refers to (left by interrupted pushes). Run it
+    while the hub is stopped: a push in flight stores its files before it commits."""
     from hub.server.admin import collect_garbage
 
     removed = collect_garbage(_config(data, db))  # type: ignore[arg-type]

@@ -166,6 +166,17 @@ def eval_cmd(
     unsafe_no_sandbox: bool = typer.Option(
         False, "--unsafe-no-sandbox", help="With --sandbox where bubblewrap is missing: run it unsandboxed."
     ),
+    push: bool = typer.Option(
+        False,
+        "--push",
+        help="Once the run has finished complete, push it to the hub you logged in to, as "
+        "`verihub results push DIR` does (private unless --public). An interrupted or incomplete "
+        "run is not pushed.",
+    ),
+    public: bool = typer.Option(False, "--public", help="With --push: make the pushed run public."),
+    push_env: str = typer.Option(
+        None, "--push-env", help="With --push: the hub environment OWNER/ID the run is of (as --env there)."
+    ),
 ) -> None:
     """Evaluate an environment against a model and write a run directory.
 
@@ -176,8 +187,12 @@ def eval_cmd(
     --grade-timeout, --grade-on, --ray-address, --sandbox, --stream, --no-progress,
     --retry-errors) may be given with it.
     `--grade-on ray` grades on Ray workers (the CPU-heavy part); the rest of the run stays
-    in this process.
+    in this process. With --push the finished run is uploaded to your hub (see
+    `verihub results push`); --push may also be given with --resume.
     """
+    from hub.cli.results import push_after_eval, push_settings
+
+    push_to = push_settings(public, push_env, push=push)
     if resume_dir is not None:
         fixed = _given(ctx, RUN_DEFINING)
         if fixed:
@@ -246,9 +261,13 @@ def eval_cmd(
         except KeyboardInterrupt:
             if RunDir(target).config_path.exists():
                 hint = f"finished rollouts are saved. Continue with `verihub eval --resume {target}`"
+                if push_to is not None:
+                    hint += " (the run was not pushed; add --push to the resume)"
                 raise RunInterrupted(f"interrupted; {hint}") from None
             raise
     print_summary(summary, run_dir=target)
+    if push_to is not None:
+        push_after_eval(target, push_to, env=push_env, public=public)
 
 
 def print_summary(summary: Summary, *, run_dir: Path | None = None, per_task: int = 0) -> None:

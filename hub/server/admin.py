@@ -93,12 +93,13 @@ def approve(session: Session, ref: str) -> str:
 
 
 def collect_garbage(config: HubConfig) -> list[str]:
-    """Remove blobs no file row refers to and leftover temporary files; returns the removed
-    hashes. Run it while no push is in flight (a push stores its blobs before it commits)."""
-    from hub.server.models import EnvFile
+    """Remove blobs no file row or pushed run refers to and leftover temporary files; returns the
+    removed hashes. Run it while no push is in flight (a push stores its blobs before it commits)."""
+    from hub.server.models import EnvFile, Run
     from hub.server.storage import LocalStorage
 
     with open_hub(config) as session:
         rows = session.execute(select(EnvFile.sha256, EnvFile.metadata_sha256)).all()
-    referenced = {h for row in rows for h in row if h}
+        runs = session.scalars(select(Run.archive_sha256)).all()
+    referenced = {h for row in rows for h in row if h} | {h for h in runs if h}
     return LocalStorage(config.data).sweep(referenced)

@@ -7,7 +7,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from hub.server import api, index, pages, result_pages
+from hub.server import api, index, pages, result_pages, results_api
 from hub.server.cache import PageCache
 from hub.server.config import HubConfig
 from hub.server.db import is_sqlite, make_engine, migrate, sessions
@@ -32,6 +32,7 @@ def create_app(config: HubConfig, *, auto_migrate: bool | None = None) -> Starle
         Route("/api/v1/whoami", api.whoami_route),
         Route("/api/v1/search", api.search_route),
         Route("/api/v1/catalogue.json", api.catalogue_route),
+        *results_api.routes(),
         Route("/api/v1/envs/{owner}/{env_id}", api.env_route),
         Route("/api/v1/envs/{owner}/{env_id}/{version}", api.version_route),
         Route("/api/v1/envs/{owner}/{env_id}/{version}/yank", api.yank_route, methods=["POST"]),

@@ -1,4 +1,4 @@
-"""The client side of the hub: login, push and install against a hub's HTTP API.
+"""The client side of the hub: login, push, push results and install against a hub's HTTP API.
 
 The hub URL and token live in the user config file (the one the catalogue reads,
 :func:`hub.registry.config.config_path`) under ``[hub] url`` and ``token``; the file is
@@ -20,7 +20,15 @@ from typing import Any
 from hub.env.errors import UsageError, VerihubError
 from hub.registry.config import config_path
 
-__all__ = ["HubError", "clear_login", "hub_request", "hub_settings", "pack_bundle", "save_login"]
+__all__ = [
+    "HubError",
+    "clear_login",
+    "hub_request",
+    "hub_settings",
+    "pack_bundle",
+    "push_results",
+    "save_login",
+]
 
 
 class HubError(VerihubError):
@@ -147,3 +155,32 @@ def pack_bundle(bundle: Path, out: Path) -> Path:
             if p.is_file():
                 tf.add(p, arcname=p.relative_to(bundle).as_posix(), recursive=False)
     return out
+
+
+def push_results(
+    hub: str,
+    run_dir: Path,
+    *,
+    token: str | None,
+    env: str | None = None,
+    public: bool = False,
+    label: str | None = None,
+) -> dict[str, Any]:
+    """Check the run in ``run_dir`` here, then upload its three files; returns the hub's answer
+    (the recorded run, ``created`` False when the hub had it already)."""
+    from hub.server.runpack import check_run_dir, pack_run
+
+    if not token:
+        raise UsageError("pushing results needs a token: `verihub login --hub URL` first, or --token")
+    check_run_dir(run_dir)
+    query = {"public": "1" if public else "0"}
+    if env:
+        query["env"] = env
+    if label:
+        query["label"] = label
+    with tempfile.TemporaryDirectory(prefix="verihub-results-") as tmp:
+        archive = pack_run(run_dir, Path(tmp) / "run.tar.gz")
+        answer: dict[str, Any] = hub_request(
+            hub, "/api/v1/results", token=token, method="POST", body=archive, query=query
+        )
+    return answer

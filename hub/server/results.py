@@ -1,0 +1,212 @@
+"""Ingesting a pushed run (``verihub results push``): unpack, verify, bind, store, record.
+
+Order of work, so that a refusal stores nothing: the archive is unpacked into a temporary
+folder (:func:`hub.server.runpack.unpack_run`: exactly the three run files), verified with the
+leaderboard's own checks (:func:`leaderboard.verify_run`, whose summary recomputed from the
+rollouts is what the hub records, never the uploaded one), and bound to an environment version
+the pusher may see by its content hash. Only then is the archive stored as a blob and one
+transaction adds the :class:`hub.server.models.Run` row; a crash in between leaves at most an
+unreferenced blob (``verihub hub gc``).
+
+The run is recorded under the authenticated pusher, whatever the upload says. It is private to
+them (and admins) unless pushed public; its ``verify_state`` starts ``pending`` for the
+re-verification worker. The same run (same content hash) pushed again by the same user for the
+same version returns the existing record.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from hub.server.accounts import Principal
+from hub.server.config import Limits
+from hub.server.models import PENDING, Environment, Run, Version
+from hub.server.names import parse_ref
+from hub.server.queries import find_env, visible_envs
+from hub.server.runpack import pack_run, unpack_run
+from hub.server.storage import LocalStorage
+from leaderboard.entry import clean_label, entry_from_run
+from leaderboard.verify import RunRejected, VerifiedRun, verify_run
+
+__all__ = ["MAX_LABEL", "Ingested", "ResultError", "ingest_run", "pack_run", "run_label", "run_json"]
+
+#: Longest label kept (the board entry's own cap).
+MAX_LABEL = 120
+
+
+class ResultError(ValueError):
+    """A pushed run was refused; ``status`` is the HTTP status."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Ingested:
+    """The outcome of a push: the run's JSON, and False in ``created`` when it was there already."""
+
+    run: dict[str, Any]
+    created: bool
+
+
+def run_label(text: str | None) -> str:
+    """A label as stored: one line of printable characters, at most :data:`MAX_LABEL` long."""
+    cleaned = clean_label("".join(ch if ch.isprintable() else " " for ch in text or ""))
+    return (cleaned or "")[:MAX_LABEL].strip()
+
+
+def _report(text: str) -> Any:
+    """The re-verification report: None before there is one, JSON when it is JSON, else text."""
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def run_json(run: Run, *, full: bool = True) -> dict[str, Any]:
+    """What the API shows of a run (``full``: with its summary, board entry and report)."""
+    env = run.version.environment
+    summary = json.loads(run.summary)
+    out: dict[str, Any] = {
+        "id": run.public_id,
+        "ref": f"{env.owner.name}/{env.env_id}",
+        "version": run.version.version,
+        "model": run.model,
+        "owner": run.owner.name,
+        "label": run.label,
+        "private": run.private,
+        "created_at": run.created_at.isoformat() + "Z",
+        "verify_state": run.verify_state,
+        "mean_reward": summary.get("mean_reward"),
+        "n_tasks": summary.get("n_tasks"),
+        "n_rollouts": summary.get("n_rollouts"),
+    }
+    if full:
+        out["verify_report"] = _report(run.verify_report)
+        out["summary"] = summary
+        out["entry"] = json.loads(run.entry)
+    return out
+
+
+def _bind(session: Session, who: Principal, env_ref: str | None, v: VerifiedRun) -> Version:
+    """The hub's version this run is of, or ResultError saying why there is none."""
+    c = v.config
+    if env_ref:
+        try:
+            owner, env_id, at = parse_ref(env_ref)
+        except ValueError as exc:
+            raise ResultError(f"--env: {exc}", 400) from exc
+        if at is not None:
+            raise ResultError("--env takes OWNER/ID: the version is the one the run's config names", 400)
+        env = find_env(session, who, owner=owner, env_id=env_id)
+        if env is None:
+            raise ResultError(f"no environment {owner}/{env_id} on this hub", 404)
+        if env.env_id != c.env_id:
+            raise ResultError(f"the run is of environment {c.env_id!r}, not of {owner}/{env_id}", 422)
+    else:
+        found = [e for e in visible_envs(session, who) if e.env_id == c.env_id]
+        if not found:
+            raise ResultError(
+                f"this hub has no environment {c.env_id!r} you can see: push the environment first "
+                "(`verihub push`), or name it with --env OWNER/ID",
+                404,
+            )
+        if len(found) > 1:
+            refs = ", ".join(sorted(f"{e.owner.name}/{e.env_id}" for e in found))
+            raise ResultError(f"several environments are {c.env_id!r} ({refs}); choose one with --env", 409)
+        env = found[0]
+    return _version(env, c.env_version, c.env_hash)
+
+
+def _version(env: Environment, version: str, env_hash: str) -> Version:
+    ref = f"{env.owner.name}/{env.env_id}"
+    held = sorted(env.versions, key=lambda x: x.id)
+    match = [x for x in held if x.version == version]
+    if not match:
+        have = ", ".join(x.version for x in held) or "none"
+        raise ResultError(
+            f"the run is of {ref}@{version}, a version this hub does not hold (it holds: {have}); "
+            "push that version first",
+            422,
+        )
+    if match[0].content_hash != env_hash:
+        raise ResultError(
+            f"the run's environment hash {env_hash} differs from {ref}@{version}'s content hash "
+            f"{match[0].content_hash}: the run was made with other code than the published version",
+            422,
+        )
+    return match[0]
+
+
+def _existing(session: Session, owner_id: int, version_id: int, run_sha: str) -> Run | None:
+    return session.scalars(
+        select(Run).where(Run.owner_id == owner_id, Run.version_id == version_id, Run.run_sha256 == run_sha)
+    ).first()
+
+
+def ingest_run(
+    sessions: sessionmaker[Session],
+    storage: LocalStorage,
+    limits: Limits,
+    who: Principal,
+    upload: Path,
+    *,
+    env_ref: str | None = None,
+    public: bool = False,
+    label: str | None = None,
+) -> Ingested:
+    """Record the run archive ``upload`` under ``who`` (see the module's docstring)."""
+    if not who.allows("push"):
+        raise ResultError(f"this token's scope ({who.scope}) does not allow pushing; use a push token", 403)
+    with tempfile.TemporaryDirectory(dir=storage.tmp, prefix="results-") as tmp:
+        root = unpack_run(upload, Path(tmp) / "run", limits)
+        try:
+            verified = verify_run(root)
+        except RunRejected as exc:
+            raise ResultError("the run does not verify: " + "; ".join(exc.reasons), 422) from exc
+    run_sha = verified.content_sha256.removeprefix("sha256:")
+    with sessions() as session:
+        version = _bind(session, who, env_ref, verified)
+        old = _existing(session, who.user_id, version.id, run_sha)
+        if old is not None:
+            return Ingested(run_json(old), False)
+        version_id = version.id
+    archive_sha = storage.put_file(upload)
+    public_id = secrets.token_urlsafe(12)  # 16 characters
+    entry = entry_from_run(verified, label=run_label(label) or None, owner=who.name)
+    entry = entry.model_copy(update={"source": f"hub run {public_id}"})
+    with sessions() as session, session.begin():
+        old = _existing(session, who.user_id, version_id, run_sha)  # a concurrent push of it won
+        if old is not None:
+            return Ingested(run_json(old), False)
+        run = Run(
+            public_id=public_id,
+            version_id=version_id,
+            owner_id=who.user_id,
+            model=verified.config.model[:200],
+            label=run_label(label),
+            private=not public,
+            archive_sha256=archive_sha,
+            run_sha256=run_sha,
+            entry=entry.model_dump_json(),
+            summary=verified.summary.model_dump_json(),
+            verify_state=PENDING,
+            verify_report="",
+            verify_attempts=0,
+            verify_worker="",
+        )
+        session.add(run)
+        session.flush()
+        session.refresh(run)
+        return Ingested(run_json(run), True)

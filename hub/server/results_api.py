@@ -1,0 +1,144 @@
+"""The results API: push a run, show one, list an environment's runs, change a run's visibility.
+
+``POST /api/v1/results[?env=OWNER/ID][&public=1][&label=TEXT]`` takes a run archive
+(:mod:`hub.server.runpack`) with a push token; ``GET /api/v1/results/{id}`` and
+``GET /api/v1/envs/{owner}/{env_id}/results[?version=V]`` show what the requester may see
+(:func:`hub.server.queries.find_run`, :func:`~hub.server.queries.visible_runs`: a private run,
+or any run of an environment one cannot see, is 404 like one that does not exist);
+``POST /api/v1/results/{id}?public=1|0&label=TEXT`` is for the pusher (or an admin) only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from hub.server.archive import ArchiveError
+from hub.server.httpauth import AuthFailed, RateLimited, principal
+from hub.server.queries import find_env, find_run, visible_runs
+from hub.server.results import ResultError, ingest_run, run_json, run_label
+from hub.server.webauth import error, guarded, guarded_write
+
+__all__ = ["env_results_route", "push_results_route", "result_route", "routes", "set_result_route"]
+
+_TRUE, _FALSE = ("1", "true", "yes"), ("0", "false", "no")
+
+
+async def push_results_route(request: Request) -> Response:
+    """Record an uploaded run under the token's user (201, or 200 when it was there already)."""
+    try:
+        who = await run_in_threadpool(principal, request, write=True)
+    except RateLimited as exc:
+        return error(429, str(exc), {"Retry-After": "60"})
+    except AuthFailed as exc:
+        return error(401, str(exc))
+    assert who is not None
+    query = request.query_params
+    if "owner" in query:
+        return error(400, "results are recorded under the account that pushes them; drop ?owner=")
+    public = query.get("public", "0").lower()
+    if public not in _TRUE + _FALSE:
+        return error(400, "?public= takes 1 or 0")
+    state = request.app.state
+    cap = state.config.limits.max_upload_bytes
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > cap:
+        return error(413, f"the upload is {declared} bytes; the cap is {cap}")
+    fd, name = tempfile.mkstemp(dir=state.storage.tmp, prefix="results-upload-", suffix=".tar.gz")
+    upload = Path(name)
+    try:
+        size = 0
+        with os.fdopen(fd, "wb") as out:
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > cap:
+                    return error(413, f"the upload is over the cap of {cap} bytes")
+                out.write(chunk)
+        try:
+            res = await run_in_threadpool(
+                ingest_run,
+                state.sessions,
+                state.storage,
+                state.config.limits,
+                who,
+                upload,
+                env_ref=query.get("env") or None,
+                public=public in _TRUE,
+                label=query.get("label"),
+            )
+        except (ResultError, ArchiveError) as exc:
+            return error(exc.status, str(exc))
+    finally:
+        upload.unlink(missing_ok=True)
+    return JSONResponse({**res.run, "created": res.created}, status_code=201 if res.created else 200)
+
+
+@guarded
+def result_route(request: Request) -> Response:
+    with request.app.state.sessions() as session:
+        run = find_run(session, request.state.who, request.path_params["public_id"])
+        if run is None:
+            return error(404, "no such run")
+        return JSONResponse(run_json(run))
+
+
+@guarded
+def env_results_route(request: Request) -> Response:
+    p, version = request.path_params, request.query_params.get("version")
+    who = request.state.who
+    with request.app.state.sessions() as session:
+        env = find_env(session, who, owner=p["owner"], env_id=p["env_id"])
+        if env is None:
+            return error(404, "no such environment")
+        chosen = None
+        if version is not None:
+            found = [v for v in env.versions if v.version == version]
+            if not found:
+                return error(404, "no such environment version")
+            chosen = found[0]
+        runs = visible_runs(session, who, env=env, version=chosen)
+        return JSONResponse([run_json(r, full=False) for r in runs])
+
+
+@guarded_write
+def set_result_route(request: Request) -> Response:
+    """Make a run public or private, or relabel it: its pusher (or an admin) only."""
+    who, query = request.state.who, request.query_params
+    with request.app.state.sessions() as session:
+        run = find_run(session, who, request.path_params["public_id"])
+        if run is None:
+            return error(404, "no such run")
+        admin = who.is_admin and who.allows("admin")
+        if not admin and (run.owner_id != who.user_id or not who.allows("push")):
+            return error(403, "only the user who pushed a run (with a push token) or an admin may change it")
+        public = query.get("public")
+        if public is None and "label" not in query:
+            return error(400, "say what to change: ?public=1|0 and/or ?label=TEXT")
+        if public is not None:
+            if public.lower() not in _TRUE + _FALSE:
+                return error(400, "?public= takes 1 or 0")
+            run.private = public.lower() in _FALSE
+        if "label" in query:
+            run.label = run_label(query["label"])
+            entry = json.loads(run.entry)
+            entry["label"] = run.label or None
+            run.entry = json.dumps(entry)
+        session.commit()
+        return JSONResponse(run_json(run))
+
+
+def routes() -> list[Route]:
+    """The results routes; listed before ``/api/v1/envs/{owner}/{env_id}/{version}``."""
+    return [
+        Route("/api/v1/results", push_results_route, methods=["POST"]),
+        Route("/api/v1/results/{public_id:str}", result_route, methods=["GET"]),
+        Route("/api/v1/results/{public_id:str}", set_result_route, methods=["POST"]),
+        Route("/api/v1/envs/{owner}/{env_id}/results", env_results_route),
+    ]
