@@ -7,7 +7,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from hub.server import api, index, pages
+from hub.server import api, bounty_api, bounty_pages, index, pages
 from hub.server.cache import PageCache
 from hub.server.config import HubConfig
 from hub.server.db import is_sqlite, make_engine, migrate, sessions
@@ -36,6 +36,7 @@ def create_app(config: HubConfig, *, auto_migrate: bool | None = None) -> Starle
         Route("/api/v1/envs/{owner}/{env_id}/{version}", api.version_route),
         Route("/api/v1/envs/{owner}/{env_id}/{version}/yank", api.yank_route, methods=["POST"]),
     ]
+    routes += bounty_api.routes() + bounty_pages.routes()  # before the pages' /{owner}/{env_id}
     routes += pages.routes()
     app = Starlette(routes=routes)
     app.state.config = config

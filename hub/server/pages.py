@@ -25,7 +25,7 @@ from hub.server.models import Owner
 from hub.server.queries import find_env, search, visible_envs
 from hub.server.webauth import guarded
 
-__all__ = ["routes"]
+__all__ = ["render_page", "routes"]
 
 _HERE = Path(__file__).resolve().parent / "templates"
 _HEADERS = {
@@ -48,6 +48,11 @@ def _page(request: Request, template: str, status: int = 200, **context: Any) ->
     base = str(request.base_url).rstrip("/")
     body = _jinja().get_template(template).render(base=base, **context)
     return HTMLResponse(body, status_code=status, headers=_HEADERS)
+
+
+def render_page(request: Request, template: str, status: int = 200, **context: Any) -> Response:
+    """A page from ``templates/`` with the hub's headers (no-script CSP), for other page modules."""
+    return _page(request, template, status, **context)
 
 
 def _not_found(request: Request) -> Response:
