@@ -18,7 +18,7 @@ from hub.env.errors import UsageError
 
 __all__ = ["bounty_app"]
 
-console = Console(highlight=False)
+console = Console(highlight=False, markup=False)
 bounty_app = typer.Typer(
     name="bounty", help="Bounties on a hub: create, claim, submit, review, pay.", no_args_is_help=True
 )

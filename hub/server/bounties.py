@@ -103,11 +103,11 @@ class BountyError(Exception):
 
 
 def parse_deadline(text: str) -> dt.datetime:
-    """``YYYY-MM-DD`` (the end of that day, UTC) or an ISO date and time -> naive UTC."""
+    """``YYYY-MM-DD`` (the end of that day, 23:59:59 UTC) or an ISO date and time -> naive UTC."""
     text = text.strip()
     try:
         if len(text) == 10:
-            return dt.datetime.fromisoformat(text) + dt.timedelta(days=1)
+            return dt.datetime.fromisoformat(text) + dt.timedelta(days=1, seconds=-1)
         when = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError as exc:
         raise BountyError(f"deadline {text!r}: use YYYY-MM-DD or YYYY-MM-DDTHH:MM[Z]", 400) from exc
@@ -154,7 +154,8 @@ def _permit(session: Session, who: Principal | None, rule: Rule, bounty: Bounty 
     hint = ""
     if rule in (Rule.REVIEWER, Rule.REVIEWER_NOT_CLAIMANT):
         hint = " (a reviewer or admin user, `verihub hub user role NAME --reviewer`, with a review token)"
-    raise BountyError(f"only {rule.value} may {action} this bounty{hint}", 403)
+    what = "this bounty" if bounty is not None else "a bounty"
+    raise BountyError(f"only {rule.value} may {action} {what}{hint}", 403)
 
 
 def _move(
