@@ -71,9 +71,22 @@ def bounty_json(
         "claim_expires_at": stamp(bounty.claim_expires_at),
         "submission": _version(session, who, bounty.version, seen),
         "submitted_at": stamp(bounty.submitted_at),
-        "actions": sorted(a for (s, a) in TRANSITIONS if s == bounty.state and a in ACTIONS),
+        "actions": sorted(
+            a
+            for (s, a) in TRANSITIONS
+            if s == bounty.state and a in ACTIONS and not (a == "payout" and bounty.payout_at is not None)
+        ),
+        "decision": None,
         "payout": None,
     }
+    decided = [e for e in bounty.events if e.action in ("accept", "reject")]
+    if bounty.state in ("accepted", "rejected") and decided:
+        last = decided[-1]
+        out["decision"] = {
+            "by": last.actor.name if last.actor is not None else None,
+            "at": stamp(last.at),
+            "note": last.note,
+        }
     if bounty.payout_at is not None:
         out["payout"] = {
             "amount": bounty.payout_amount,

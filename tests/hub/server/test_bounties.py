@@ -118,7 +118,9 @@ def test_refusals_of_each_move(bounty_hub: BountyHub) -> None:
     assert h.act("rita", bid, "accept").status_code == 400  # a note is required
     assert h.act("rita", bid, "reject", note="  ").status_code == 400
     assert h.act("bob", bid, "accept", note="mine now").status_code == 403
-    assert h.act("rita", bid, "reject", note="misses the spec's edge cases").json()["state"] == "rejected"
+    b = h.act("rita", bid, "reject", note="misses the spec's edge cases").json()
+    assert b["state"] == "rejected" and b["decision"]["by"] == "rita"
+    assert b["decision"]["note"] == "misses the spec's edge cases"
     assert h.get(bid)["state"] == "rejected"
 
 
