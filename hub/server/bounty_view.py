@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from hub.server.accounts import Principal
-from hub.server.bounties import ACTIONS, TRANSITIONS, sync
+from hub.server.bounties import ACTIONS, TRANSITIONS
 from hub.server.models import Bounty, Version, utcnow
 from hub.server.queries import find_env
 
@@ -51,9 +51,11 @@ def bounty_json(
     full: bool = False,
     now: dt.datetime | None = None,
 ) -> dict[str, Any]:
-    """The bounty as ``who`` may see it; ``full`` adds the specification and the history."""
+    """The bounty as ``who`` may see it; ``full`` adds the specification and the history.
+
+    It only reads: callers bring the bounty up to date first (:func:`~hub.server.bounties.sync`,
+    which ``get_bounty``, ``list_bounties`` and ``act`` do)."""
     now = now or utcnow()
-    sync(session, bounty, now)
     seen: dict[int, bool] = {}
     out: dict[str, Any] = {
         "id": bounty.id,
