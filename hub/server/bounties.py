@@ -25,10 +25,15 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from hub.server.accounts import Principal, can_publish_as, get_owner, is_reviewer
+from hub.server.accounts import Principal, is_reviewer
+from hub.server.bounty_inputs import (
+    BountyError,
+    checked_text,
+    parse_deadline,
+    payout_values,
+    submitted_version,
+)
 from hub.server.models import FAILED, PASSED, Bounty, BountyEvent, Owner, utcnow
-from hub.server.names import parse_ref
-from hub.server.queries import find_env
 
 __all__ = [
     "ACTIONS",
@@ -92,37 +97,6 @@ TRANSITIONS: Mapping[tuple[str, str], Transition] = MappingProxyType(
 ACTIONS = ("claim", "unclaim", "submit", "review", "accept", "reject", "reopen", "payout")
 _NOTE_REQUIRED = {"accept", "reject"}
 _UNCLAIMED: dict[str, Any] = {"claimant_id": None, "claimed_at": None, "claim_expires_at": None}
-
-
-class BountyError(Exception):
-    """A bounty request was refused; ``status`` is the HTTP status (400, 403, 404 or 409)."""
-
-    def __init__(self, message: str, status: int) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-def parse_deadline(text: str) -> dt.datetime:
-    """``YYYY-MM-DD`` (the end of that day, 23:59:59 UTC) or an ISO date and time -> naive UTC."""
-    text = text.strip()
-    try:
-        if len(text) == 10:
-            return dt.datetime.fromisoformat(text) + dt.timedelta(days=1, seconds=-1)
-        when = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError as exc:
-        raise BountyError(f"deadline {text!r}: use YYYY-MM-DD or YYYY-MM-DDTHH:MM[Z]", 400) from exc
-    if when.tzinfo is not None:
-        when = when.astimezone(dt.timezone.utc).replace(tzinfo=None)
-    return when
-
-
-def _text(value: str, what: str, limit: int) -> str:
-    value = value.strip()
-    if not value:
-        raise BountyError(f"give the bounty's {what}", 400)
-    if len(value) > limit:
-        raise BountyError(f"the {what} is {len(value)} characters; at most {limit}", 400)
-    return value
 
 
 def _name(owner_id: int | None, session: Session) -> str:
@@ -228,8 +202,8 @@ def create_bounty(
     now = now or utcnow()
     _permit(session, who, TRANSITIONS[(NEW, "create")].rule, None, "create")
     assert who is not None
-    title, reward = _text(title, "title", 200), _text(reward, "reward", 200)
-    spec = _text(spec, "specification", 100_000)
+    title, reward = checked_text(title, "title", 200), checked_text(reward, "reward", 200)
+    spec = checked_text(spec, "specification", 100_000)
     if deadline <= now:
         raise BountyError(f"the deadline {deadline:%Y-%m-%d %H:%M} UTC has already passed", 400)
     if not 0 < claim_days <= 365:
@@ -275,26 +249,6 @@ def list_bounties(session: Session, state: str = "", *, now: dt.datetime | None 
     return out
 
 
-def _submission(session: Session, who: Principal, ref: str) -> dict[str, Any]:
-    try:
-        owner, env_id, version = parse_ref(ref.strip())
-    except ValueError as exc:
-        raise BountyError(str(exc), 400) from exc
-    if version is None:
-        raise BountyError("name the version you submit: OWNER/ID@VERSION", 400)
-    env = find_env(session, who, owner=owner, env_id=env_id)
-    found = [v for v in env.versions if v.version == version] if env is not None else []
-    if env is None or not found:
-        raise BountyError(
-            f"no environment version {owner}/{env_id}@{version} on this hub; push it first", 400
-        )
-    if not can_publish_as(session, who, env.owner):
-        raise BountyError(f"you may not publish as {owner}, so {owner}/{env_id} is not yours to submit", 403)
-    if found[0].yanked:
-        raise BountyError(f"{owner}/{env_id}@{version} is yanked; submit another version", 409)
-    return {"version_id": found[0].id}
-
-
 def act(
     session: Session,
     who: Principal | None,
@@ -338,37 +292,12 @@ def act(
         values = {"claimant_id": who.user_id, "claimed_at": now, "claim_expires_at": expires}
         values |= {"version_id": None, "submitted_at": None}
     elif action == "submit":
-        values = _submission(session, who, ref) | {"submitted_at": now, "claim_expires_at": None}
+        values = submitted_version(session, who, ref) | {"submitted_at": now, "claim_expires_at": None}
     elif action in ("unclaim", "reopen"):
         values = _UNCLAIMED | {"version_id": None, "submitted_at": None}
     elif action == "payout":
-        values = _payout(session, who, bounty, amount, reference, recipient, now)
+        values = payout_values(session, who, bounty, amount, reference, recipient, now)
         note = note or f"paid {values['payout_amount']} ({values['payout_reference']})"
     _move(session, bounty, action, who, now, note=note, event_version=values.get("version_id"), **values)
     sync(session, bounty, now)  # a submitted version may have been reviewed already
     return bounty
-
-
-def _payout(
-    session: Session,
-    who: Principal,
-    bounty: Bounty,
-    amount: str,
-    reference: str,
-    recipient: str,
-    now: dt.datetime,
-) -> dict[str, Any]:
-    if bounty.payout_at is not None:
-        raise BountyError(f"the payout of bounty {bounty.id} is already recorded", 409)
-    if not reference.strip():
-        raise BountyError("give the payment's reference (a transfer id, an invoice number)", 400)
-    payee = get_owner(session, recipient.strip()) if recipient.strip() else bounty.claimant
-    if payee is None:
-        raise BountyError(f"no user or organisation {recipient!r} to pay", 400)
-    return {
-        "payout_amount": _text(amount or bounty.reward, "payout amount", 200),
-        "payout_reference": _text(reference, "payout reference", 500),
-        "payout_recipient_id": payee.id,
-        "payout_by_id": who.user_id,
-        "payout_at": now,
-    }
