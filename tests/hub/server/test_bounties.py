@@ -8,6 +8,7 @@ version and reads its review state; pushing real bundles is tested elsewhere.
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import sys
 from collections.abc import Iterator
@@ -118,7 +119,16 @@ def test_refusals_of_each_move(bounty_hub: BountyHub) -> None:
     assert h.act("rita", bid, "accept").status_code == 400  # a note is required
     assert h.act("rita", bid, "reject", note="  ").status_code == 400
     assert h.act("bob", bid, "accept", note="mine now").status_code == 403
-    b = h.act("rita", bid, "reject", note="misses the spec's edge cases").json()
+    bad = h.client.post(f"/api/v1/bounties/{bid}/reject", content=b"{not json", headers=h.auth("rita"))
+    assert bad.status_code == 400 and "not JSON" in bad.json()["error"]
+    basic = {"Authorization": "Basic " + base64.b64encode(f"x:{h.tokens['rita']}".encode()).decode()}
+    assert h.client.post(f"/api/v1/bounties/{bid}/reject", headers=basic).status_code == 401
+    r = h.client.post(  # fields as query parameters work too
+        f"/api/v1/bounties/{bid}/reject",
+        params={"note": "misses the spec's edge cases"},
+        headers=h.auth("rita"),
+    )
+    b = r.json()
     assert b["state"] == "rejected" and b["decision"]["by"] == "rita"
     assert b["decision"]["note"] == "misses the spec's edge cases"
     assert h.get(bid)["state"] == "rejected"
