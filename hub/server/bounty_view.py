@@ -43,6 +43,14 @@ def _version(session: Session, who: Principal | None, v: Version | None, seen: d
     }
 
 
+def _possible(bounty: Bounty, now: dt.datetime) -> list[str]:
+    """The actions people may take now (someone may; whether the requester may is not shown)."""
+    late = {"claim", "submit"} if now >= bounty.deadline else set()
+    paid = {"payout"} if bounty.payout_at is not None else set()
+    able = (a for (s, a) in TRANSITIONS if s == bounty.state and a in ACTIONS)
+    return sorted(a for a in able if a not in late | paid)
+
+
 def bounty_json(
     session: Session,
     who: Principal | None,
@@ -73,11 +81,7 @@ def bounty_json(
         "claim_expires_at": stamp(bounty.claim_expires_at),
         "submission": _version(session, who, bounty.version, seen),
         "submitted_at": stamp(bounty.submitted_at),
-        "actions": sorted(
-            a
-            for (s, a) in TRANSITIONS
-            if s == bounty.state and a in ACTIONS and not (a == "payout" and bounty.payout_at is not None)
-        ),
+        "actions": _possible(bounty, now),
         "decision": None,
         "payout": None,
     }

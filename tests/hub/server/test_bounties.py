@@ -184,7 +184,7 @@ def test_no_claims_or_submissions_after_the_deadline(bounty_hub: BountyHub) -> N
     h.shift(bid, deadline=utcnow() - dt.timedelta(seconds=1))
     r = h.act("bob", bid, "claim")
     assert r.status_code == 409 and "deadline" in r.json()["error"]
-    assert h.get(bid)["deadline_passed"] is True
+    assert h.get(bid)["deadline_passed"] is True and h.get(bid)["actions"] == []
     other = claimed(h)
     h.version(REF, "passed")
     h.shift(
