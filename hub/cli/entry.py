@@ -15,6 +15,7 @@ __all__ = ["main"]
 def _register() -> None:
     from hub.cli import (  # noqa: F401  (they add commands)
         authoring,
+        bounty,
         envs,
         export,
         hubcmds,

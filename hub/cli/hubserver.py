@@ -120,6 +120,7 @@ def migrate_cmd(data: Path = DataOpt, db: str = DbOpt) -> None:
 def user_add_cmd(
     name: str = typer.Argument(..., help="User name (lowercase letters, digits, '-')."),
     admin: bool = typer.Option(False, "--admin", help="May create admin tokens."),
+    reviewer: bool = typer.Option(False, "--reviewer", help="May create and review bounties."),
     data: Path = DataOpt,
     db: str = DbOpt,
 ) -> None:
@@ -128,8 +129,24 @@ def user_add_cmd(
     from hub.server.admin import open_hub
 
     with open_hub(_config(data, db)) as session:  # type: ignore[arg-type]
-        add_user(session, name, admin=admin)
+        add_user(session, name, admin=admin, reviewer=reviewer)
     console.print(f"user {name} created; next: `verihub hub token create {name} --scope push`")
+
+
+@user_app.command("role")
+def user_role_cmd(
+    name: str = typer.Argument(..., help="User name."),
+    reviewer: bool = typer.Option(..., "--reviewer/--no-reviewer", help="Give or take the reviewer role."),
+    data: Path = DataOpt,
+    db: str = DbOpt,
+) -> None:
+    """Give a user the reviewer role (create and review bounties, with a review token) or take it."""
+    from hub.server.accounts import set_reviewer
+    from hub.server.admin import open_hub
+
+    with open_hub(_config(data, db)) as session:  # type: ignore[arg-type]
+        set_reviewer(session, name, reviewer)
+    console.print(f"{name} is {'now' if reviewer else 'no longer'} a reviewer")
 
 
 @org_app.command("add")

@@ -24,7 +24,9 @@ __all__ = [
     "can_publish_as",
     "create_token",
     "get_owner",
+    "is_reviewer",
     "revoke_token",
+    "set_reviewer",
     "visible_owner_ids",
 ]
 
@@ -46,21 +48,41 @@ def get_owner(session: Session, name: str) -> Owner | None:
     return session.scalars(select(Owner).where(Owner.name == name)).first()
 
 
-def _new_owner(session: Session, name: str, kind: str, *, admin: bool = False) -> Owner:
+def _new_owner(
+    session: Session, name: str, kind: str, *, admin: bool = False, reviewer: bool = False
+) -> Owner:
     if not OWNER_RE.match(name):
         raise UsageError(f"{name!r}: owner names are lowercase letters, digits and '-' (at most 39)")
     if name in RESERVED_NAMES:
         raise UsageError(f"{name!r} is a path of the hub's own pages; choose another name")
     if get_owner(session, name) is not None:
         raise UsageError(f"{name!r} already exists")
-    owner = Owner(name=name, kind=kind, is_admin=admin)
+    owner = Owner(name=name, kind=kind, is_admin=admin, is_reviewer=reviewer)
     session.add(owner)
     session.flush()
     return owner
 
 
-def add_user(session: Session, name: str, *, admin: bool = False) -> Owner:
-    return _new_owner(session, name, "user", admin=admin)
+def add_user(session: Session, name: str, *, admin: bool = False, reviewer: bool = False) -> Owner:
+    return _new_owner(session, name, "user", admin=admin, reviewer=reviewer)
+
+
+def set_reviewer(session: Session, name: str, reviewer: bool) -> Owner:
+    """Give user ``name`` the reviewer role (review bounties) or take it away."""
+    user = get_owner(session, name)
+    if user is None or user.kind != "user":
+        raise UsageError(f"no user {name!r}; create it with `verihub hub user add {name}`")
+    user.is_reviewer = reviewer
+    session.flush()
+    return user
+
+
+def is_reviewer(session: Session, who: Principal) -> bool:
+    """Whether ``who`` acts as a reviewer: a review (or admin) token of a reviewer or admin user."""
+    if not who.allows("review"):
+        return False
+    user = session.get(Owner, who.user_id)
+    return user is not None and (user.is_reviewer or user.is_admin)
 
 
 def add_org(session: Session, name: str, members: list[str]) -> Owner:

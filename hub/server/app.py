@@ -7,7 +7,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from hub.server import api, index, pages, result_pages, results_api
+from hub.server import api, bounty_api, bounty_pages, index, pages, result_pages, results_api
 from hub.server.cache import PageCache
 from hub.server.config import HubConfig
 from hub.server.db import is_sqlite, make_engine, migrate, sessions
@@ -38,6 +38,7 @@ def create_app(config: HubConfig, *, auto_migrate: bool | None = None) -> Starle
         Route("/api/v1/envs/{owner}/{env_id}/{version}/yank", api.yank_route, methods=["POST"]),
     ]
     routes += result_pages.routes()  # before pages: its /{owner} would take /leaderboard
+    routes += bounty_api.routes() + bounty_pages.routes()  # before the pages' /{owner}/{env_id}
     routes += pages.routes()
     app = Starlette(routes=routes)
     app.state.config = config

@@ -115,9 +115,13 @@ def hub_request(
     method: str = "GET",
     body: Path | None = None,
     query: dict[str, str] | None = None,
+    json_body: dict[str, Any] | None = None,
     timeout: float = 600.0,
 ) -> Any:
-    """One API call; returns the decoded JSON, raises HubError with the hub's message."""
+    """One API call; returns the decoded JSON, raises HubError with the hub's message.
+
+    ``body`` is a file sent as gzip (a push); ``json_body`` an object sent as JSON.
+    """
     url = hub + path + ("?" + urllib.parse.urlencode(query) if query else "")
     headers = {"Accept": "application/json"}
     if token:
@@ -127,7 +131,10 @@ def hub_request(
         headers["Content-Type"] = "application/gzip"
         headers["Content-Length"] = str(body.stat().st_size)
         data = body.open("rb")
-    req = urllib.request.Request(url, data=data, headers=headers, method=method)  # noqa: S310
+    payload = json.dumps(json_body).encode() if json_body is not None else None
+    if payload is not None:
+        headers["Content-Type"] = "application/json"
+    req = urllib.request.Request(url, data=data or payload, headers=headers, method=method)  # noqa: S310
     try:
         with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310
             return json.loads(resp.read() or b"null")

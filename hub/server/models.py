@@ -14,16 +14,20 @@ import datetime as dt
 from sqlalchemy import (
     Boolean,
     DateTime,
+    Float,
     ForeignKey,
     Integer,
     String,
     Text,
     UniqueConstraint,
 )
+from sqlalchemy import false as sql_false
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 __all__ = [
     "Base",
+    "Bounty",
+    "BountyEvent",
     "EnvFile",
     "Environment",
     "Job",
@@ -60,6 +64,7 @@ class Owner(Base):
     name: Mapped[str] = mapped_column(String(64), unique=True)
     kind: Mapped[str] = mapped_column(String(8))
     is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
+    is_reviewer: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sql_false())
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
 
 
@@ -192,3 +197,57 @@ class Run(Base):
     verified_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
     version: Mapped[Version] = relationship()
     owner: Mapped[Owner] = relationship()
+
+
+class Bounty(Base):
+    """A bounty: a specification (Markdown) and a reward, claimed, worked on and reviewed.
+
+    ``state`` moves only through :data:`hub.server.bounties.TRANSITIONS`; every move is a
+    :class:`BountyEvent`. ``version`` is the submitted environment version; the ``payout_*``
+    fields are the record of the payment once an accepted bounty is paid.
+    """
+
+    __tablename__ = "bounties"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    title: Mapped[str] = mapped_column(String(200))
+    spec: Mapped[str] = mapped_column(Text)  # Markdown, sanitised when shown
+    reward: Mapped[str] = mapped_column(String(200))  # free text: "500 EUR", "2000 GPU-hours"
+    deadline: Mapped[dt.datetime] = mapped_column(DateTime)
+    claim_days: Mapped[float] = mapped_column(Float, default=7.0)
+    state: Mapped[str] = mapped_column(String(16))
+    creator_id: Mapped[int] = mapped_column(ForeignKey("owners.id"))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    claimant_id: Mapped[int | None] = mapped_column(ForeignKey("owners.id"), nullable=True)
+    claimed_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    claim_expires_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    version_id: Mapped[int | None] = mapped_column(ForeignKey("versions.id"), nullable=True)
+    submitted_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    payout_amount: Mapped[str] = mapped_column(String(200), default="")
+    payout_reference: Mapped[str] = mapped_column(Text, default="")
+    payout_recipient_id: Mapped[int | None] = mapped_column(ForeignKey("owners.id"), nullable=True)
+    payout_by_id: Mapped[int | None] = mapped_column(ForeignKey("owners.id"), nullable=True)
+    payout_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    creator: Mapped[Owner] = relationship(foreign_keys=[creator_id])
+    claimant: Mapped[Owner | None] = relationship(foreign_keys=[claimant_id])
+    version: Mapped[Version | None] = relationship()
+    payout_recipient: Mapped[Owner | None] = relationship(foreign_keys=[payout_recipient_id])
+    payout_by: Mapped[Owner | None] = relationship(foreign_keys=[payout_by_id])
+    events: Mapped[list[BountyEvent]] = relationship(order_by="BountyEvent.id")
+
+
+class BountyEvent(Base):
+    """One transition of a bounty: who (None: the hub itself), when, from and to which state."""
+
+    __tablename__ = "bounty_events"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bounty_id: Mapped[int] = mapped_column(ForeignKey("bounties.id"))
+    actor_id: Mapped[int | None] = mapped_column(ForeignKey("owners.id"), nullable=True)
+    at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    action: Mapped[str] = mapped_column(String(16))
+    from_state: Mapped[str] = mapped_column(String(16), default="")  # "" when created
+    to_state: Mapped[str] = mapped_column(String(16))
+    note: Mapped[str] = mapped_column(Text, default="")
+    version_id: Mapped[int | None] = mapped_column(ForeignKey("versions.id"), nullable=True)
+    actor: Mapped[Owner | None] = relationship()
+    version: Mapped[Version | None] = relationship()
