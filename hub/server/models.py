@@ -177,6 +177,9 @@ class Run(Base):
     """
 
     __tablename__ = "runs"
+    __table_args__ = (
+        UniqueConstraint("owner_id", "version_id", "run_sha256", name="ux_runs_owner_version_run"),
+    )
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     public_id: Mapped[str] = mapped_column(String(32), unique=True)  # random; used in URLs
     version_id: Mapped[int] = mapped_column(ForeignKey("versions.id"))

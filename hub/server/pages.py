@@ -109,6 +109,11 @@ def env_page(request: Request) -> Response:
         )
 
 
+def favicon(_request: Request) -> Response:
+    """No icon: an empty answer, so browsers stop asking (and log no 404 on every page)."""
+    return Response(status_code=204, headers={"Cache-Control": "max-age=86400"})
+
+
 def css(_request: Request) -> Response:
     return FileResponse(_HERE / "hub.css", media_type="text/css", headers={"Cache-Control": "max-age=300"})
 
@@ -117,6 +122,7 @@ def routes() -> list[Route]:
     return [
         Route("/", home),
         Route("/static/hub.css", css),
+        Route("/favicon.ico", favicon),
         Route("/{owner}", owner_page),
         Route("/{owner}/{env_id}", env_page),
     ]

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from hub.server.accounts import Principal
@@ -33,7 +34,7 @@ from hub.server.names import parse_ref
 from hub.server.queries import find_env, visible_envs
 from hub.server.runpack import pack_run, unpack_run
 from hub.server.storage import LocalStorage
-from leaderboard.entry import clean_label, entry_from_run
+from leaderboard.entry import BoardEntry, clean_label, entry_from_run
 from leaderboard.verify import RunRejected, VerifiedRun, verify_run
 
 __all__ = ["MAX_LABEL", "Ingested", "ResultError", "ingest_run", "pack_run", "run_label", "run_json"]
@@ -186,6 +187,30 @@ def ingest_run(
     public_id = secrets.token_urlsafe(12)  # 16 characters
     entry = entry_from_run(verified, label=run_label(label) or None, owner=who.name)
     entry = entry.model_copy(update={"source": f"hub run {public_id}"})
+    try:
+        return _insert(
+            sessions, who, version_id, run_sha, public_id, archive_sha, verified, entry, label, public
+        )
+    except IntegrityError:  # an identical push committed first (the unique index): that one is it
+        with sessions() as session:
+            won = _existing(session, who.user_id, version_id, run_sha)
+            if won is None:
+                raise
+            return Ingested(run_json(won), False)
+
+
+def _insert(
+    sessions: sessionmaker[Session],
+    who: Principal,
+    version_id: int,
+    run_sha: str,
+    public_id: str,
+    archive_sha: str,
+    verified: VerifiedRun,
+    entry: BoardEntry,
+    label: str | None,
+    public: bool,
+) -> Ingested:
     with sessions() as session, session.begin():
         old = _existing(session, who.user_id, version_id, run_sha)  # a concurrent push of it won
         if old is not None:

@@ -13,10 +13,10 @@ from __future__ import annotations
 import datetime as dt
 import json
 import tarfile
-from typing import Any
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 

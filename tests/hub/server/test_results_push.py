@@ -128,6 +128,27 @@ def test_push_is_private_by_default_verified_and_recorded_once(
     assert get(hub, listing, version="9.9").status_code == 404
 
 
+def test_identical_pushes_that_race_give_one_run(
+    published: Any, run_dir: Path, pack: Callable[[Path], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both pushes pass every look-up for an existing run (as when they run at the same moment):
+    the database's unique index stops the second insert, and the loser answers the winner's run."""
+    import hub.server.results as results
+
+    real, calls = results._existing, []
+
+    def racing(*args: Any) -> Any:
+        calls.append(args)
+        return None if len(calls) <= 4 else real(*args)  # 2 look-ups per push miss; then the truth
+
+    monkeypatch.setattr(results, "_existing", racing)
+    first = post(published, pack(run_dir))
+    second = post(published, pack(run_dir))
+    assert first.status_code == 201 and second.status_code == 200, second.text
+    assert second.json()["id"] == first.json()["id"] and second.json()["created"] is False
+    assert rows(published) == 1 and len(calls) == 5
+
+
 def test_changing_a_run_is_for_its_pusher_or_an_admin(
     published: Any, run_dir: Path, pack: Callable[[Path], Path]
 ) -> None:
