@@ -70,7 +70,7 @@ def solver_model(arith_bundle: Any) -> Iterator[str]:
 
     config = json.loads((arith_bundle.bundle / "eval" / "config.json").read_text())
     tasks = load_environment("arith", **config["env_args"]).tasks(config["split"], seed=config["seed"])
-    answers = {t.messages(None)[-1].content: (k, t.answer) for k, t in zip(range(200), tasks)}
+    answers = {t.messages(None)[-1].content: (k, t.answer) for k, t in zip(range(200), tasks, strict=False)}
     asked: dict[str, int] = {}
 
     def respond(request: dict[str, Any]) -> str:
@@ -98,6 +98,14 @@ def solver_model(arith_bundle: Any) -> Iterator[str]:
     finally:
         stop.set()
         thread.join(timeout=10)
+
+
+def _watch(page: Any) -> list[str]:
+    """Console errors (a style or script the page's policy refused) and failed loads of ``page``."""
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    return errors
 
 
 def verihub(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
@@ -154,9 +162,7 @@ def test_two_models_pushed_reverified_and_seen_in_chromium(
         try:
             for width in (1280, 390):
                 page = browser.new_page(viewport={"width": width, "height": 900})
-                errors: list[str] = []
-                page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-                page.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+                errors = _watch(page)
                 page.goto(f"{live}/alice/arith")
                 page.click("text=Leaderboard >> nth=-1")  # the environment's own link
                 assert page.url.endswith("/alice/arith/leaderboard")
