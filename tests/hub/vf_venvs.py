@@ -36,10 +36,11 @@ REPO = Path(__file__).resolve().parents[2]
 VF03 = "verifiers==0.3.1"
 VF04 = "verifiers==0.4.0"
 VENVS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "vf03": (VF03, ("arith",)),
-    "vf04": (VF04, ("arith", "textops")),
+    "vf03": (VF03, ("environments/arith",)),
+    "vf04": (VF04, ("environments/arith", "tests/hub/v1/fixtures/guess_env")),
 }
-"""venv name -> (its verifiers pin, the verihub environments installed from this checkout)."""
+"""venv name -> (its verifiers pin, the verihub environments installed from this checkout: their
+folders; ``guess_env`` is a multi-turn test fixture)."""
 
 
 def requirements(name: str) -> list[str]:
@@ -91,7 +92,7 @@ def venv_for(name: str, reqs: Sequence[str] | None = None) -> Path:
             (venv / ".complete").write_text("\n".join(reqs))
         editables = [
             arg
-            for path in (REPO, *(REPO / "environments" / e for e in VENVS[name][1]))
+            for path in (REPO, *(REPO / folder for folder in VENVS[name][1]))
             for arg in ("-e", str(path))
         ]
         pip = [python, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index"]

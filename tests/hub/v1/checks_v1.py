@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -189,3 +190,51 @@ async def test_real_vf_eval_runs_a_verihub_env(tmp_path: Path) -> None:
         expected = await arith.grade(hub_task, rollout)
         assert trace["rewards"]["verihub_reward"]["score"] == expected.score
         assert trace["info"]["verihub_grade"]["reason"] == expected.reason
+
+
+def _bisect(request: dict[str, Any]) -> str:
+    """Guess by halving [1, 8] from the environment's higher/lower replies."""
+    lo, hi, guess = 1, 8, None
+    for m in request["messages"]:
+        if m["role"] == "assistant":
+            guess = int(m["content"])
+        elif m["role"] == "user" and guess is not None:
+            lo, hi = (guess + 1, hi) if "higher" in m["content"] else (lo, guess - 1)
+    return str((lo + hi) // 2)
+
+
+async def test_real_vf_eval_plays_a_multi_turn_verihub_env(tmp_path: Path) -> None:
+    """vf-eval 0.4.0 (null harness) on the multi-turn fixture `guess_fixture`: VerihubEnv feeds
+    each step's reply back as the next user turn until the verihub env ends the episode."""
+    env = {**os.environ, "VH_FAKE_KEY": "x"}
+    async with FakeChatServer(responder=_bisect) as server:
+        cmd = [
+            str(Path(sys.executable).parent / "vf-eval"), "verihub-v1",
+            "--env.taskset.env", "guess_fixture", "--env.taskset.n", "3",
+            "--env.agent.harness.id", "null", "--env.agent.runtime.type", "subprocess",
+            "-m", "fake", "--client.base-url", server.base_url, "--client.api-key-var", "VH_FAKE_KEY",
+            "--no-push", "-n", "3", "-r", "1", "--sampling.max-tokens", "8", "-o", str(tmp_path),
+        ]  # fmt: skip
+        proc = await _run(cmd, env)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    (traces,) = tmp_path.glob("verihub-v1--fake--null--*/traces.jsonl")
+    by_task = {}
+    for line in traces.read_text().splitlines():
+        (trace,) = json.loads(line)["traces"]
+        assert trace["ok"], trace["errors"]
+        by_task[trace["task"]["data"]["id"]] = trace
+    assert sorted(by_task) == ["guess-0", "guess-1", "guess-2"]
+    expected = {  # (model turns, the replies the model saw, reward)
+        "guess-0": (3, ["higher", "lower"], 1.0),  # 4, 6, 5
+        "guess-1": (2, ["lower"], 1.0),  # 4, 2
+        "guess-2": (4, ["higher"] * 3, 0.0),  # 4, 6, 7, 8: max_turns, and wrong
+    }
+    for task_id, (turns, replies, reward) in expected.items():
+        trace = by_task[task_id]
+        messages = [n["message"] for n in trace["nodes"]]
+        said = [m["content"] for m in messages if m["role"] == "user"][1:]  # after the task's prompt
+        assert said == replies, messages
+        assert sum(m["role"] == "assistant" for m in messages) == turns
+        assert trace["info"]["verihub_turns"] == turns
+        assert trace["rewards"]["verihub_reward"]["score"] == reward
+        assert trace["info"]["verihub_grade"]["status"] == ("correct" if reward else "incorrect")
