@@ -80,13 +80,76 @@ async def test_stop_conditions_are_checked_after_the_turn() -> None:
     [
         ("toy_container_v1", "NEEDS_CONTAINER"),
         ("toy_setup_v1", r"setup\(\) hook"),
-        ("toy_tools_v1", r"tool servers \(toolsets/MCP\)"),
+        ("toy_mcp_v1", r"a remote MCP tool server RemoteTools \(url http://127.0.0.1:9/mcp\)"),
+        ("toy_mcp_v1:stateful", r"a stateful tool server CountingTools \(its state syncs over MCP\)"),
     ],
 )
 def test_what_needs_a_runtime_is_refused_by_name(module: str, feature: str) -> None:
-    env = load_v1_taskset(module)
+    module, _, kind = module.partition(":")
+    env = load_v1_taskset(module, config={"kind": kind} if kind else None)
     with pytest.raises(UsageError, match=feature):
         list(env.tasks("test"))
+    if module == "toy_mcp_v1":
+        with pytest.raises(UsageError, match=feature):
+            env.tool_schemas()  # what the runner asks first
+
+
+async def test_a_toolset_of_python_functions_becomes_verihub_tools() -> None:
+    from hub.env.types import ToolCall
+
+    env = load_v1_taskset("toy_tools_v1")
+    schemas = {s["function"]["name"]: s["function"] for s in env.tool_schemas() or []}
+    assert sorted(schemas) == ["calc_tools_add", "calc_tools_times"]  # v1's <server>_<tool> names
+    assert schemas["calc_tools_add"]["description"] == "Add two integers."
+    assert schemas["calc_tools_times"]["parameters"]["required"] == ["a"]  # b has a default
+    task = next(iter(env.tasks("test")))
+    state = await env.reset(task)
+    calls = (
+        ToolCall(id="c1", name="calc_tools_add", arguments='{"a": 2, "b": 3}'),
+        ToolCall(id="c2", name="calc_tools_times", arguments='{"a": 7}'),
+        ToolCall(id="c3", name="calc_tools_add", arguments='{"a": "two"}'),
+        ToolCall(id="c4", name="nope", arguments="{}"),
+    )
+    step = await env.step(state, Message(role="assistant", content=None, tool_calls=calls))
+    assert not step.terminated
+    assert [(m.role, m.tool_call_id) for m in step.messages] == [("tool", f"c{i}") for i in range(1, 5)]
+    assert [m.content for m in step.messages][:2] == ["5", "14"]
+    assert step.messages[2].content.startswith("error: invalid arguments")  # type: ignore[union-attr]
+    assert "unknown tool 'nope'" in (step.messages[3].content or "")
+    done = await env.step(state, Message(role="assistant", content="Answer: 5"))
+    assert done.terminated and done.info["stop_condition"] == "no_user"
+
+
+async def test_verihub_runs_a_v1_taskset_with_tools(tmp_path: Path) -> None:
+    """The runner sends the bridged tool schemas, answers the model's call with the tool, and the
+    task's own reward grades the transcript."""
+    from hub.run.evaluate import evaluate
+    from hub.run.fake_server import tool_call_reply
+    from hub.run.rundir import RunDir
+
+    seen_tools: list[Any] = []
+
+    def responder(request: dict[str, Any]) -> Any:
+        seen_tools.append(request.get("tools"))
+        last = request["messages"][-1]
+        if last["role"] == "tool":
+            return f"Answer: {last['content']}"
+        a, b = (int(x) for x in last["content"].split("?")[0].split()[-3::2])
+        return tool_call_reply("calc_tools_add", {"a": a, "b": b})
+
+    async with FakeChatServer(responder=responder) as server:
+        summary = await evaluate(
+            "verifiers-v1", model="fake", base_url=server.base_url, out=tmp_path / "run",
+            env_args={"taskset": "toy_tools_v1"},
+        )  # fmt: skip
+    assert summary.mean_reward == 1.0
+    assert {t["function"]["name"] for t in seen_tools[0]} == {"calc_tools_add", "calc_tools_times"}
+    rollouts = list(RunDir(tmp_path / "run").iter_rollouts())
+    assert len(rollouts) == 2
+    for r in rollouts:
+        assert [m.role for m in r.messages] == ["user", "assistant", "tool", "assistant"]
+        assert r.messages[2].content == r.completion.split()[-1]
+        assert "tool_results=1" in (r.grade.reason if r.grade else "")
 
 
 def test_an_unknown_taskset_is_a_usage_error() -> None:
