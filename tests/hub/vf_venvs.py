@@ -91,9 +91,7 @@ def venv_for(name: str, reqs: Sequence[str] | None = None) -> Path:
             _run([python, "-m", "pip", "install", "-q", *offline, *reqs], timeout=1800)
             (venv / ".complete").write_text("\n".join(reqs))
         editables = [
-            arg
-            for path in (REPO, *(REPO / folder for folder in VENVS[name][1]))
-            for arg in ("-e", str(path))
+            arg for path in (REPO, *(REPO / folder for folder in VENVS[name][1])) for arg in ("-e", str(path))
         ]
         pip = [python, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index"]
         _run([*pip, *editables], timeout=600)

@@ -26,7 +26,7 @@ from hub.run.metrics import Summary
 from hub.run.rundir import RunConfig, RunDir
 from hub.run.runner import Runner
 
-vf = pytest.importorskip("verifiers", reason="verifiers is not installed (pip install verifiers==0.3.1)")
+vf: Any = pytest.importorskip("verifiers", reason="verifiers is not installed (pip install verifiers==0.3.1)")
 
 from hub.train.verifiers_adapter import VerifiersEnv, to_verifiers  # noqa: E402
 
@@ -92,7 +92,7 @@ class GuessEnv(vf.MultiTurnEnv):  # type: ignore[misc]
         state["solved"] = False
         return state
 
-    @vf.stop
+    @vf.stop  # type: ignore[untyped-decorator]
     async def solved(self, state: Any) -> bool:
         return bool(state.get("solved"))
 
