@@ -215,6 +215,15 @@ def test_an_unknown_verihub_env_is_a_usage_error() -> None:
         _environment("no_such_env_xyz", "{}")
 
 
+def test_a_verihub_env_with_tools_is_refused_and_a_multi_turn_one_is_not() -> None:
+    from hub.train.v1_taskset import _environment, to_v1_taskset
+
+    with pytest.raises(UsageError, match=r"tools_fixture has tools.*v1 toolset"):
+        _environment("tools_fixture", "{}")
+    tasks = list(to_v1_taskset("guess_fixture"))
+    assert [t.data.id for t in tasks] == ["guess-0", "guess-1", "guess-2", "guess-3"]
+
+
 async def test_real_vf_eval_runs_a_verihub_env(tmp_path: Path) -> None:
     """vf-eval 0.4.0 with the null harness (a chat program run by uv) and the subprocess
     runtime, against the streaming fake server; rewards must equal verihub's own grades."""
