@@ -33,7 +33,7 @@ def test_v1_tasksets_run_in_verihub(vf04_venv: Path) -> None:
     tail = proc.stdout[-3000:] + proc.stderr[-1000:]
     assert proc.returncode == 0, tail
     match = re.search(r"(\d+) passed", proc.stdout)
-    assert match and int(match.group(1)) >= 13 and "skipped" not in proc.stdout, tail
+    assert match and int(match.group(1)) >= 18 and "skipped" not in proc.stdout, tail
 
 
 def _have_local_model() -> bool:
