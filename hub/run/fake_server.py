@@ -25,6 +25,11 @@ A request with ``"stream": true`` is answered with ``chat.completion.chunk`` eve
 do; ``truncate`` cuts such a stream before its ``[DONE]``. ``always_stream=True`` streams every
 answer, for clients that must cope with a server that streams unasked.
 
+A request with ``"logprobs": true`` gets token log-probabilities in ``choices[0].logprobs.content``
+(streamed one token a chunk): the reply's text cut into words, punctuation and spaces, each with
+a made-up but deterministic ``logprob``, a llama.cpp-style ``id`` and ``bytes``, and
+``top_logprobs`` alternatives (the token itself first) when the request asks for them.
+
 Run it as a separate process for benchmarks: ``python -m hub.run.fake_server --port 8123``.
 """
 
@@ -34,6 +39,8 @@ import argparse
 import asyncio
 import itertools
 import json
+import re
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -41,7 +48,7 @@ from aiohttp import web
 
 from hub.run.sse import DONE, completion_chunks
 
-__all__ = ["FAULTS", "FakeChatServer", "Reply", "Responder", "main", "tool_call_reply"]
+__all__ = ["FAULTS", "FakeChatServer", "Reply", "Responder", "fake_logprobs", "main", "tool_call_reply"]
 
 FAULTS = ("ok", "429", "500", "slow", "malformed", "drop", "truncate")
 Reply = str | Mapping[str, Any]
@@ -153,8 +160,9 @@ class FakeChatServer:
         if payload.get("stream") is True or self.always_stream:
             message = {"role": "assistant", "content": reply} if isinstance(reply, str) else dict(reply)
             return await self._stream(request, payload, message, cut=fault == "truncate")
-        if not isinstance(reply, str):
-            return web.Response(body=_completion(payload, dict(reply)), content_type="application/json")
+        if not isinstance(reply, str) or payload.get("logprobs") is True:
+            message = {"role": "assistant", "content": reply} if isinstance(reply, str) else dict(reply)
+            return web.Response(body=_completion(payload, message), content_type="application/json")
         data = self._body_cache.get(reply)
         if data is None:
             data = _completion(payload, {"role": "assistant", "content": reply})
@@ -179,20 +187,45 @@ class FakeChatServer:
         return resp
 
 
+_TOKEN = re.compile(r"\s*\w+|\s*[^\w\s]|\s+")
+
+
+def fake_logprobs(text: str, top_logprobs: int = 0) -> list[dict[str, Any]]:
+    """``logprobs.content`` for ``text``: its tokens (words, punctuation, spaces) with made-up,
+    deterministic log-probabilities, llama.cpp-style ids and ``top_logprobs`` alternatives."""
+
+    def entry(token: str, token_id: int, logprob: float) -> dict[str, Any]:
+        return {"id": token_id, "token": token, "bytes": list(token.encode()), "logprob": logprob}
+
+    entries = []
+    for i, token in enumerate(_TOKEN.findall(text)):
+        logprob = -0.125 * (1 + i % 4)
+        token_id = zlib.crc32(token.encode()) % 50_000
+        alternatives = [entry(token, token_id, logprob)][: max(0, top_logprobs)] + [
+            entry(f"{token}~{k}", (token_id + k) % 50_000, logprob - 2.0 * k)
+            for k in range(1, max(0, min(20, top_logprobs)))
+        ]
+        entries.append({**entry(token, token_id, logprob), "top_logprobs": alternatives})
+    return entries
+
+
 def _completion(request: dict[str, Any], message: dict[str, Any]) -> bytes:
+    choice: dict[str, Any] = {
+        "index": 0,
+        "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
+        "message": message,
+    }
+    if request.get("logprobs") is True:
+        top = request.get("top_logprobs")
+        top_n = top if isinstance(top, int) and not isinstance(top, bool) else 0
+        choice["logprobs"] = {"content": fake_logprobs(message.get("content") or "", top_n)}
     return json.dumps(
         {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
             "created": 0,
             "model": request.get("model", "fake"),
-            "choices": [
-                {
-                    "index": 0,
-                    "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
-                    "message": message,
-                }
-            ],
+            "choices": [choice],
             "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13},
         }
     ).encode()

@@ -1,11 +1,15 @@
 """Streamed chat completions (server-sent events), both ways.
 
 - :class:`ChunkAssembler` folds the ``chat.completion.chunk`` events of a streamed answer back into
-  the body of a plain ``chat.completion`` (content, tool calls by index, finish reason, usage), so
-  the client parses a streamed and a plain answer with the same code. Everything in a chunk is
-  untrusted: unknown fields are ignored, and a chunk that is not an object fails the answer.
+  the body of a plain ``chat.completion`` (content, tool calls by index, finish reason, usage,
+  and the token log-probabilities of ``choices[].logprobs.content`` and vLLM's ``token_ids``, in
+  stream order), so the client parses a streamed and a plain answer with the same code.
+  Everything in a chunk is untrusted: unknown fields are ignored, and a chunk that is not an
+  object fails the answer.
 - :func:`completion_chunks` cuts a plain completion into the events a server streams, ending with
   ``data: [DONE]`` (the fake server uses it, so tests exercise the same shapes real servers send).
+  A completion with ``logprobs.content`` is streamed one token a chunk, each chunk carrying its
+  token's entry, as llama.cpp, vLLM and OpenAI do.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ class ChunkAssembler:
         self._calls: dict[int, dict[str, Any]] = {}
         self._finish: Any = None
         self._usage: Any = None
+        self._logprobs: list[Any] | None = None  # choices[0].logprobs.content, chunk after chunk
+        self._token_ids: list[Any] | None = None  # vLLM's choices[0].token_ids, chunk after chunk
         self._meta: dict[str, Any] = {}
         self._data: list[str] = []
 
@@ -77,8 +83,20 @@ class ChunkAssembler:
                 self._content.append(content)
             for call in delta.get("tool_calls") or ():
                 self._add_call(call)
+            self._add_tokens(choice)
             if choice.get("finish_reason") is not None:
                 self._finish = choice["finish_reason"]
+
+    def _add_tokens(self, choice: dict[str, Any]) -> None:
+        """A chunk's token log-probabilities and ids, appended in stream order. Not checked here:
+        the entries are read by the same code as a plain answer's (which drops garbage)."""
+        logprobs = choice.get("logprobs")
+        if isinstance(logprobs, dict) and logprobs.get("content") is not None:
+            entries = logprobs["content"]
+            self._logprobs = (self._logprobs or []) + (entries if isinstance(entries, list) else [entries])
+        ids = choice.get("token_ids")
+        if ids is not None:
+            self._token_ids = (self._token_ids or []) + (ids if isinstance(ids, list) else [ids])
 
     def _add_call(self, call: Any) -> None:
         if not isinstance(call, dict):
@@ -113,12 +131,12 @@ class ChunkAssembler:
                 }
                 for i, slot in sorted(self._calls.items())
             ]
-        return {
-            **self._meta,
-            "object": "chat.completion",
-            "choices": [{"index": 0, "message": message, "finish_reason": self._finish}],
-            "usage": self._usage,
-        }
+        choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": self._finish}
+        if self._logprobs is not None:
+            choice["logprobs"] = {"content": self._logprobs}
+        if self._token_ids is not None:
+            choice["token_ids"] = self._token_ids
+        return {**self._meta, "object": "chat.completion", "choices": [choice], "usage": self._usage}
 
 
 def sse_event(data: Mapping[str, Any]) -> bytes:
@@ -139,13 +157,25 @@ def completion_chunks(
     choice = completion["choices"][0]
     message = choice["message"]
 
-    def chunk(delta: dict[str, Any], finish: Any = None) -> bytes:
-        return sse_event({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+    def chunk(delta: dict[str, Any], finish: Any = None, logprobs: Any = None) -> bytes:
+        event: dict[str, Any] = {"index": 0, "delta": delta, "finish_reason": finish}
+        if logprobs is not None:
+            event["logprobs"] = {"content": logprobs}
+        return sse_event({**base, "choices": [event]})
 
     yield chunk({"role": "assistant", "content": None if message.get("content") is None else ""})
     content = message.get("content") or ""
-    for start in range(0, len(content), max(1, piece_chars)):
-        yield chunk({"content": content[start : start + piece_chars]})
+    entries = (choice.get("logprobs") or {}).get("content") or []
+    tokens = [e["token"] for e in entries if isinstance(e, dict) and isinstance(e.get("token"), str)]
+    if entries and len(tokens) == len(entries) and "".join(tokens) == content:
+        for token, entry in zip(tokens, entries, strict=True):  # one token a chunk, with its entry
+            yield chunk({"content": token}, logprobs=[entry])
+    elif entries and not content:
+        yield chunk({}, logprobs=entries)
+    else:  # entries that do not spell the content (or none) ride on the first piece
+        for start in range(0, len(content), max(1, piece_chars)):
+            piece = content[start : start + piece_chars]
+            yield chunk({"content": piece}, logprobs=(entries or None) if start == 0 else None)
     for i, call in enumerate(message.get("tool_calls") or ()):
         head = {
             "index": i,

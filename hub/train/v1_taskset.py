@@ -14,8 +14,10 @@ the trace's transcript with the verihub environment's ``grade`` (under a hard ti
 error or timeout scores ``error_value`` and is kept in ``trace.info["verihub_grade"]``), and the
 ``@vf.metric`` ``verihub_passed`` is 1 for a passing grade.
 
-Only single-turn verihub environments without tools are offered: a multi-turn environment's
-replies would need a v1 user (and its tools a v1 toolset), which this adapter does not build.
+Multi-turn environments (``max_turns`` > 1) are played by :class:`hub.train.v1_episode.VerihubEnv`,
+the ``Env`` that :mod:`verihub_v1` exports beside the taskset (vf-eval picks it up); built here
+for the plain single-agent ``Env`` they would stop after the first answer. Environments with
+tools are refused: their tools would need a v1 toolset, which this adapter does not build.
 Importing this module imports ``verifiers.v1`` (install ``verihub[verifiers]``).
 """
 
@@ -36,7 +38,7 @@ from hub.env.errors import UsageError
 from hub.env.grading import grade_rollout, select_tasks
 from hub.env.types import Message, Rollout, Task, Timing
 
-__all__ = ["VerihubTaskset", "to_v1_taskset"]
+__all__ = ["VerihubTask", "VerihubTaskData", "VerihubTaskset", "hub_task", "to_v1_taskset"]
 
 logger = logging.getLogger("verihub.interop")
 vf: Any = importlib.import_module("verifiers.v1")
@@ -74,10 +76,10 @@ def _environment(env_id: str, args_json: str) -> Environment:
         from hub.registry import load_environment
 
         env = load_environment(env_id, **json.loads(args_json))
-        if env.max_turns > 1 or env.tool_schemas():
+        if env.tool_schemas():
             raise UsageError(
-                f"{env_id} is multi-turn or has tools; as a v1 taskset only single-turn "
-                "environments without tools are supported"
+                f"{env_id} has tools; as a v1 taskset verihub environments with tools are not "
+                "supported (they would need a v1 toolset)"
             )
         _ENVS[key] = env
     return _ENVS[key]
@@ -93,6 +95,16 @@ def _hub_messages(messages: Iterable[Any]) -> list[Message]:
     return out
 
 
+def hub_task(data: VerihubTaskData) -> Task:
+    """The verihub task a v1 task's data carries."""
+    return Task(
+        id=data.task_id,
+        prompt=tuple(_hub_messages(data.prompt or [])),
+        answer=json.loads(data.answer),
+        metadata=json.loads(data.metadata),
+    )
+
+
 class VerihubTask(vf.Task[VerihubTaskData]):  # type: ignore[misc]
     """A verihub task; scored by the verihub environment's grader."""
 
@@ -101,12 +113,7 @@ class VerihubTask(vf.Task[VerihubTaskData]):  # type: ignore[misc]
         if cached is not None:
             return Grade.model_validate(cached)
         env = _environment(task.verihub_env, task.verihub_env_args)
-        vh_task = Task(
-            id=task.task_id,
-            prompt=tuple(_hub_messages(task.prompt or [])),
-            answer=json.loads(task.answer),
-            metadata=json.loads(task.metadata),
-        )
+        vh_task = hub_task(task)
         messages = _hub_messages(trace.messages) or list(vh_task.messages(None))
         reply = trace.last_reply
         if not messages or messages[-1].role != "assistant":
@@ -117,7 +124,7 @@ class VerihubTask(vf.Task[VerihubTaskData]):  # type: ignore[misc]
             messages=messages,
             completion=reply,
             timing=Timing(started_at=time.time()),
-            turns=1,
+            turns=max(1, sum(m.role == "assistant" for m in messages)),
         )
         grade = await grade_rollout(env, vh_task, rollout, timeout_s=task.grade_timeout_s)
         if grade.is_error:

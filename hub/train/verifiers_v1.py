@@ -12,9 +12,11 @@ What runs, and how:
 - tasks: the taskset's own iteration (``idx``, the config's system prompt), as verihub tasks
   whose prompt is ``TaskData.system_prompt`` then ``TaskData.prompt`` (text or messages); the
   task id is ``TaskData.id`` when set, else the ``idx``;
-- verihub's runner calls the model (a plain chat, as v1's ``null`` harness does); after each
-  turn the task's ``@vf.stop`` methods that take a ``Trace`` are checked on a v1 ``Trace``
-  built from the transcript; with no user simulator the episode ends after the first answer;
+- verihub's runner calls the model (a plain chat/tool loop, as v1's ``null`` harness does);
+  after each turn the task's ``@vf.stop`` methods that take a ``Trace`` are checked on a v1
+  ``Trace`` built from the transcript; tool calls are answered by the taskset's Toolsets of
+  plain Python functions, bridged to verihub tools (:mod:`hub.train.v1_tools`); with no user
+  simulator the episode ends at the first answer without tool calls;
 - grading calls the task's own ``Task.score(trace)`` with ``runtime=None`` (its ``@vf.metric``
   and ``@vf.reward`` methods, weights, keyed scores, config-plugged functions): each reward is
   a weighted ``Check`` (score clamped to [0, 1]); metrics go in the grade's reason; the grade's
@@ -23,7 +25,8 @@ What runs, and how:
   metric that raises is a grader error.
 
 Refused with a one-line error naming the feature, because it cannot run in-process: tasks with
-``NEEDS_CONTAINER``, tool servers (``toolsets``: MCP), a taskset that exports its own Harness
+``NEEDS_CONTAINER``, tool servers that need MCP (remote, stateful, placed in a runtime, not a
+plain Toolset: see :mod:`hub.train.v1_tools`), a taskset that exports its own Harness
 (non-chat harnesses) or ``Env`` (multi-agent episodes, whose ``finalize`` is v1's cross-agent,
 group-level judgement; 0.4.0 has no other group reward), task ``setup``/``finalize`` hooks (they
 run in a runtime) and rewards that require a runtime.
@@ -39,6 +42,7 @@ from graders.grade import Check, Grade
 from hub.env.environment import Environment
 from hub.env.errors import UnknownSplitError, UsageError
 from hub.env.types import Message, Rollout, State, Step, Task
+from hub.train.v1_tools import V1Tools, bridge_toolsets
 
 __all__ = ["V1TasksetEnv", "load_environment", "load_v1_taskset", "v1_trace"]
 
@@ -92,8 +96,6 @@ def _check_runnable(taskset_id: str, taskset: Any, task: Any) -> None:
             raise _refuse(taskset_id, f"its own Env {obj.__name__} (multi-agent episodes)")
     if getattr(task, "NEEDS_CONTAINER", False):
         raise _refuse(taskset_id, f"a container (task {type(task).__name__} sets NEEDS_CONTAINER)")
-    if type(taskset).toolsets(taskset.config) or type(task).toolsets(task.config):
-        raise _refuse(taskset_id, "tool servers (toolsets/MCP)")
     for hook in ("setup", "finalize", "stage_verifier"):
         if _overrides(task, V1Task, hook):
             raise _refuse(taskset_id, f"a task {hook}() hook (it runs in a runtime)")
@@ -166,6 +168,23 @@ class V1TasksetEnv(Environment):
         self.taskset = taskset
         self._tasks: list[Task] | None = None
         self._v1_tasks: dict[str, Any] = {}
+        self._tools: V1Tools | None = None
+
+    def _bridged(self, task_cls: Any = None, task_config: Any = None) -> V1Tools:
+        """The taskset's shared and its task class's Toolsets as verihub tools (one set per env:
+        a task whose class serves other tools is refused)."""
+        ts = self.taskset
+        cls = task_cls or type(ts).task_type()
+        servers = [*type(ts).toolsets(ts.config), *cls.toolsets(task_config or ts.config.task)]
+        tools = bridge_toolsets(servers, lambda feature: _refuse(self.taskset_id, feature))
+        if self._tools is None:
+            self._tools = tools
+        elif set(tools.tools) != set(self._tools.tools):
+            raise _refuse(self.taskset_id, f"tasks with different tool servers ({cls.__name__})")
+        return self._tools
+
+    def tool_schemas(self) -> list[dict[str, Any]] | None:
+        return self._bridged().schemas()
 
     @property
     def splits(self) -> tuple[str, ...]:
@@ -185,6 +204,7 @@ class V1TasksetEnv(Environment):
     def _convert(self, tasks: Iterator[Any]) -> Iterator[Task]:
         for v1_task in tasks:
             _check_runnable(self.taskset_id, self.taskset, v1_task)
+            self._bridged(type(v1_task), v1_task.config)
             data = v1_task.data
             task_id = str(data.id) if data.id is not None else str(data.idx)
             if task_id in self._v1_tasks:
@@ -218,7 +238,9 @@ class V1TasksetEnv(Environment):
                 raise UsageError(f"@vf.stop {fn.__name__} must return bool, got {type(fired).__name__}")
             if fired:
                 return Step(terminated=True, info={"stop_condition": fn.__name__})
-        # no user simulator: a plain chat ends after the model's answer
+        if action.tool_calls:
+            return Step(messages=await self._bridged().answer(action.tool_calls))
+        # no user simulator: a plain chat ends at the model's answer
         return Step(terminated=True, info={"stop_condition": "no_user"})
 
     async def grade(self, task: Task, rollout: Rollout) -> Grade:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -79,13 +80,76 @@ async def test_stop_conditions_are_checked_after_the_turn() -> None:
     [
         ("toy_container_v1", "NEEDS_CONTAINER"),
         ("toy_setup_v1", r"setup\(\) hook"),
-        ("toy_tools_v1", r"tool servers \(toolsets/MCP\)"),
+        ("toy_mcp_v1", r"a remote MCP tool server RemoteTools \(url http://127.0.0.1:9/mcp\)"),
+        ("toy_mcp_v1:stateful", r"a stateful tool server CountingTools \(its state syncs over MCP\)"),
     ],
 )
 def test_what_needs_a_runtime_is_refused_by_name(module: str, feature: str) -> None:
-    env = load_v1_taskset(module)
+    module, _, kind = module.partition(":")
+    env = load_v1_taskset(module, config={"kind": kind} if kind else None)
     with pytest.raises(UsageError, match=feature):
         list(env.tasks("test"))
+    if module == "toy_mcp_v1":
+        with pytest.raises(UsageError, match=feature):
+            env.tool_schemas()  # what the runner asks first
+
+
+async def test_a_toolset_of_python_functions_becomes_verihub_tools() -> None:
+    from hub.env.types import ToolCall
+
+    env = load_v1_taskset("toy_tools_v1")
+    schemas = {s["function"]["name"]: s["function"] for s in env.tool_schemas() or []}
+    assert sorted(schemas) == ["calc_tools_add", "calc_tools_times"]  # v1's <server>_<tool> names
+    assert schemas["calc_tools_add"]["description"] == "Add two integers."
+    assert schemas["calc_tools_times"]["parameters"]["required"] == ["a"]  # b has a default
+    task = next(iter(env.tasks("test")))
+    state = await env.reset(task)
+    calls = (
+        ToolCall(id="c1", name="calc_tools_add", arguments='{"a": 2, "b": 3}'),
+        ToolCall(id="c2", name="calc_tools_times", arguments='{"a": 7}'),
+        ToolCall(id="c3", name="calc_tools_add", arguments='{"a": "two"}'),
+        ToolCall(id="c4", name="nope", arguments="{}"),
+    )
+    step = await env.step(state, Message(role="assistant", content=None, tool_calls=calls))
+    assert not step.terminated
+    assert [(m.role, m.tool_call_id) for m in step.messages] == [("tool", f"c{i}") for i in range(1, 5)]
+    assert [m.content for m in step.messages][:2] == ["5", "14"]
+    assert step.messages[2].content.startswith("error: invalid arguments")  # type: ignore[union-attr]
+    assert "unknown tool 'nope'" in (step.messages[3].content or "")
+    done = await env.step(state, Message(role="assistant", content="Answer: 5"))
+    assert done.terminated and done.info["stop_condition"] == "no_user"
+
+
+async def test_verihub_runs_a_v1_taskset_with_tools(tmp_path: Path) -> None:
+    """The runner sends the bridged tool schemas, answers the model's call with the tool, and the
+    task's own reward grades the transcript."""
+    from hub.run.evaluate import evaluate
+    from hub.run.fake_server import tool_call_reply
+    from hub.run.rundir import RunDir
+
+    seen_tools: list[Any] = []
+
+    def responder(request: dict[str, Any]) -> Any:
+        seen_tools.append(request.get("tools"))
+        last = request["messages"][-1]
+        if last["role"] == "tool":
+            return f"Answer: {last['content']}"
+        a, b = (int(x) for x in last["content"].split("?")[0].split()[-3::2])
+        return tool_call_reply("calc_tools_add", {"a": a, "b": b})
+
+    async with FakeChatServer(responder=responder) as server:
+        summary = await evaluate(
+            "verifiers-v1", model="fake", base_url=server.base_url, out=tmp_path / "run",
+            env_args={"taskset": "toy_tools_v1"},
+        )  # fmt: skip
+    assert summary.mean_reward == 1.0
+    assert {t["function"]["name"] for t in seen_tools[0]} == {"calc_tools_add", "calc_tools_times"}
+    rollouts = list(RunDir(tmp_path / "run").iter_rollouts())
+    assert len(rollouts) == 2
+    for r in rollouts:
+        assert [m.role for m in r.messages] == ["user", "assistant", "tool", "assistant"]
+        assert r.messages[2].content == r.completion.split()[-1]
+        assert "tool_results=1" in (r.grade.reason if r.grade else "")
 
 
 def test_an_unknown_taskset_is_a_usage_error() -> None:
@@ -151,6 +215,15 @@ def test_an_unknown_verihub_env_is_a_usage_error() -> None:
         _environment("no_such_env_xyz", "{}")
 
 
+def test_a_verihub_env_with_tools_is_refused_and_a_multi_turn_one_is_not() -> None:
+    from hub.train.v1_taskset import _environment, to_v1_taskset
+
+    with pytest.raises(UsageError, match=r"tools_fixture has tools.*v1 toolset"):
+        _environment("tools_fixture", "{}")
+    tasks = list(to_v1_taskset("guess_fixture"))
+    assert [t.data.id for t in tasks] == ["guess-0", "guess-1", "guess-2", "guess-3"]
+
+
 async def test_real_vf_eval_runs_a_verihub_env(tmp_path: Path) -> None:
     """vf-eval 0.4.0 with the null harness (a chat program run by uv) and the subprocess
     runtime, against the streaming fake server; rewards must equal verihub's own grades."""
@@ -189,3 +262,51 @@ async def test_real_vf_eval_runs_a_verihub_env(tmp_path: Path) -> None:
         expected = await arith.grade(hub_task, rollout)
         assert trace["rewards"]["verihub_reward"]["score"] == expected.score
         assert trace["info"]["verihub_grade"]["reason"] == expected.reason
+
+
+def _bisect(request: dict[str, Any]) -> str:
+    """Guess by halving [1, 8] from the environment's higher/lower replies."""
+    lo, hi, guess = 1, 8, None
+    for m in request["messages"]:
+        if m["role"] == "assistant":
+            guess = int(m["content"])
+        elif m["role"] == "user" and guess is not None:
+            lo, hi = (guess + 1, hi) if "higher" in m["content"] else (lo, guess - 1)
+    return str((lo + hi) // 2)
+
+
+async def test_real_vf_eval_plays_a_multi_turn_verihub_env(tmp_path: Path) -> None:
+    """vf-eval 0.4.0 (null harness) on the multi-turn fixture `guess_fixture`: VerihubEnv feeds
+    each step's reply back as the next user turn until the verihub env ends the episode."""
+    env = {**os.environ, "VH_FAKE_KEY": "x"}
+    async with FakeChatServer(responder=_bisect) as server:
+        cmd = [
+            str(Path(sys.executable).parent / "vf-eval"), "verihub-v1",
+            "--env.taskset.env", "guess_fixture", "--env.taskset.n", "3",
+            "--env.agent.harness.id", "null", "--env.agent.runtime.type", "subprocess",
+            "-m", "fake", "--client.base-url", server.base_url, "--client.api-key-var", "VH_FAKE_KEY",
+            "--no-push", "-n", "3", "-r", "1", "--sampling.max-tokens", "8", "-o", str(tmp_path),
+        ]  # fmt: skip
+        proc = await _run(cmd, env)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    (traces,) = tmp_path.glob("verihub-v1--fake--null--*/traces.jsonl")
+    by_task = {}
+    for line in traces.read_text().splitlines():
+        (trace,) = json.loads(line)["traces"]
+        assert trace["ok"], trace["errors"]
+        by_task[trace["task"]["data"]["id"]] = trace
+    assert sorted(by_task) == ["guess-0", "guess-1", "guess-2"]
+    expected = {  # (model turns, the replies the model saw, reward)
+        "guess-0": (3, ["higher", "lower"], 1.0),  # 4, 6, 5
+        "guess-1": (2, ["lower"], 1.0),  # 4, 2
+        "guess-2": (4, ["higher"] * 3, 0.0),  # 4, 6, 7, 8: max_turns, and wrong
+    }
+    for task_id, (turns, replies, reward) in expected.items():
+        trace = by_task[task_id]
+        messages = [n["message"] for n in trace["nodes"]]
+        said = [m["content"] for m in messages if m["role"] == "user"][1:]  # after the task's prompt
+        assert said == replies, messages
+        assert sum(m["role"] == "assistant" for m in messages) == turns
+        assert trace["info"]["verihub_turns"] == turns
+        assert trace["rewards"]["verihub_reward"]["score"] == reward
+        assert trace["info"]["verihub_grade"]["status"] == ("correct" if reward else "incorrect")

@@ -1,5 +1,8 @@
 """hub.train.verifiers_adapter: verifiers environments in verihub's runner, and back.
 
+Run INSIDE the verifiers 0.3.1 test venv (tests/hub/test_verifiers_legacy.py starts pytest on
+this folder there; tests/hub/vf_venvs.py builds it), never in the main environment.
+
 Small environments are written here (datasets built in code, no network); the model is the
 loopback FakeChatServer. Skipped when verifiers is not installed.
 """
@@ -23,7 +26,7 @@ from hub.run.metrics import Summary
 from hub.run.rundir import RunConfig, RunDir
 from hub.run.runner import Runner
 
-vf = pytest.importorskip("verifiers", reason="verifiers is not installed (pip install verifiers==0.3.1)")
+vf: Any = pytest.importorskip("verifiers", reason="verifiers is not installed (pip install verifiers==0.3.1)")
 
 from hub.train.verifiers_adapter import VerifiersEnv, to_verifiers  # noqa: E402
 
@@ -89,7 +92,7 @@ class GuessEnv(vf.MultiTurnEnv):  # type: ignore[misc]
         state["solved"] = False
         return state
 
-    @vf.stop
+    @vf.stop  # type: ignore[untyped-decorator]
     async def solved(self, state: Any) -> bool:
         return bool(state.get("solved"))
 
@@ -259,7 +262,7 @@ def test_installed_api_is_detected_and_named_in_errors(monkeypatch: pytest.Monke
     from hub.env.errors import UsageError
     from hub.train import verifiers_adapter
 
-    assert verifiers_adapter.installed_api()[0] == "classic"  # 0.3.x in the main environment
+    assert verifiers_adapter.installed_api()[0] == "classic"  # 0.3.1 in its test venv
     monkeypatch.setattr(verifiers_adapter, "installed_api", lambda: ("v1", "0.4.0"))
     with pytest.raises(
         UsageError, match=r"verifiers 0\.4\.0 is installed, which has only the verifiers\.v1 API"

@@ -1,4 +1,7 @@
-"""A real ``vf-eval`` run (verifiers 0.3.x, classic API, its defaults: env server on) on a verihub
+"""Run INSIDE the verifiers 0.3.1 test venv (tests/hub/test_verifiers_legacy.py starts pytest on
+this folder there; tests/hub/vf_venvs.py builds it).
+
+A real ``vf-eval`` run (verifiers 0.3.x, classic API, its defaults: env server on) on a verihub
 environment through :mod:`hub.train.verifiers_env`.
 
 Before the fix, ``to_verifiers`` set the verifiers ``env_id`` to the verihub id (``arith``); the
@@ -28,7 +31,7 @@ from hub.train.verifiers_adapter import VF_ENV_MODULE, installed_api, to_verifie
 
 pytestmark = pytest.mark.skipif(installed_api()[0] != "classic", reason="needs verifiers 0.3.x (classic API)")
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _free_port() -> int:

@@ -1,0 +1,67 @@
+"""Multi-turn verihub environments under verifiers 0.4.x (``verifiers.v1``): the episode loop.
+
+verifiers 0.4's v1 API has no "environment response" hook on a taskset: a conversation with
+turns from the other side is an ``Env`` whose ``run(task, agents)`` plays the run's user through
+``agent.interaction(task)`` (each ``await interaction.turn(message)`` sends one user turn and
+runs one harness segment), as its TextArena taskset does. vf-eval takes a taskset package's
+exported ``Env`` subclass as the run's environment, so :mod:`verihub_v1` exports
+:class:`VerihubEnv` beside the taskset.
+
+``VerihubEnv.run`` drives the verihub environment's own ``reset`` and ``step``: the model's
+opening reply is a bare ``turn()``, every reply goes to ``env.step``, and the step's messages
+(its user or tool text) become the next turn, until the step is ``terminated``/``truncated``, the
+environment's ``max_turns`` is reached or the harness ends the exchange (a v1 limit or
+``@stop``). Then the task's ``verihub_reward`` grades the whole transcript, as verihub's runner
+would. A single-turn environment runs as :class:`verifiers.v1.SingleAgentEnv` does (one
+``agent.run``). The harness must be able to host a user (``null`` and ``bash`` can; vf raises
+naming the harness otherwise).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from hub.env.types import Message, State
+from hub.train.v1_taskset import VerihubTask, _environment, hub_task
+
+__all__ = ["VerihubEnv"]
+
+vf: Any = importlib.import_module("verifiers.v1")
+
+
+def _user_turn(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
+    """The environment's reply as the next v1 turn: tool results and system notes are given to
+    the model as user text (a v1 user turn carries user messages)."""
+    text = "\n\n".join(m.content or "" for m in messages if m.content)
+    return [{"role": "user", "content": text}]
+
+
+class VerihubEnv(vf.SingleAgentEnv):  # type: ignore[misc]
+    """The ``agent`` seat (``--env.agent.*``) playing a verihub environment, multi-turn when the
+    environment is (see the module doc)."""
+
+    async def run(self, task: Any, agents: Any) -> None:
+        if not isinstance(task, VerihubTask):
+            await super().run(task, agents)
+            return
+        data = task.data
+        env = _environment(data.verihub_env, data.verihub_env_args)
+        if env.max_turns <= 1:
+            await super().run(task, agents)
+            return
+        state: State = await env.reset(hub_task(data))
+        async with agents.agent.interaction(task) as interaction:
+            segment = await interaction.turn()
+            while not segment.terminated:
+                state.turn += 1
+                reply = Message(role="assistant", content=segment.last_reply)
+                state.messages.append(reply)
+                step = await env.step(state, reply)
+                state.messages.extend(step.messages)
+                if step.terminated or step.truncated or state.turn >= env.max_turns:
+                    break
+                if not step.messages:
+                    break  # nothing to say back: the exchange is over
+                segment = await interaction.turn(_user_turn(step.messages))
+            interaction.trace.info["verihub_turns"] = state.turn
