@@ -46,12 +46,13 @@ from hub.registry.catalogue import (
     WheelSource,
     load_catalogue,
 )
-from hub.registry.wheels import WheelError, verify_wheel
+from hub.registry.wheels import WheelCheck, WheelError, verify_wheel
 
 __all__ = [
     "InstallError",
     "InstallResult",
     "build_wheel",
+    "check_wheel",
     "install",
     "parse_spec",
     "refuse_links",
@@ -162,12 +163,17 @@ def unpack_wheel(wheel: Path, dest: Path) -> Path:
     return dest
 
 
-def wheel_package_hash(wheel: Path, env_id: str) -> str:
-    """The content hash of a verified environment wheel (:func:`hub.registry.wheels.verify_wheel`)."""
+def check_wheel(wheel: Path, env_id: str) -> WheelCheck:
+    """:func:`hub.registry.wheels.verify_wheel` of an environment wheel, refusals as InstallError."""
     try:
-        return verify_wheel(str(wheel), env_id=env_id).content_hash
+        return verify_wheel(str(wheel), env_id=env_id)
     except WheelError as exc:
         raise InstallError(str(exc)) from exc
+
+
+def wheel_package_hash(wheel: Path, env_id: str) -> str:
+    """The content hash of a verified environment wheel (:func:`check_wheel`)."""
+    return check_wheel(wheel, env_id).content_hash
 
 
 def refuse_links(root: Path) -> None:
