@@ -33,7 +33,10 @@ the configured ones in order). Another catalogue cannot add versions of an id it
     my_env = "https://lab.example.org/verihub.json"   # my_env comes from this catalogue only
 
 Plain-http catalogues are refused unless they are on loopback (``127.0.0.1``, ``localhost``,
-``[::1]``) or ``--allow-insecure`` is given. A location may pin the catalogue's own bytes:
+``[::1]``) or ``--allow-insecure`` is given, and so is a redirect away from https or to another
+scheme (:mod:`hub.registry.fetch`). A catalogue fetched over http(s) may not send installs to
+this machine's files: its ``path`` entries, ``file:``/local wheels and non-network git URLs are
+left out (:func:`without_local_sources`). A location may pin the catalogue's own bytes:
 ``https://host/cat.json#sha256=<64 hex>`` is refused when its sha256 differs. A catalogue that
 cannot be read, and every entry left out, is reported in :attr:`Catalogue.problems`, never fatal.
 """
@@ -41,10 +44,10 @@ cannot be read, and every entry left out, is reported in :attr:`Catalogue.proble
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
 import re
 import urllib.parse
-import urllib.request
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -54,6 +57,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from hub.env.errors import UsageError
 from hub.registry.config import configured_catalogues, configured_pins, is_loopback, split_pin
+from hub.registry.fetch import open_url
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -69,6 +73,7 @@ __all__ = [
     "parse_catalogue",
     "read_catalogue",
     "shipped_path",
+    "without_local_sources",
 ]
 
 SCHEMA_VERSION = 1
@@ -319,12 +324,14 @@ def read_catalogue(location: str, *, allow_insecure: bool = False) -> Catalogue:
         )
     if scheme in ("http", "https"):
         try:
-            with urllib.request.urlopen(where, timeout=_FETCH_TIMEOUT_S) as resp:  # noqa: S310
+            with open_url(
+                where, what="catalogue", timeout=_FETCH_TIMEOUT_S, allow_insecure=allow_insecure
+            ) as resp:
                 data = resp.read(16 * 1024 * 1024)
-        except OSError as exc:
+        except (OSError, http.client.HTTPException) as exc:
             raise UsageError(f"cannot fetch catalogue {where}: {exc}; check the URL in your config") from exc
         _check_pin(where, data, digest)
-        return parse_catalogue(data.decode("utf-8", "replace"), origin=where)
+        return without_local_sources(parse_catalogue(data.decode("utf-8", "replace"), origin=where))
     path = Path(urllib.parse.unquote(parsed.path) if scheme == "file" else where)
     path = path.expanduser()
     try:
@@ -335,6 +342,33 @@ def read_catalogue(location: str, *, allow_insecure: bool = False) -> Catalogue:
         ) from exc
     _check_pin(str(path), data, digest)
     return parse_catalogue(data.decode("utf-8", "replace"), origin=str(path), base_dir=path.resolve().parent)
+
+
+def _network_url(url: str) -> bool:
+    if re.fullmatch(r"[A-Za-z0-9_.-]+@[A-Za-z0-9.-]+:[^:/].*", url):  # git's scp-like ssh form
+        return True
+    parts = urllib.parse.urlsplit(url.removeprefix("git+"))
+    return parts.scheme in ("https", "http", "ssh") and bool(parts.hostname)
+
+
+def without_local_sources(cat: Catalogue) -> Catalogue:
+    """``cat`` without the entries that install from this machine's files (a ``path`` source, a
+    wheel or git URL that is not a network URL); each one left out is named in ``problems``."""
+    kept: list[CatalogueEntry] = []
+    for e in cat.environments:
+        src = e.install
+        local = isinstance(src, PathSource) or (
+            isinstance(src, (WheelSource, GitSource)) and not _network_url(src.url)
+        )
+        if local:
+            cat._problems.append(
+                f"{e.id}@{e.version} from {e.catalogue} ignored: a catalogue fetched over the network "
+                f"may not install from this machine's files ({src.describe()})"
+            )
+        else:
+            kept.append(e)
+    cat.environments = kept
+    return cat
 
 
 def _check_pin(where: str, data: bytes, digest: str | None) -> None:

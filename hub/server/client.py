@@ -2,7 +2,9 @@
 
 The hub URL and token live in the user config file (the one the catalogue reads,
 :func:`hub.registry.config.config_path`) under ``[hub] url`` and ``token``; the file is
-written with mode 0600. Uses only the standard library's ``urllib``.
+written with mode 0600. Uses only the standard library's ``urllib``, through
+:func:`hub.registry.fetch.open_url`: the hub must be https (plain http on loopback only), and a
+redirect away from https or to another scheme is refused, so a token never travels in clear.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 from hub.env.errors import UsageError, VerihubError
 from hub.registry.config import config_path
+from hub.registry.fetch import open_url
 
 __all__ = ["HubError", "clear_login", "hub_request", "hub_settings", "pack_bundle", "save_login"]
 
@@ -119,9 +122,8 @@ def hub_request(
         headers["Content-Type"] = "application/gzip"
         headers["Content-Length"] = str(body.stat().st_size)
         data = body.open("rb")
-    req = urllib.request.Request(url, data=data, headers=headers, method=method)  # noqa: S310
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310
+        with open_url(url, what="hub", timeout=timeout, method=method, headers=headers, data=data) as resp:
             return json.loads(resp.read() or b"null")
     except urllib.error.HTTPError as exc:
         try:
