@@ -8,15 +8,22 @@ Verify first, then install exactly what was verified; no code of the package run
    symbolic link or a hard-linked file (they could carry files from outside it into the wheel),
    copied without ``build/`` or ``*.egg-info``, and built into a wheel **inside the sandbox**
    (:func:`hub.sandbox.run`: no network, the copy its only writable folder), since building runs
-   the package's ``setup.py``; a released wheel (PyPI or a URL) is downloaded, never built;
+   the package's ``setup.py``; a released wheel (PyPI or a URL) is downloaded, never built, and a
+   PyPI release without a wheel is refused;
 3. :func:`hub.registry.wheels.verify_wheel` reads the wheel as data: every file must be in its
    ``RECORD`` with the right hash, and nothing may lie outside the environment's import package and
    its metadata (no ``.pth``, no other top-level module, no ``.data`` scheme, no console script)
    unless the catalogue entry declares it in ``extra_files``; its content hash must equal the
    catalogue's ``content_hash``;
 4. on any refusal nothing is installed; otherwise pip installs *that wheel file* (its declared
-   dependencies come from the index as usual and are not hash-checked);
-5. after installing, the installed package is hashed again; on a mismatch it is uninstalled.
+   dependencies come from the index as wheels only, ``--only-binary :all:``, and are not
+   hash-checked);
+5. after installing, the installed environment must resolve to the entry point verified in the
+   wheel and its package is hashed again; on a mismatch it is uninstalled.
+
+Nothing is ever built on the host: a PyPI release installs from its wheel only (pip runs an
+sdist's ``setup.py`` just to read its metadata), a wheel source must name a ``.whl`` file, and
+wheels are fetched over https with redirects guarded (:mod:`hub.registry.fetch`).
 
 pip always runs in the current interpreter (``sys.executable -m pip``). ``unsafe=True``
 (``--unsafe-no-sandbox``) builds without the sandbox where bubblewrap is missing.
@@ -24,12 +31,14 @@ pip always runs in the current interpreter (``sys.executable -m pip``). ``unsafe
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import urllib.parse
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -46,7 +55,8 @@ from hub.registry.catalogue import (
     WheelSource,
     load_catalogue,
 )
-from hub.registry.wheels import WheelCheck, WheelError, verify_wheel
+from hub.registry.fetch import download, redact
+from hub.registry.wheels import MAX_WHEEL_BYTES, WheelCheck, WheelError, verify_wheel
 
 __all__ = [
     "InstallError",
@@ -82,6 +92,10 @@ class InstallResult:
     requirement: str
     content_hash: str
     verified: bool
+    entry_point: str = ""
+    """The environment's entry-point target, as verified in the wheel and found once installed."""
+    wheel_sha256: str = ""
+    """sha256 of the wheel file that pip installed."""
 
 
 def parse_spec(spec: str) -> tuple[str, str | None]:
@@ -242,63 +256,53 @@ def _fetch_wheel(entry: CatalogueEntry, tmp: Path, pip_args: Sequence[str], *, u
         refuse_links(folder)
         return build_wheel(folder, out, unsafe=unsafe)
     if isinstance(src, WheelSource):
+        return _wheel_file(src.url, out)
+    # PyPI: a released wheel only. pip prepares an sdist's metadata to download it, which runs the
+    # sdist's setup.py on this machine, so verihub never asks pip for one.
+    try:
         _pip(
-            ["download", "--no-deps", "-q", "-d", str(out), *pip_args, src.url], what=f"downloading {src.url}"
+            ["download", "--no-deps", "--only-binary", ":all:", "-q", "-d", str(out), *pip_args, requirement],
+            what=f"downloading {requirement}",
         )
-    else:  # PyPI: a released wheel only; an sdist is built in the sandbox
-        try:
-            _pip(
-                [
-                    "download",
-                    "--no-deps",
-                    "--only-binary",
-                    ":all:",
-                    "-q",
-                    "-d",
-                    str(out),
-                    *pip_args,
-                    requirement,
-                ],
-                what=f"downloading {requirement}",
-            )
-        except InstallError:
-            sdists = tmp / "sdist"
-            _pip(
-                [
-                    "download",
-                    "--no-deps",
-                    "--no-binary",
-                    ":all:",
-                    "-q",
-                    "-d",
-                    str(sdists),
-                    *pip_args,
-                    requirement,
-                ],
-                what=f"downloading {requirement}",
-            )
-            archives = sorted(sdists.glob("*.tar.gz"))
-            if len(archives) != 1:
-                raise InstallError(f"expected one sdist of {requirement}, got {len(archives)}") from None
-            folder = _unpack_sdist(archives[0], tmp / "sdist-src")
-            refuse_links(folder)
-            return build_wheel(folder, out, unsafe=unsafe)
+    except InstallError as exc:
+        raise InstallError(
+            f"{exc}. verihub installs PyPI releases from wheels only (downloading an sdist would run its "
+            "setup.py here): ask the author to publish a wheel, or catalogue the source as a git or "
+            "path entry, which verihub builds in the sandbox"
+        ) from exc
     wheels = sorted(out.glob("*.whl"))
     if len(wheels) != 1:
         raise InstallError(f"expected one wheel for {requirement}, got {len(wheels)}")
     return wheels[0]
 
 
-def _unpack_sdist(archive: Path, dest: Path) -> Path:
-    import tarfile
-
-    dest.mkdir(parents=True)
-    with tarfile.open(archive) as tf:
-        tf.extractall(dest, filter="data")  # refuses absolute paths, links out and devices
-    folders = [p for p in dest.iterdir() if p.is_dir()]
-    if len(folders) != 1:
-        raise InstallError(f"{archive.name} does not unpack to one folder")
-    return folders[0]
+def _wheel_file(url: str, out: Path) -> Path:
+    """A wheel source's file: fetched over https (:func:`hub.registry.fetch.download`, redirects
+    guarded, ``#sha256=`` checked) or copied from a local path or ``file:`` URL."""
+    parsed = urllib.parse.urlsplit(url)
+    if not parsed.path.endswith(".whl"):
+        raise InstallError(
+            f"{redact(url)} does not name a .whl file; a wheel source must be a built wheel (pip would "
+            "build anything else on this machine, running its code)"
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    if parsed.scheme in ("http", "https"):
+        try:
+            return download(url, out, what="wheel", timeout=_PIP_TIMEOUT_S, max_bytes=MAX_WHEEL_BYTES)
+        except UsageError as exc:
+            raise InstallError(f"{exc}; nothing was installed") from exc
+    if parsed.scheme not in ("", "file"):
+        raise InstallError(f"{redact(url)}: a wheel source is an https URL, a file: URL or a path")
+    local = Path(urllib.parse.unquote(parsed.path)).expanduser()
+    copy = out / local.name
+    try:
+        shutil.copyfile(local, copy)
+    except OSError as exc:
+        raise InstallError(f"cannot read the wheel {local}: {exc.strerror}") from exc
+    pinned = parsed.fragment.removeprefix("sha256=")
+    if parsed.fragment.startswith("sha256=") and hashlib.sha256(copy.read_bytes()).hexdigest() != pinned:
+        raise InstallError(f"{local} does not match the sha256 in its URL; nothing was installed")
+    return copy
 
 
 def _git(args: Sequence[str], *, what: str) -> None:
@@ -345,9 +349,12 @@ def install(
                 f"{entry.id}@{entry.version}: the declared extra files hash to {checked.extra_hash}, the "
                 f"catalogue ({entry.catalogue}) says {entry.extra_hash}; nothing was installed"
             )
-        deps = ["--no-deps"] if no_deps else []
+        # dependencies come as wheels only: pip would run an sdist's setup.py here to install it
+        deps = ["--no-deps"] if no_deps else ["--only-binary", ":all:"]
+        wheel_sha256 = hashlib.sha256(wheel.read_bytes()).hexdigest()
         _pip(["install", "-q", *deps, *pip_args, str(wheel)], what=f"installing {wheel.name}")
     importlib.invalidate_caches()
+    _check_installed_target(entry.id, checked.entry_point)
     if entry.content_hash is not None:
         installed_hash = package_hash(entry.id)
         if installed_hash != entry.content_hash:
@@ -357,8 +364,29 @@ def install(
                 "it was uninstalled again (another distribution may provide the same id)"
             )
     return InstallResult(
-        entry=entry, requirement=requirement, content_hash=actual, verified=entry.content_hash is not None
+        entry=entry,
+        requirement=requirement,
+        content_hash=actual,
+        verified=entry.content_hash is not None,
+        entry_point=checked.entry_point,
+        wheel_sha256=wheel_sha256,
     )
+
+
+def _check_installed_target(env_id: str, verified: str) -> None:
+    """The installed environment must resolve to the entry point verified in the wheel (another
+    distribution declaring the same id would otherwise decide what ``load_environment`` runs)."""
+    from hub.registry.entrypoints import installed
+
+    found = installed().get(env_id)
+    if found is None or found.entry_point != verified:
+        if found is not None:
+            uninstall(env_id)
+        raise InstallError(
+            f"{env_id}: once installed, its entry point is {found.entry_point if found else 'missing'}, not "
+            f"{verified} as verified in the wheel; it was uninstalled again (another distribution may "
+            "declare the same id: `pip list` and remove it)"
+        )
 
 
 def uninstall(env_id: str) -> str:
