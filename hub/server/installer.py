@@ -1,7 +1,7 @@
 """``verihub install OWNER/ID[@VERSION] --hub URL``: resolve through the hub's API, then install the
-reviewed wheel with the catalogue installer (download, check the file's sha256, verify the wheel
-with :func:`hub.registry.wheels.verify_wheel` and its content hash, install exactly that wheel,
-hash it again once installed)."""
+reviewed wheel with the catalogue installer (download over https with redirects guarded, check the
+file's sha256, verify the wheel with :func:`hub.registry.wheels.verify_wheel` and its content hash,
+install exactly that wheel, check its entry point and hash it again once installed)."""
 
 from __future__ import annotations
 
@@ -72,7 +72,8 @@ def install_from_hub(
     wheel = next((f for f in chosen["files"] if f["kind"] == "wheel"), None)
     if wheel is None:
         raise UsageError(f"{ref}@{chosen['version']} has no wheel on the hub")
-    # pip checks the #sha256 fragment of the download; install() then checks the wheel with
+    # install() downloads the wheel itself (hub.registry.fetch: https or loopback http, redirects
+    # guarded, the token sent as a header) and checks the #sha256 fragment; then it checks it with
     # hub.registry.wheels.verify_wheel (RECORD hashes, nothing outside the import package) and its
     # content hash against the one the hub recorded at push, installs that file, and hashes again.
     url = _with_token(f"{hub}{wheel['url']}#sha256={wheel['sha256']}", token)
