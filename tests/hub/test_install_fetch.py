@@ -21,6 +21,7 @@ import pytest
 
 import hub.registry.entrypoints as entrypoints
 import hub.registry.install as install_mod
+import hub.registry.sources as sources
 from hub.env.errors import UsageError
 from hub.registry.catalogue import Catalogue, CatalogueEntry, read_catalogue
 from hub.registry.entrypoints import EnvInfo
@@ -32,12 +33,12 @@ ENV = "vh_probe"
 PKG = "verihub_vh_probe"
 
 
-def _wheel(folder: Path) -> Path:
+def _wheel(folder: Path, pkg: str = PKG) -> Path:
     dist_info = "verihub_vh_probe-0.1.0.dist-info"
     files = {
-        f"{PKG}/__init__.py": b"def load_environment():\n    return None\n",
+        f"{pkg}/__init__.py": b"def load_environment():\n    return None\n",
         f"{dist_info}/METADATA": b"Metadata-Version: 2.1\nName: verihub-vh-probe\nVersion: 0.1.0\n",
-        f"{dist_info}/entry_points.txt": f"[verihub.environments]\n{ENV} = {PKG}:load_environment\n".encode(),
+        f"{dist_info}/entry_points.txt": f"[verihub.environments]\n{ENV} = {pkg}:load_environment\n".encode(),
     }
     record = [
         f"{n},sha256={base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b'=').decode()},{len(d)}"
@@ -69,7 +70,7 @@ def pip_calls(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
             raise InstallError(f"pip failed while {what}: ERROR: No matching distribution found")
         return ""
 
-    monkeypatch.setattr(install_mod, "_pip", fake)
+    monkeypatch.setattr(sources, "run_pip", fake)
     return calls
 
 
@@ -124,6 +125,21 @@ def test_an_installed_target_other_than_the_verified_one_is_uninstalled(
     with pytest.raises(InstallError, match="its entry point is os:system"):
         install(ENV, catalogue=_catalogue({"kind": "wheel", "url": str(_wheel(tmp_path))}))
     assert removed == [ENV]
+
+
+@pytest.mark.parametrize(
+    ("pkg", "match"),
+    [("pluggy", "belongs to pluggy"), ("hub", "belongs to verihub"), ("json", "already importable")],
+)
+def test_a_wheel_may_not_take_over_another_package(
+    tmp_path: Path, pip_calls: list[list[str]], monkeypatch: pytest.MonkeyPatch, pkg: str, match: str
+) -> None:
+    """pip overwrites files of other distributions without a word: an environment whose import
+    package is pluggy, verihub's own hub, or shadows the standard library is refused first."""
+    _installed_as(monkeypatch, f"{pkg}:load_environment")
+    with pytest.raises(InstallError, match=match):
+        install(ENV, catalogue=_catalogue({"kind": "wheel", "url": str(_wheel(tmp_path, pkg))}))
+    assert not any(c[0] == "install" for c in pip_calls)
 
 
 def test_a_wheel_that_differs_from_its_url_sha256_is_refused(
@@ -233,3 +249,18 @@ def test_a_remote_catalogue_cannot_install_from_local_files(
     cat = read_catalogue(f"{base}/cat.json")
     assert [e.id for e in cat.environments] == ["fine"]
     assert sum("this machine's files" in p for p in cat.problems) == 3
+
+
+def test_a_git_source_cannot_run_a_command_through_git(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git's ext:: transport runs a command; a user config that allows it must not let a catalogue
+    entry use it (verihub allows https, http, ssh, git and file only)."""
+    marker = tmp_path / "ran"
+    config = tmp_path / "gitconfig"
+    config.write_text('[protocol "ext"]\n\tallow = always\n')
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    source = {"kind": "git", "url": f"ext::sh -c touch% {marker}", "commit": "abcdef1"}
+    with pytest.raises(InstallError, match="git failed"):
+        install(ENV, catalogue=_catalogue(source))
+    assert not marker.exists()
