@@ -12,7 +12,9 @@ A catalogue is a JSON document validated with pydantic::
 ``install`` is one of ``{"kind": "pypi", "name"}``, ``{"kind": "git", "url", "commit",
 "subdirectory"?}``, ``{"kind": "path", "path"}`` (relative paths are relative to the catalogue
 file) or ``{"kind": "wheel", "url"}``. ``content_hash`` is :func:`hub.registry.package.hash_tree` of the
-environment's import package; ``verihub install`` refuses a package whose hash differs.
+environment's import package; ``verihub install`` refuses a package whose hash differs. The
+optional ``entry_point`` (``package.module:attribute``) pins what the environment id runs, which
+the content hash does not cover; a wheel naming another target is refused.
 
 verihub ships ``hub/registry/catalogue.json``: the project's own environments, as ``path`` sources
 relative to it (``../../environments/ID``, so they install from a verihub checkout) with their
@@ -147,6 +149,12 @@ class CatalogueEntry(BaseModel):
     author: str = ""
     install: InstallSource = Field(description="Where to install it from.")
     content_hash: str | None = Field(default=None, description="sha256:... of the import package.")
+    entry_point: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$",
+        description="The environment's entry-point target (package.module:attribute); when given, a "
+        "wheel whose entry point names another target is refused (the content hash does not cover it).",
+    )
     extra_files: tuple[str, ...] = Field(
         default=(),
         description="Glob patterns of files the wheel may install outside its import package "

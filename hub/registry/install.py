@@ -11,7 +11,7 @@ Verify first, then install exactly what was verified; no code of the package run
    its metadata (no ``.pth``, no other top-level module, no ``.data`` scheme, no console script)
    unless the catalogue entry declares it in ``extra_files``; no bytecode; one plain
    ``entry_points.txt`` declaring only this environment; its content hash must equal the
-   catalogue's ``content_hash``;
+   catalogue's ``content_hash``, and its entry point the catalogue's ``entry_point`` when given;
 3. the wheel's import package may not belong to another installed distribution or shadow an
    importable module (pip would overwrite that distribution's files without a word);
 4. on any refusal nothing is installed; otherwise pip installs *that wheel file* (its declared
@@ -154,6 +154,12 @@ def install(
                 f"content hash mismatch for {entry.id}@{entry.version}: the catalogue ({entry.catalogue}) "
                 f"says {entry.content_hash}, the package is {actual}; nothing was installed. The package "
                 "changed since it was catalogued: ask its author, or update the catalogue if you trust it"
+            )
+        if entry.entry_point is not None and checked.entry_point != entry.entry_point:
+            raise InstallError(
+                f"{entry.id}@{entry.version}: the wheel's entry point is {checked.entry_point}, but the "
+                f"catalogue ({entry.catalogue}) pins the entry point {entry.entry_point}; nothing was "
+                "installed"
             )
         if checked.extra_hash != entry.extra_hash:
             raise InstallError(

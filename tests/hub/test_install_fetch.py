@@ -52,11 +52,9 @@ def _wheel(folder: Path, pkg: str = PKG) -> Path:
     return path
 
 
-def _catalogue(install: dict[str, str], content_hash: str | None = None) -> Catalogue:
-    entry = CatalogueEntry.model_validate(
-        {"id": ENV, "version": "0.1.0", "install": install, "content_hash": content_hash, "catalogue": "t"}
-    )
-    return Catalogue(environments=[entry])
+def _catalogue(install: dict[str, str], content_hash: str | None = None, **more: str) -> Catalogue:
+    fields = {"id": ENV, "version": "0.1.0", "install": install, "content_hash": content_hash, **more}
+    return Catalogue(environments=[CatalogueEntry.model_validate({**fields, "catalogue": "t"})])
 
 
 @pytest.fixture
@@ -125,6 +123,20 @@ def test_an_installed_target_other_than_the_verified_one_is_uninstalled(
     with pytest.raises(InstallError, match="its entry point is os:system"):
         install(ENV, catalogue=_catalogue({"kind": "wheel", "url": str(_wheel(tmp_path))}))
     assert removed == [ENV]
+
+
+def test_a_catalogue_can_pin_the_entry_point_target(
+    tmp_path: Path, pip_calls: list[list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The content hash covers the package's files, not which function the entry point names: a
+    re-uploaded wheel (say with a build tag) could repoint it; ``entry_point`` pins it."""
+    _installed_as(monkeypatch, f"{PKG}:load_environment")
+    source = {"kind": "wheel", "url": str(_wheel(tmp_path))}
+    with pytest.raises(InstallError, match="the catalogue .* pins the entry point"):
+        install(ENV, catalogue=_catalogue(source, entry_point=f"{PKG}:other"))
+    assert not any(c[0] == "install" for c in pip_calls)
+    install(ENV, catalogue=_catalogue(source, entry_point=f"{PKG}:load_environment"))  # negative case
+    assert any(c[0] == "install" for c in pip_calls)
 
 
 @pytest.mark.parametrize(
