@@ -195,3 +195,27 @@ def test_metadata_folders_stay_refused_when_declared(tmp_path: Path, member: str
     wheel = build(tmp_path, extra={member: GOOD_EP.encode()})
     with pytest.raises(WheelError, match="metadata"):
         verify_wheel(str(wheel), env_id=ENV, extra_files=[member])
+
+
+# -- 2c. the check and submit read entry points the same strict way ---------------------------
+@pytest.mark.parametrize("case", sorted(SMUGGLED))
+def test_the_check_reads_entry_points_with_the_strict_reader(tmp_path: Path, case: str) -> None:
+    """The check names the environment it exercises from entry_points.txt; read loosely, a file
+    could show it one target while an install runs another (the install would refuse the wheel,
+    but the report must not pass it either)."""
+    from hub.review.check.report import CheckReport
+    from hub.review.check.runner import _static_checks
+
+    meta = tmp_path / "stage" / DIST_INFO
+    meta.mkdir(parents=True)
+    (meta / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: verihub-vh-probe\nVersion: 0.1.0\nSummary: s\n"
+    )
+    (meta / "entry_points.txt").write_text(GOOD_EP)
+    report = CheckReport(target="t")
+    assert _static_checks(meta.parent, report) == ENV  # negative case: the plain file reads fine
+    (meta / "entry_points.txt").write_text(SMUGGLED[case])
+    report = CheckReport(target="t")
+    assert _static_checks(meta.parent, report) is None
+    failed = report.result("metadata")
+    assert failed is not None and failed.status == "fail" and "entry_points.txt" in failed.reason

@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from hub.env.errors import UsageError
+from hub.registry.entry_points_txt import EntryPointsError, parse_entry_points
 from hub.registry.install import InstallError, unpack_wheel
+from hub.registry.package import ENTRY_POINT_GROUP
 from hub.review.check.drive import (
     Hung,
     Prober,
@@ -184,12 +186,15 @@ def _static_checks(stage: Path, report: CheckReport) -> str | None:
         )
     )
     eps_file = infos[0] / "entry_points.txt"
-    eps = eps_file.read_text(encoding="utf-8") if eps_file.exists() else ""
-    ids = (
-        re.findall(r"^\s*([A-Za-z0-9_.-]+)\s*=", eps.split("[verihub.environments]", 1)[1], re.MULTILINE)
-        if "[verihub.environments]" in eps
-        else []
-    )
+    try:  # the one strict reader an install uses too: the check exercises what an install runs
+        groups = parse_entry_points(eps_file.read_bytes() if eps_file.exists() else b"")
+    except EntryPointsError as exc:
+        report.add("metadata", "fail", f"entry_points.txt is refused: {exc}")
+        return None
+    ids = list(groups.get(ENTRY_POINT_GROUP, {}))
+    if len(ids) > 1:
+        report.add("metadata", "fail", f"more than one {ENTRY_POINT_GROUP} entry point: {', '.join(ids)}")
+        return None
     missing = [k for k in ("Name", "Version", "Summary") if not (meta.get(k) or "").strip()]
     if not ids:
         missing.append('a [project.entry-points."verihub.environments"] entry')
