@@ -11,7 +11,8 @@ Every fetch goes through :func:`open_url`, which refuses:
 :func:`download` saves one file that way, checking a ``#sha256=HEX`` fragment when the URL has one.
 
 Credentials written into a URL (``https://user:secret@host/...``) are sent as a Basic
-``Authorization`` header that is not repeated to a redirect target, and never appear in errors.
+``Authorization`` header; that header, like one the caller passes, is not repeated to a redirect
+target, and credentials never appear in errors.
 """
 
 from __future__ import annotations
@@ -111,8 +112,10 @@ def open_url(
         if ":" in (parts.hostname or ""):
             netloc = f"[{parts.hostname}]" + (f":{parts.port}" if parts.port else "")
         url = urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, parts.query, ""))
-    req = urllib.request.Request(url, data=data, headers=dict(headers or {}), method=method)  # noqa: S310
-    if auth is not None:
+    plain = {k: v for k, v in (headers or {}).items() if k.lower() != "authorization"}
+    auth = next((v for k, v in (headers or {}).items() if k.lower() == "authorization"), auth)
+    req = urllib.request.Request(url, data=data, headers=plain, method=method)  # noqa: S310
+    if auth is not None:  # sent to this URL only, never repeated to where it redirects
         req.add_unredirected_header("Authorization", auth)
     opener = urllib.request.build_opener(_GuardedRedirects(what, allow_insecure))
     return opener.open(req, timeout=timeout)

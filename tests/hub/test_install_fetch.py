@@ -174,7 +174,7 @@ def redirector(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
             super().__init__(*a, directory=str(tmp_path), **kw)  # type: ignore[arg-type]
 
         def do_GET(self) -> None:
-            seen["authorization"] = self.headers.get("Authorization", "")
+            seen["authorization"] = seen[self.path] = self.headers.get("Authorization", "")
             if self.path.startswith("/to?"):
                 self.send_response(302)
                 self.send_header("Location", self.path[4:])
@@ -219,6 +219,16 @@ def test_the_hub_client_refuses_plain_http_and_guards_redirects(
         hub_request("http://hub.invalid", "/api/v1/whoami", token="vh_secret")  # refused before connecting
     with pytest.raises(InsecureURLError, match="redirects to"):
         hub_request(base, "/to?http://hub.invalid/api", token="vh_secret")
+
+
+def test_the_hub_token_is_not_repeated_to_a_redirect_target(
+    redirector: tuple[str, dict[str, str]], tmp_path: Path
+) -> None:
+    base, seen = redirector
+    (tmp_path / "x.json").write_text('{"ok": true}')
+    assert hub_request(base, f"/to?{base}/x.json", token="vh_secret") == {"ok": True}
+    assert seen["/to?" + base + "/x.json"] == "Bearer vh_secret"  # the hub itself got it
+    assert seen["/x.json"] == ""  # where it redirected to did not
 
 
 def test_download_sends_url_credentials_once_and_checks_the_pin(
