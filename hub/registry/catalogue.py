@@ -360,18 +360,25 @@ def _network_url(url: str) -> bool:
 
 
 def without_local_sources(cat: Catalogue) -> Catalogue:
-    """``cat`` without the entries that install from this machine's files (a ``path`` source, a
-    wheel or git URL that is not a network URL); each one left out is named in ``problems``."""
+    """``cat`` without the entries that install from this machine (a ``path`` source, a wheel or
+    git URL that is not a network URL, or, for a catalogue off loopback, a loopback URL); each one
+    left out is named in ``problems``."""
     kept: list[CatalogueEntry] = []
     for e in cat.environments:
         src = e.install
+        remote_origin = not is_loopback(urllib.parse.urlsplit(e.catalogue).hostname)
+        url = src.url if isinstance(src, (WheelSource, GitSource)) else ""
         local = isinstance(src, PathSource) or (
-            isinstance(src, (WheelSource, GitSource)) and not _network_url(src.url)
+            isinstance(src, (WheelSource, GitSource))
+            and (
+                not _network_url(url)
+                or (remote_origin and is_loopback(urllib.parse.urlsplit(url.removeprefix("git+")).hostname))
+            )
         )
         if local:
             cat._problems.append(
                 f"{e.id}@{e.version} from {e.catalogue} ignored: a catalogue fetched over the network "
-                f"may not install from this machine's files ({src.describe()})"
+                f"may not install from this machine's files or services ({src.describe()})"
             )
         else:
             kept.append(e)

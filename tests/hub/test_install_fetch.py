@@ -286,3 +286,26 @@ def test_a_git_source_cannot_run_a_command_through_git(
     with pytest.raises(InstallError, match="git failed"):
         install(ENV, catalogue=_catalogue(source))
     assert not marker.exists()
+
+
+def test_a_catalogue_off_loopback_cannot_point_installs_at_loopback() -> None:
+    """A remote catalogue may not make this machine fetch from its own local services; the hub's
+    catalogue on loopback listing its own loopback wheels stays fine (the negative case)."""
+    from hub.registry.catalogue import without_local_sources
+
+    def listed(origin: str) -> list[str]:
+        entries = [
+            CatalogueEntry.model_validate(
+                {
+                    "id": "a_loop",
+                    "version": "1",
+                    "install": {"kind": "wheel", "url": url},
+                    "catalogue": origin,
+                }
+            )
+            for url in ("http://127.0.0.1:8000/files/x/f-1-py3-none-any.whl",)
+        ]
+        return [e.id for e in without_local_sources(Catalogue(environments=entries)).environments]
+
+    assert listed("https://cat.example/verihub.json") == []
+    assert listed("http://127.0.0.1:8000/api/v1/catalogue.json") == ["a_loop"]
