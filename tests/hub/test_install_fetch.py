@@ -309,3 +309,39 @@ def test_a_catalogue_off_loopback_cannot_point_installs_at_loopback() -> None:
 
     assert listed("https://cat.example/verihub.json") == []
     assert listed("http://127.0.0.1:8000/api/v1/catalogue.json") == ["a_loop"]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "@evil.example/f-0.1.0-py3-none-any.whl",  # https://hub@evil.example/...: the token to another host
+        "//evil.example/f-0.1.0-py3-none-any.whl",
+        "/files/../../f-0.1.0-py3-none-any.whl",
+    ],
+)
+def test_the_hub_installer_fetches_wheels_from_the_hub_only(
+    monkeypatch: pytest.MonkeyPatch, pip_calls: list[list[str]], path: str
+) -> None:
+    """The wheel URL comes from the hub's answer; joined to the hub URL it must stay on the hub,
+    since the download carries the token."""
+    import hub.server.installer as installer
+
+    info = {
+        "ref": "alice/vh_probe",
+        "offered": ["0.1.0"],
+        "versions": [
+            {
+                "version": "0.1.0",
+                "yanked": False,
+                "state": "passed",
+                "content_hash": "sha256:" + "0" * 64,
+                "files": [{"kind": "wheel", "url": path, "sha256": "0" * 64}],
+            }
+        ],
+    }
+    monkeypatch.setattr(installer, "hub_request", lambda *a, **kw: info)
+    fetched: list[str] = []
+    monkeypatch.setattr(sources, "download", lambda url, *a, **kw: fetched.append(url))
+    with pytest.raises(UsageError, match="not a file on the hub"):
+        installer.install_from_hub("alice/vh_probe", hub="https://hub.example", token="vh_secret")
+    assert fetched == []
