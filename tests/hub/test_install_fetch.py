@@ -345,3 +345,25 @@ def test_the_hub_installer_fetches_wheels_from_the_hub_only(
     with pytest.raises(UsageError, match="not a file on the hub"):
         installer.install_from_hub("alice/vh_probe", hub="https://hub.example", token="vh_secret")
     assert fetched == []
+
+
+def test_a_wheel_url_is_downloaded_by_verihub_then_installed_as_a_file(
+    tmp_path: Path,
+    redirector: tuple[str, dict[str, str]],
+    pip_calls: list[list[str]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What install_from_hub does: a loopback URL with a token and the file's sha256; pip sees
+    only the verified local file, never the URL."""
+    base, seen = redirector
+    _installed_as(monkeypatch, f"{PKG}:load_environment")
+    wheel = _wheel(tmp_path)
+    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    url = f"http://__token__:vh_secret@{base.removeprefix('http://')}/{wheel.name}#sha256={digest}"
+    result = install(ENV, catalogue=_catalogue({"kind": "wheel", "url": url}))
+    assert result.wheel_sha256 == digest
+    assert seen[f"/{wheel.name}"] == "Basic " + base64.b64encode(b"__token__:vh_secret").decode()
+    (call,) = [c for c in pip_calls if c[0] == "install"]
+    assert call[-1].endswith(wheel.name) and not call[-1].startswith("http")
+    with pytest.raises(InstallError, match="does not match the sha256"):
+        install(ENV, catalogue=_catalogue({"kind": "wheel", "url": url[:-64] + "0" * 64}))
