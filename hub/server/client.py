@@ -15,7 +15,6 @@ import tarfile
 import tempfile
 import urllib.error
 import urllib.parse
-import urllib.request
 from pathlib import Path
 from typing import Any
 
