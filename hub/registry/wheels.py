@@ -102,8 +102,10 @@ def _is_metadata(top: str) -> bool:
     return top.endswith((".dist-info", ".egg-info", ".egg-link"))
 
 
-def verify_wheel(path: str, *, env_id: str, extra_files: Sequence[str] = ()) -> WheelCheck:
+def verify_wheel(path: str, *, env_id: str | None, extra_files: Sequence[str] = ()) -> WheelCheck:
     """Check ``path`` (a ``.whl`` file) as described in the module docstring; raise :class:`WheelError`.
+
+    ``env_id``: the environment the wheel must provide; None takes the one it declares.
 
     ``extra_files``: glob patterns (relative to site-packages, ``/``-separated) the catalogue entry
     declares for files outside the import package, e.g. ``["verihub_x_data/*"]``.
@@ -128,6 +130,8 @@ def verify_wheel(path: str, *, env_id: str, extra_files: Sequence[str] = ()) -> 
         groups = parse_entry_points(contents.get(f"{dist_info}/entry_points.txt", b""))
     except EntryPointsError as exc:
         raise WheelError(f"{name}: entry_points.txt is refused: {exc}") from exc
+    if env_id is None:  # the one environment the wheel declares (more are refused below)
+        env_id = next(iter(groups.get(ENTRY_POINT_GROUP, {})), "")
     target = _entry_target(groups, env_id, name)
     package = target.split(":", 1)[0].split(".", 1)[0]
     _refuse_scripts(groups, extra_files, name)

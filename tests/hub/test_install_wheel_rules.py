@@ -219,3 +219,26 @@ def test_the_check_reads_entry_points_with_the_strict_reader(tmp_path: Path, cas
     assert _static_checks(meta.parent, report) is None
     failed = report.result("metadata")
     assert failed is not None and failed.status == "fail" and "entry_points.txt" in failed.reason
+
+
+@pytest.mark.parametrize(
+    ("extra", "entry_points"),
+    [
+        ({f"{PKG}/__pycache__/__init__.cpython-311.pyc": b"\x00"}, GOOD_EP),
+        ({}, SMUGGLED["continued-target"]),
+        ({"helper.py": b"x = 1\n"}, GOOD_EP),
+    ],
+)
+def test_the_check_fails_a_wheel_that_install_would_refuse(
+    tmp_path: Path, extra: dict[str, bytes], entry_points: str
+) -> None:
+    """`verihub check WHEEL` must not pass what `verihub install` refuses: the check exercises a
+    wheel only once it passes the same verification (its id read from the wheel itself)."""
+    from hub.review.check.runner import check
+
+    report = check(str(build(tmp_path, extra=extra, entry_points=entry_points)))
+    installs = report.result("installs")
+    assert installs is not None and installs.status == "fail"
+    assert "verihub install would refuse it" in installs.reason
+    (tmp_path / "clean").mkdir()
+    assert verify_wheel(str(build(tmp_path / "clean")), env_id=None).env_id == ENV  # id from the wheel

@@ -26,6 +26,7 @@ from hub.env.errors import UsageError
 from hub.registry.entry_points_txt import EntryPointsError, parse_entry_points
 from hub.registry.install import InstallError, unpack_wheel
 from hub.registry.package import ENTRY_POINT_GROUP
+from hub.registry.wheels import WheelError, verify_wheel
 from hub.review.check.drive import (
     Hung,
     Prober,
@@ -155,14 +156,26 @@ def _stage_path(src: Path, work: Path, opts: CheckOptions, report: CheckReport) 
             "installs", "fail", "the package does not build a wheel offline with its build backend", last
         )
         return None
-    target = work / "installed"
-    try:
-        unpack_wheel(built[0], target)
-    except InstallError as exc:
-        report.add("installs", "fail", str(exc))
+    if not _unpack_verified(built[0], work / "installed", report):
         return None
     report.add("installs", "pass", f"built and installed {built[0].name} offline")
-    return read_only_copy(target, work / "stage")
+    return read_only_copy(work / "installed", work / "stage")
+
+
+def _unpack_verified(wheel: Path, target: Path, report: CheckReport) -> bool:
+    """Unpack ``wheel`` once it passes what ``verihub install`` verifies (else an installs fail):
+    the check must not pass a wheel that an install refuses, nor exercise bytecode or a target
+    that an install would not run."""
+    try:
+        verify_wheel(str(wheel), env_id=None)
+        unpack_wheel(wheel, target)
+    except WheelError as exc:
+        report.add("installs", "fail", f"verihub install would refuse it: {exc}")
+        return False
+    except InstallError as exc:
+        report.add("installs", "fail", str(exc))
+        return False
+    return True
 
 
 def _stage_installed(env_id: str, work: Path, report: CheckReport) -> Path:
@@ -309,10 +322,7 @@ def _dynamic_checks(stage: Path, env_id: str | None, opts: CheckOptions, report:
 
 def _stage_wheel(wheel: Path, work: Path, report: CheckReport) -> Path | None:
     """A built wheel is unpacked, not built: nothing of the package runs to stage it."""
-    try:
-        unpack_wheel(wheel, work / "installed")
-    except InstallError as exc:
-        report.add("installs", "fail", str(exc))
+    if not _unpack_verified(wheel, work / "installed", report):
         return None
     report.add("installs", "pass", f"unpacked {wheel.name}")
     return read_only_copy(work / "installed", work / "stage")
