@@ -8,6 +8,11 @@ Reading guide:
 - :mod:`hub.registry.catalogue`: catalogues of installable environments (the shipped
   ``catalogue.json`` and configured ones), their schema and the user config file.
 - :mod:`hub.registry.install`: resolving ``ID[@VERSION]`` and pip-installing it, hash-verified.
+- :mod:`hub.registry.sources`: a catalogue entry's source as one wheel file (built in the sandbox,
+  or a released wheel downloaded; never built on the host).
+- :mod:`hub.registry.wheels`: verifying a wheel as data before pip sees it;
+  :mod:`hub.registry.entry_points_txt`: the one strict reader of its ``entry_points.txt``.
+- :mod:`hub.registry.fetch`: every download (https only, redirects guarded).
 - :mod:`hub.registry.data`: loading an environment's dataset (Hugging Face id or a local copy).
 - :mod:`hub.registry.math_datasets`: the shared base of dataset-backed math environments.
 

@@ -12,7 +12,9 @@ A catalogue is a JSON document validated with pydantic::
 ``install`` is one of ``{"kind": "pypi", "name"}``, ``{"kind": "git", "url", "commit",
 "subdirectory"?}``, ``{"kind": "path", "path"}`` (relative paths are relative to the catalogue
 file) or ``{"kind": "wheel", "url"}``. ``content_hash`` is :func:`hub.registry.package.hash_tree` of the
-environment's import package; ``verihub install`` refuses a package whose hash differs.
+environment's import package; ``verihub install`` refuses a package whose hash differs. The
+optional ``entry_point`` (``package.module:attribute``) pins what the environment id runs, which
+the content hash does not cover; a wheel naming another target is refused.
 
 verihub ships ``hub/registry/catalogue.json``: the project's own environments, as ``path`` sources
 relative to it (``../../environments/ID``, so they install from a verihub checkout) with their
@@ -33,7 +35,10 @@ the configured ones in order). Another catalogue cannot add versions of an id it
     my_env = "https://lab.example.org/verihub.json"   # my_env comes from this catalogue only
 
 Plain-http catalogues are refused unless they are on loopback (``127.0.0.1``, ``localhost``,
-``[::1]``) or ``--allow-insecure`` is given. A location may pin the catalogue's own bytes:
+``[::1]``) or ``--allow-insecure`` is given, and so is a redirect away from https or to another
+scheme (:mod:`hub.registry.fetch`). A catalogue fetched over http(s) may not send installs to
+this machine's files: its ``path`` entries, ``file:``/local wheels and non-network git URLs are
+left out (:func:`without_local_sources`). A location may pin the catalogue's own bytes:
 ``https://host/cat.json#sha256=<64 hex>`` is refused when its sha256 differs. A catalogue that
 cannot be read, and every entry left out, is reported in :attr:`Catalogue.problems`, never fatal.
 """
@@ -41,10 +46,10 @@ cannot be read, and every entry left out, is reported in :attr:`Catalogue.proble
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
 import re
 import urllib.parse
-import urllib.request
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -54,6 +59,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from hub.env.errors import UsageError
 from hub.registry.config import configured_catalogues, configured_pins, is_loopback, split_pin
+from hub.registry.fetch import open_url
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -69,6 +75,7 @@ __all__ = [
     "parse_catalogue",
     "read_catalogue",
     "shipped_path",
+    "without_local_sources",
 ]
 
 SCHEMA_VERSION = 1
@@ -142,6 +149,12 @@ class CatalogueEntry(BaseModel):
     author: str = ""
     install: InstallSource = Field(description="Where to install it from.")
     content_hash: str | None = Field(default=None, description="sha256:... of the import package.")
+    entry_point: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$",
+        description="The environment's entry-point target (package.module:attribute); when given, a "
+        "wheel whose entry point names another target is refused (the content hash does not cover it).",
+    )
     extra_files: tuple[str, ...] = Field(
         default=(),
         description="Glob patterns of files the wheel may install outside its import package "
@@ -319,12 +332,14 @@ def read_catalogue(location: str, *, allow_insecure: bool = False) -> Catalogue:
         )
     if scheme in ("http", "https"):
         try:
-            with urllib.request.urlopen(where, timeout=_FETCH_TIMEOUT_S) as resp:  # noqa: S310
+            with open_url(
+                where, what="catalogue", timeout=_FETCH_TIMEOUT_S, allow_insecure=allow_insecure
+            ) as resp:
                 data = resp.read(16 * 1024 * 1024)
-        except OSError as exc:
+        except (OSError, http.client.HTTPException) as exc:
             raise UsageError(f"cannot fetch catalogue {where}: {exc}; check the URL in your config") from exc
         _check_pin(where, data, digest)
-        return parse_catalogue(data.decode("utf-8", "replace"), origin=where)
+        return without_local_sources(parse_catalogue(data.decode("utf-8", "replace"), origin=where))
     path = Path(urllib.parse.unquote(parsed.path) if scheme == "file" else where)
     path = path.expanduser()
     try:
@@ -335,6 +350,40 @@ def read_catalogue(location: str, *, allow_insecure: bool = False) -> Catalogue:
         ) from exc
     _check_pin(str(path), data, digest)
     return parse_catalogue(data.decode("utf-8", "replace"), origin=str(path), base_dir=path.resolve().parent)
+
+
+def _network_url(url: str) -> bool:
+    if re.fullmatch(r"[A-Za-z0-9_.-]+@[A-Za-z0-9.-]+:[^:/].*", url):  # git's scp-like ssh form
+        return True
+    parts = urllib.parse.urlsplit(url.removeprefix("git+"))
+    return parts.scheme in ("https", "http", "ssh") and bool(parts.hostname)
+
+
+def without_local_sources(cat: Catalogue) -> Catalogue:
+    """``cat`` without the entries that install from this machine (a ``path`` source, a wheel or
+    git URL that is not a network URL, or, for a catalogue off loopback, a loopback URL); each one
+    left out is named in ``problems``."""
+    kept: list[CatalogueEntry] = []
+    for e in cat.environments:
+        src = e.install
+        remote_origin = not is_loopback(urllib.parse.urlsplit(e.catalogue).hostname)
+        url = src.url if isinstance(src, (WheelSource, GitSource)) else ""
+        local = isinstance(src, PathSource) or (
+            isinstance(src, (WheelSource, GitSource))
+            and (
+                not _network_url(url)
+                or (remote_origin and is_loopback(urllib.parse.urlsplit(url.removeprefix("git+")).hostname))
+            )
+        )
+        if local:
+            cat._problems.append(
+                f"{e.id}@{e.version} from {e.catalogue} ignored: a catalogue fetched over the network "
+                f"may not install from this machine's files or services ({src.describe()})"
+            )
+        else:
+            kept.append(e)
+    cat.environments = kept
+    return cat
 
 
 def _check_pin(where: str, data: bytes, digest: str | None) -> None:

@@ -3,31 +3,30 @@
 Verify first, then install exactly what was verified; no code of the package runs before that:
 
 1. the catalogue entry is resolved to a source (a PyPI release, a git commit, a local folder, a
-   wheel URL);
-2. a source folder (a local folder, a git checkout, an sdist from PyPI) is refused when it holds a
-   symbolic link or a hard-linked file (they could carry files from outside it into the wheel),
-   copied without ``build/`` or ``*.egg-info``, and built into a wheel **inside the sandbox**
-   (:func:`hub.sandbox.run`: no network, the copy its only writable folder), since building runs
-   the package's ``setup.py``; a released wheel (PyPI or a URL) is downloaded, never built;
-3. :func:`hub.registry.wheels.verify_wheel` reads the wheel as data: every file must be in its
+   wheel URL) and turned into one wheel file by :func:`hub.registry.sources.fetch_wheel`: source
+   folders are built **inside the sandbox**, released wheels downloaded (PyPI: wheels only; https
+   with redirects guarded), never built on the host;
+2. :func:`hub.registry.wheels.verify_wheel` reads the wheel as data: every file must be in its
    ``RECORD`` with the right hash, and nothing may lie outside the environment's import package and
    its metadata (no ``.pth``, no other top-level module, no ``.data`` scheme, no console script)
-   unless the catalogue entry declares it in ``extra_files``; its content hash must equal the
-   catalogue's ``content_hash``;
+   unless the catalogue entry declares it in ``extra_files``; no bytecode; one plain
+   ``entry_points.txt`` declaring only this environment; its content hash must equal the
+   catalogue's ``content_hash``, and its entry point the catalogue's ``entry_point`` when given;
+3. the wheel's import package may not belong to another installed distribution or shadow an
+   importable module (pip would overwrite that distribution's files without a word);
 4. on any refusal nothing is installed; otherwise pip installs *that wheel file* (its declared
-   dependencies come from the index as usual and are not hash-checked);
-5. after installing, the installed package is hashed again; on a mismatch it is uninstalled.
+   dependencies come from the index as wheels only, ``--only-binary :all:``, and are not
+   hash-checked);
+5. after installing, the installed environment must resolve to the entry point verified in the
+   wheel and its package is hashed again; on a mismatch it is uninstalled.
 
-pip always runs in the current interpreter (``sys.executable -m pip``). ``unsafe=True``
-(``--unsafe-no-sandbox``) builds without the sandbox where bubblewrap is missing.
+``unsafe=True`` (``--unsafe-no-sandbox``) builds without the sandbox where bubblewrap is missing.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
-import os
-import shutil
-import subprocess
 import sys
 import tempfile
 import zipfile
@@ -35,23 +34,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from hub.env.errors import UsageError, VerihubError
-from hub.registry.catalogue import (
-    SHIPPED_ORIGIN,
-    Catalogue,
-    CatalogueEntry,
-    GitSource,
-    PathSource,
-    PypiSource,
-    WheelSource,
-    load_catalogue,
-)
-from hub.registry.wheels import WheelError, verify_wheel
+from packaging.utils import canonicalize_name
+
+from hub.env.errors import UsageError
+from hub.registry import sources
+from hub.registry.catalogue import Catalogue, CatalogueEntry, load_catalogue
+from hub.registry.sources import InstallError, build_wheel, refuse_links, requirement_for
+from hub.registry.wheels import WheelCheck, WheelError, verify_wheel
 
 __all__ = [
     "InstallError",
     "InstallResult",
     "build_wheel",
+    "check_wheel",
     "install",
     "parse_spec",
     "refuse_links",
@@ -62,16 +57,6 @@ __all__ = [
     "wheel_package_hash",
 ]
 
-_PIP_TIMEOUT_S = 900.0
-_BUILD_TIMEOUT_S = 600.0
-_BUILD_LEFTOVERS = shutil.ignore_patterns(
-    "build", "dist", "*.egg-info", "__pycache__", "*.pyc", ".git", ".venv"
-)
-
-
-class InstallError(VerihubError):
-    """pip failed, or the package is not what the catalogue says it is."""
-
 
 @dataclass(frozen=True)
 class InstallResult:
@@ -81,6 +66,10 @@ class InstallResult:
     requirement: str
     content_hash: str
     verified: bool
+    entry_point: str = ""
+    """The environment's entry-point target, as verified in the wheel and found once installed."""
+    wheel_sha256: str = ""
+    """sha256 of the wheel file that pip installed."""
 
 
 def parse_spec(spec: str) -> tuple[str, str | None]:
@@ -109,44 +98,6 @@ def resolve(spec: str, catalogue: Catalogue | None = None) -> CatalogueEntry:
     return entry
 
 
-def requirement_for(entry: CatalogueEntry) -> str:
-    """The pip requirement that installs ``entry``."""
-    src = entry.install
-    if isinstance(src, PypiSource):
-        return f"{src.name}=={entry.version}"
-    if isinstance(src, GitSource):
-        sub = f"#subdirectory={src.subdirectory}" if src.subdirectory else ""
-        url = src.url if src.url.startswith("git+") else f"git+{src.url}"
-        return f"{url}@{src.commit}{sub}"
-    if isinstance(src, PathSource):
-        path = Path(src.path).expanduser()
-        if not path.is_dir() and entry.catalogue == SHIPPED_ORIGIN:
-            raise UsageError(
-                f"{entry.id}: the shipped catalogue installs verihub's own environments from a source "
-                f"checkout, and {path} does not exist here; clone the verihub repository, "
-                "`pip install -e .` in it, and run `verihub install` again"
-            )
-        if not (path / "pyproject.toml").is_file() and not (path / "setup.py").is_file():
-            raise UsageError(f"{entry.id}: {path} is not a Python package folder (no pyproject.toml)")
-        return str(path.resolve())
-    if isinstance(src, WheelSource):
-        return src.url
-    raise AssertionError(f"unknown source {src!r}")  # pragma: no cover
-
-
-def _pip(args: Sequence[str], *, what: str) -> str:
-    cmd = [sys.executable, "-m", "pip", "--disable-pip-version-check", *args]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=_PIP_TIMEOUT_S, check=False)
-    except subprocess.TimeoutExpired as exc:
-        raise InstallError(f"pip timed out while {what}; check your network or index") from exc
-    if proc.returncode != 0:
-        lines = [ln for ln in (proc.stderr or proc.stdout).splitlines() if ln.strip()]
-        last = next((ln for ln in reversed(lines) if "ERROR" in ln), lines[-1] if lines else "no output")
-        raise InstallError(f"pip failed while {what}: {last.strip()}")
-    return proc.stdout
-
-
 def unpack_wheel(wheel: Path, dest: Path) -> Path:
     """Extract ``wheel`` into ``dest`` (refusing paths that escape it); returns ``dest``."""
     dest.mkdir(parents=True, exist_ok=True)
@@ -162,147 +113,17 @@ def unpack_wheel(wheel: Path, dest: Path) -> Path:
     return dest
 
 
-def wheel_package_hash(wheel: Path, env_id: str) -> str:
-    """The content hash of a verified environment wheel (:func:`hub.registry.wheels.verify_wheel`)."""
+def check_wheel(wheel: Path, env_id: str) -> WheelCheck:
+    """:func:`hub.registry.wheels.verify_wheel` of an environment wheel, refusals as InstallError."""
     try:
-        return verify_wheel(str(wheel), env_id=env_id).content_hash
+        return verify_wheel(str(wheel), env_id=env_id)
     except WheelError as exc:
         raise InstallError(str(exc)) from exc
 
 
-def refuse_links(root: Path) -> None:
-    """Raise :class:`InstallError` when ``root`` holds a symbolic link or a hard-linked file."""
-    for path in [root, *root.rglob("*")]:
-        if path.is_symlink():
-            raise InstallError(
-                f"{path} is a symbolic link; verihub refuses sources with links (they can pull files "
-                "from outside the package into it): replace it with the file itself"
-            )
-        if path.is_file() and path.stat().st_nlink > 1:
-            raise InstallError(
-                f"{path} is hard-linked elsewhere; refusing it (copy the file instead of linking it)"
-            )
-
-
-def build_wheel(source: Path, out: Path, *, unsafe: bool = False) -> Path:
-    """Build the wheel of an untrusted source folder inside the sandbox; returns the wheel.
-
-    ``source`` must be a private copy inside ``out``'s parent (the sandbox's one writable folder).
-    """
-    from hub.sandbox import SandboxUnavailableError, run
-
-    out.mkdir(parents=True, exist_ok=True)
-    argv = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index"]
-    argv += ["--disable-pip-version-check", "-q", "-w", str(out), str(source)]
-    try:
-        proc = run(
-            argv, rw_dir=out.parent, network=False, timeout_s=_BUILD_TIMEOUT_S, cwd=out.parent, unsafe=unsafe
-        )
-    except SandboxUnavailableError as exc:
-        raise InstallError(
-            f"{exc}; building an environment runs its code, so verihub builds only in the sandbox"
-        ) from exc
-    if proc.returncode != 0:
-        lines = [ln for ln in (proc.stderr or proc.stdout).splitlines() if ln.strip()]
-        last = next((ln for ln in reversed(lines) if "rror" in ln), lines[-1] if lines else "no output")
-        raise InstallError(
-            f"building the wheel of {source.name} in the sandbox failed: {last.strip()[:300]} (the build has "
-            "no network: its build backend must be installed here, e.g. `pip install setuptools wheel`)"
-        )
-    wheels = sorted(out.glob("*.whl"))
-    if len(wheels) != 1:
-        raise InstallError(f"expected one wheel from {source.name}, got {len(wheels)}")
-    return wheels[0]
-
-
-def _fetch_wheel(entry: CatalogueEntry, tmp: Path, pip_args: Sequence[str], *, unsafe: bool) -> Path:
-    """The entry's wheel: downloaded when released as one, else built from source in the sandbox."""
-    src = entry.install
-    requirement = requirement_for(entry)
-    out = tmp / "wheels"
-    if isinstance(src, PathSource):
-        folder = Path(requirement)
-        refuse_links(folder)
-        copy = tmp / "src"
-        shutil.copytree(folder, copy, ignore=_BUILD_LEFTOVERS, symlinks=True)
-        return build_wheel(copy, out, unsafe=unsafe)
-    if isinstance(src, GitSource):
-        checkout = tmp / "git"
-        url = src.url[4:] if src.url.startswith("git+") else src.url
-        _git(["clone", "--quiet", "--no-checkout", url, str(checkout)], what=f"cloning {url}")
-        _git(["-C", str(checkout), "checkout", "--quiet", src.commit], what=f"checking out {src.commit}")
-        shutil.rmtree(checkout / ".git", ignore_errors=True)
-        folder = checkout / src.subdirectory if src.subdirectory else checkout
-        refuse_links(folder)
-        return build_wheel(folder, out, unsafe=unsafe)
-    if isinstance(src, WheelSource):
-        _pip(
-            ["download", "--no-deps", "-q", "-d", str(out), *pip_args, src.url], what=f"downloading {src.url}"
-        )
-    else:  # PyPI: a released wheel only; an sdist is built in the sandbox
-        try:
-            _pip(
-                [
-                    "download",
-                    "--no-deps",
-                    "--only-binary",
-                    ":all:",
-                    "-q",
-                    "-d",
-                    str(out),
-                    *pip_args,
-                    requirement,
-                ],
-                what=f"downloading {requirement}",
-            )
-        except InstallError:
-            sdists = tmp / "sdist"
-            _pip(
-                [
-                    "download",
-                    "--no-deps",
-                    "--no-binary",
-                    ":all:",
-                    "-q",
-                    "-d",
-                    str(sdists),
-                    *pip_args,
-                    requirement,
-                ],
-                what=f"downloading {requirement}",
-            )
-            archives = sorted(sdists.glob("*.tar.gz"))
-            if len(archives) != 1:
-                raise InstallError(f"expected one sdist of {requirement}, got {len(archives)}") from None
-            folder = _unpack_sdist(archives[0], tmp / "sdist-src")
-            refuse_links(folder)
-            return build_wheel(folder, out, unsafe=unsafe)
-    wheels = sorted(out.glob("*.whl"))
-    if len(wheels) != 1:
-        raise InstallError(f"expected one wheel for {requirement}, got {len(wheels)}")
-    return wheels[0]
-
-
-def _unpack_sdist(archive: Path, dest: Path) -> Path:
-    import tarfile
-
-    dest.mkdir(parents=True)
-    with tarfile.open(archive) as tf:
-        tf.extractall(dest, filter="data")  # refuses absolute paths, links out and devices
-    folders = [p for p in dest.iterdir() if p.is_dir()]
-    if len(folders) != 1:
-        raise InstallError(f"{archive.name} does not unpack to one folder")
-    return folders[0]
-
-
-def _git(args: Sequence[str], *, what: str) -> None:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1"}
-    try:
-        proc = subprocess.run(["git", *args], capture_output=True, text=True, timeout=_PIP_TIMEOUT_S, env=env)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise InstallError(f"git failed while {what}: {exc}") from exc
-    if proc.returncode != 0:
-        raise InstallError(f"git failed while {what}: {(proc.stderr or proc.stdout).strip()[:300]}")
+def wheel_package_hash(wheel: Path, env_id: str) -> str:
+    """The content hash of a verified environment wheel (:func:`check_wheel`)."""
+    return check_wheel(wheel, env_id).content_hash
 
 
 def install(
@@ -322,7 +143,7 @@ def install(
     entry = resolve(spec, catalogue)
     requirement = requirement_for(entry)
     with tempfile.TemporaryDirectory(prefix="verihub-install-") as tmp:
-        wheel = _fetch_wheel(entry, Path(tmp), pip_args, unsafe=unsafe)
+        wheel = sources.fetch_wheel(entry, Path(tmp), pip_args, unsafe=unsafe)
         try:
             checked = verify_wheel(str(wheel), env_id=entry.id, extra_files=entry.extra_files)
         except WheelError as exc:
@@ -334,14 +155,24 @@ def install(
                 f"says {entry.content_hash}, the package is {actual}; nothing was installed. The package "
                 "changed since it was catalogued: ask its author, or update the catalogue if you trust it"
             )
+        if entry.entry_point is not None and checked.entry_point != entry.entry_point:
+            raise InstallError(
+                f"{entry.id}@{entry.version}: the wheel's entry point is {checked.entry_point}, but the "
+                f"catalogue ({entry.catalogue}) pins the entry point {entry.entry_point}; nothing was "
+                "installed"
+            )
         if checked.extra_hash != entry.extra_hash:
             raise InstallError(
                 f"{entry.id}@{entry.version}: the declared extra files hash to {checked.extra_hash}, the "
                 f"catalogue ({entry.catalogue}) says {entry.extra_hash}; nothing was installed"
             )
-        deps = ["--no-deps"] if no_deps else []
-        _pip(["install", "-q", *deps, *pip_args, str(wheel)], what=f"installing {wheel.name}")
+        # dependencies come as wheels only: pip would run an sdist's setup.py here to install it
+        deps = ["--no-deps"] if no_deps else ["--only-binary", ":all:"]
+        wheel_sha256 = hashlib.sha256(wheel.read_bytes()).hexdigest()
+        _refuse_taking_over(checked)
+        sources.run_pip(["install", "-q", *deps, *pip_args, str(wheel)], what=f"installing {wheel.name}")
     importlib.invalidate_caches()
+    _check_installed_target(entry.id, checked.entry_point)
     if entry.content_hash is not None:
         installed_hash = package_hash(entry.id)
         if installed_hash != entry.content_hash:
@@ -351,8 +182,68 @@ def install(
                 "it was uninstalled again (another distribution may provide the same id)"
             )
     return InstallResult(
-        entry=entry, requirement=requirement, content_hash=actual, verified=entry.content_hash is not None
+        entry=entry,
+        requirement=requirement,
+        content_hash=actual,
+        verified=entry.content_hash is not None,
+        entry_point=checked.entry_point,
+        wheel_sha256=wheel_sha256,
     )
+
+
+def _refuse_taking_over(checked: WheelCheck) -> None:
+    """The wheel's import package must be new here or already this distribution's own."""
+    from importlib.metadata import packages_distributions
+
+    from hub.registry.entrypoints import installed
+
+    package, mine = checked.import_package, canonicalize_name(checked.distribution)
+    owners = sorted({canonicalize_name(d) for d in packages_distributions().get(package, [])} - {mine})
+    if owners:
+        raise InstallError(
+            f"{checked.distribution} would install the package {package!r}, which belongs to "
+            f"{', '.join(owners)}; refused (pip would overwrite that distribution's files); nothing "
+            "was installed"
+        )
+    where = _importable(package)
+    current = installed().get(checked.env_id)
+    ours = current is not None and canonicalize_name(current.distribution or "") == mine
+    if where is not None and not ours:
+        raise InstallError(
+            f"{checked.distribution} would install the package {package!r}, which is already importable "
+            f"from {where}; refused (it would shadow or be shadowed by it); nothing was installed"
+        )
+
+
+def _importable(package: str) -> str | None:
+    """Where ``package`` would be imported from now (asking the finders, not ``sys.modules``, so
+    that a module imported before an uninstall does not count), or None."""
+    importlib.invalidate_caches()
+    for finder in sys.meta_path:
+        find = getattr(finder, "find_spec", None)
+        try:
+            spec = find(package, None) if find is not None else None
+        except Exception:  # a third-party finder may fail in any way; it then has no answer
+            spec = None
+        if spec is not None:
+            return str(spec.origin or "a namespace or built-in module")
+    return None
+
+
+def _check_installed_target(env_id: str, verified: str) -> None:
+    """The installed environment must resolve to the entry point verified in the wheel (another
+    distribution declaring the same id would otherwise decide what ``load_environment`` runs)."""
+    from hub.registry.entrypoints import installed
+
+    found = installed().get(env_id)
+    if found is None or found.entry_point != verified:
+        if found is not None:
+            uninstall(env_id)
+        raise InstallError(
+            f"{env_id}: once installed, its entry point is {found.entry_point if found else 'missing'}, not "
+            f"{verified} as verified in the wheel; it was uninstalled again (another distribution may "
+            "declare the same id: `pip list` and remove it)"
+        )
 
 
 def uninstall(env_id: str) -> str:
@@ -364,6 +255,6 @@ def uninstall(env_id: str) -> str:
         raise UsageError(f"environment {env_id!r} is not installed; see `verihub list`")
     if not info.distribution:
         raise InstallError(f"cannot tell which distribution provides {env_id!r}; uninstall it with pip")
-    _pip(["uninstall", "-y", "-q", info.distribution], what=f"uninstalling {info.distribution}")
+    sources.run_pip(["uninstall", "-y", "-q", info.distribution], what=f"uninstalling {info.distribution}")
     importlib.invalidate_caches()
     return info.distribution

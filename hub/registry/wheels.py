@@ -10,6 +10,15 @@ A wheel is a zip that pip unpacks into site-packages. Everything in it is untrus
   ``NAME-VERSION.data/`` schemes (scripts, headers, data installed elsewhere), unless the
   catalogue entry declares them (``extra_files``);
 - ``console_scripts``/``gui_scripts`` entry points (programs installed on the PATH), unless declared;
+- bytecode (``__pycache__/``, ``*.pyc``, ``*.pyo``), declared or not: Python may run it instead of
+  the reviewed source, and the content hash leaves it out;
+- an ``entry_points.txt`` outside the subset every reader reads alike
+  (:func:`hub.registry.entry_points_txt.parse_entry_points`), an environment entry point other
+  than ``ENV_ID = PACKAGE.module:attribute`` into the import package, other environment ids, and
+  entry-point groups other programs load as plugins (anything but the environment and scripts);
+- a ``.dist-info`` folder not named as the wheel (name and version) or whose ``METADATA`` names
+  another distribution, and any second metadata folder (``.dist-info``, ``.egg-info``), declared
+  or not;
 - archives over :data:`MAX_WHEEL_BYTES` unpacked, or compressed more than :data:`MAX_RATIO` to 1.
 
 The content hash (:attr:`WheelCheck.content_hash`) is :func:`hub.registry.package.hash_tree` of the
@@ -27,14 +36,15 @@ import io
 import stat
 import zipfile
 from collections.abc import Sequence
-from configparser import ConfigParser
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import PurePosixPath
 
-from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+from packaging.version import InvalidVersion, Version
 
 from hub.env.errors import VerihubError
+from hub.registry.entry_points_txt import EntryPointsError, parse_entry_points
 from hub.registry.package import ENTRY_POINT_GROUP
 
 __all__ = ["MAX_RATIO", "MAX_WHEEL_BYTES", "WheelCheck", "WheelError", "verify_wheel"]
@@ -58,6 +68,10 @@ class WheelCheck:
     distribution: str
     version: str
     import_package: str
+    entry_point: str
+    """The environment's entry-point target (``package.module:attribute``)."""
+    entry_points: tuple[tuple[str, str, str], ...]
+    """Every entry point the wheel declares, as sorted (group, name, target)."""
     content_hash: str
     """``hash_tree`` of the import package (comparable with catalogue ``content_hash``)."""
     extra_files: tuple[str, ...]
@@ -80,12 +94,18 @@ def _tree_hash(files: Sequence[tuple[str, bytes]]) -> str:
     return "sha256:" + digest.hexdigest()
 
 
-def _is_cache(parts: tuple[str, ...]) -> bool:
-    return "__pycache__" in parts or parts[-1].endswith(".pyc")
+def _is_bytecode(parts: tuple[str, ...]) -> bool:
+    return "__pycache__" in parts or parts[-1].endswith((".pyc", ".pyo"))
 
 
-def verify_wheel(path: str, *, env_id: str, extra_files: Sequence[str] = ()) -> WheelCheck:
+def _is_metadata(top: str) -> bool:
+    return top.endswith((".dist-info", ".egg-info", ".egg-link"))
+
+
+def verify_wheel(path: str, *, env_id: str | None, extra_files: Sequence[str] = ()) -> WheelCheck:
     """Check ``path`` (a ``.whl`` file) as described in the module docstring; raise :class:`WheelError`.
+
+    ``env_id``: the environment the wheel must provide; None takes the one it declares.
 
     ``extra_files``: glob patterns (relative to site-packages, ``/``-separated) the catalogue entry
     declares for files outside the import package, e.g. ``["verihub_x_data/*"]``.
@@ -105,18 +125,34 @@ def verify_wheel(path: str, *, env_id: str, extra_files: Sequence[str] = ()) -> 
         record = _record(zf, dist_info, name)
         contents = {m: zf.read(m) for m in members}
     _check_record(contents, record, dist_info, name)
-    entry_points = contents.get(f"{dist_info}/entry_points.txt", b"").decode("utf-8", "replace")
-    package = _entry_package(entry_points, env_id, name)
-    _refuse_scripts(entry_points, extra_files, name)
+    _check_metadata_name(contents, dist_info, dist, version, name)
+    try:
+        groups = parse_entry_points(contents.get(f"{dist_info}/entry_points.txt", b""))
+    except EntryPointsError as exc:
+        raise WheelError(f"{name}: entry_points.txt is refused: {exc}") from exc
+    if env_id is None:  # the one environment the wheel declares (more are refused below)
+        env_id = next(iter(groups.get(ENTRY_POINT_GROUP, {})), "")
+    target = _entry_target(groups, env_id, name)
+    package = target.split(":", 1)[0].split(".", 1)[0]
+    _refuse_scripts(groups, extra_files, name)
     pkg_files: list[tuple[str, bytes]] = []
     extras: list[tuple[str, bytes]] = []
     for member, data in contents.items():
         parts = PurePosixPath(member).parts
+        if _is_bytecode(parts):
+            raise WheelError(
+                f"{name} carries the bytecode {member!r}; refused: Python could run it instead of the "
+                "reviewed source, and the content hash leaves bytecode out. Build the wheel from source"
+            )
         if parts[0] == dist_info:
             continue
+        if _is_metadata(parts[0]):
+            raise WheelError(
+                f"{name} carries a second metadata folder {parts[0]!r} beside {dist_info}; refused, "
+                "declared or not (its entry points would be read too)"
+            )
         if parts[0] == package and len(parts) > 1:
-            if not _is_cache(parts):
-                pkg_files.append(("/".join(parts[1:]), data))
+            pkg_files.append(("/".join(parts[1:]), data))
         elif member == f"{package}.py":
             pkg_files.append((member, data))
         elif any(fnmatch(member, pattern) for pattern in extra_files):
@@ -135,6 +171,8 @@ def verify_wheel(path: str, *, env_id: str, extra_files: Sequence[str] = ()) -> 
         distribution=dist,
         version=str(version),
         import_package=package,
+        entry_point=target,
+        entry_points=tuple(sorted((g, n, t) for g, names in groups.items() for n, t in names.items())),
         content_hash=_tree_hash(pkg_files),
         extra_files=tuple(sorted(m for m, _ in extras)),
         extra_hash=_tree_hash(extras) if extras else None,
@@ -186,7 +224,7 @@ def _members(zf: zipfile.ZipFile, name: str) -> list[str]:
 def _dist_info(members: Sequence[str], name: str) -> str:
     folders = {PurePosixPath(m).parts[0] for m in members if PurePosixPath(m).parts[0].endswith(".dist-info")}
     if len(folders) != 1:
-        raise WheelError(f"{name} must hold exactly one .dist-info folder, found {len(folders)}")
+        raise WheelError(f"{name} must hold exactly one .dist-info (metadata) folder, found {len(folders)}")
     return folders.pop()
 
 
@@ -218,32 +256,51 @@ def _check_record(contents: dict[str, bytes], record: dict[str, str], dist_info:
         raise WheelError(f"{name}: RECORD lists {missing[0]!r}, which the wheel does not hold")
 
 
-def _parser(text: str) -> ConfigParser:
-    parser = ConfigParser(delimiters=("=",), interpolation=None)
-    parser.optionxform = str  # type: ignore[assignment,method-assign]
-    parser.read_string(text)
-    return parser
-
-
-def _entry_package(entry_points: str, env_id: str, name: str) -> str:
+def _check_metadata_name(
+    contents: dict[str, bytes], dist_info: str, dist: str, version: Version, name: str
+) -> None:
+    """The .dist-info folder and METADATA must name the distribution the file name does."""
+    folder_name, _, folder_version = dist_info[: -len(".dist-info")].partition("-")
     try:
-        parser = _parser(entry_points)
-    except Exception as exc:  # configparser raises several unrelated error types
-        raise WheelError(f"{name}: entry_points.txt cannot be read ({type(exc).__name__})") from exc
-    if not parser.has_option(ENTRY_POINT_GROUP, env_id):
+        same_version = Version(folder_version) == version
+    except InvalidVersion:
+        same_version = False
+    if canonicalize_name(folder_name) != canonicalize_name(dist) or not same_version:
+        raise WheelError(
+            f"{name}: its metadata folder {dist_info!r} does not match the wheel's name; refused"
+        )
+    metadata = contents.get(f"{dist_info}/METADATA", b"").decode("utf-8", "replace")
+    names = [ln[5:].strip() for ln in metadata.split("\n\n", 1)[0].splitlines() if ln.startswith("Name:")]
+    if len(names) != 1 or canonicalize_name(names[0]) != canonicalize_name(dist):
+        raise WheelError(f"{name}: METADATA names {names or 'no distribution'}, not {dist}; refused")
+
+
+def _entry_target(groups: dict[str, dict[str, str]], env_id: str, name: str) -> str:
+    """The environment's entry-point target, after refusing every other use of entry points."""
+    ours = groups.get(ENTRY_POINT_GROUP, {})
+    if env_id not in ours:
         raise WheelError(f"{name} has no {ENTRY_POINT_GROUP} entry point named {env_id!r}")
-    module = parser.get(ENTRY_POINT_GROUP, env_id).strip().split(":", 1)[0].split(".", 1)[0].strip()
-    if not module.isidentifier():
-        raise WheelError(f"{name}: entry point {env_id!r} names no importable module ({module!r})")
-    return module
+    others = sorted(set(ours) - {env_id})
+    if others:
+        raise WheelError(
+            f"{name} registers other environments too ({', '.join(others)}); refused: a wheel provides "
+            f"the one environment it is catalogued as ({env_id})"
+        )
+    plugins = sorted(set(groups) - {ENTRY_POINT_GROUP, *_SCRIPT_GROUPS})
+    if plugins:
+        raise WheelError(
+            f"{name} declares entry points in {', '.join(plugins)}, plugin hooks other programs load; "
+            "refused: an environment wheel declares its environment (and declared scripts) only"
+        )
+    target = ours[env_id]
+    if ":" not in target:
+        raise WheelError(f"{name}: entry point {env_id!r} must be 'module:attribute', not {target!r}")
+    return target
 
 
-def _refuse_scripts(entry_points: str, extra_files: Sequence[str], name: str) -> None:
-    parser = _parser(entry_points)
+def _refuse_scripts(groups: dict[str, dict[str, str]], extra_files: Sequence[str], name: str) -> None:
     for group in _SCRIPT_GROUPS:
-        if not parser.has_section(group):
-            continue
-        for script in parser.options(group):
+        for script in groups.get(group, {}):
             if not any(fnmatch(f"scripts/{script}", pattern) for pattern in extra_files):
                 raise WheelError(
                     f"{name} installs the program {script!r} ({group}) on the PATH; refused unless its "

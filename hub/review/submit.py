@@ -28,7 +28,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from hub.env.errors import UsageError, VerihubError
+from hub.registry.entry_points_txt import EntryPointsError, parse_entry_points
 from hub.registry.install import unpack_wheel
+from hub.registry.package import ENTRY_POINT_GROUP
 from hub.review.check import CheckOptions, check
 from hub.run.rundir import RunDir
 
@@ -164,17 +166,12 @@ def _wheel_env(wheel: Path) -> tuple[str, str, str]:
         root = unpack_wheel(wheel, Path(tmp))
         info = next(root.glob("*.dist-info"))
         meta = Parser().parsestr((info / "METADATA").read_text(encoding="utf-8"))
-        eps = (
-            (info / "entry_points.txt").read_text(encoding="utf-8")
-            if (info / "entry_points.txt").exists()
-            else ""
-        )
-    section = eps.split("[verihub.environments]", 1)
-    names = (
-        [ln.split("=", 1)[0].strip() for ln in section[1].split("[", 1)[0].splitlines() if "=" in ln]
-        if len(section) == 2
-        else []
-    )
+        eps_file = info / "entry_points.txt"
+        eps = eps_file.read_bytes() if eps_file.exists() else b""
+    try:
+        names = list(parse_entry_points(eps).get(ENTRY_POINT_GROUP, {}))
+    except EntryPointsError as exc:
+        raise SubmissionError(f"{wheel.name}: entry_points.txt is refused: {exc}") from exc
     if len(names) != 1:
         raise SubmissionError(f"{wheel.name} must declare exactly one verihub.environments entry point")
     return names[0], str(meta["Name"]), str(meta["Version"])

@@ -4,9 +4,10 @@
 manifest does not list, whose recorded summary does not follow from its recorded rollouts
 (recomputed with :class:`hub.run.metrics.SummaryBuilder`), whose wheel carries anything but its
 import package and metadata or is not the build of its sdist (rebuilt in the sandbox and
-compared), whose evaluated package is not the bundled wheel (content hash), whose recorded
-verdicts differ from what the bundled grader gives when it grades the recorded rollouts again
-(sandboxed), or whose wheel no longer passes the check.
+compared: the import package's content hash and every entry point), whose evaluated package
+is not the bundled wheel (content hash), whose recorded verdicts differ from what the bundled
+grader gives when it grades the recorded rollouts again (sandboxed), or whose wheel no longer
+passes the check.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from hub.env.errors import UsageError, VerihubError
-from hub.registry.install import InstallError, build_wheel, wheel_package_hash
+from hub.registry.install import InstallError, build_wheel, check_wheel
+from hub.registry.wheels import WheelCheck
 from hub.review.check import CheckOptions, CheckReport, check
 from hub.review.submit import (
     BUNDLE_VERSION,
@@ -104,22 +106,33 @@ def _verify_eval(bundle: Path, manifest: Manifest) -> list[str]:
     return problems
 
 
-def bind_wheel_to_sdist(sdist: Path, wheel_hash: str, env_id: str, *, unsafe: bool = False) -> list[str]:
-    """Rebuild the wheel from ``sdist`` in the sandbox and compare its import package with the
-    bundled wheel's (``wheel_hash``); a wheel swapped for another build is a problem."""
+def bind_wheel_to_sdist(sdist: Path, bundled: WheelCheck, *, unsafe: bool = False) -> list[str]:
+    """Rebuild the wheel from ``sdist`` in the sandbox and compare it with the bundled wheel's check:
+    its import package (content hash) and every entry point it declares, so that a wheel
+    repointed at another function of the same files does not pass as the sdist's build."""
     with tempfile.TemporaryDirectory(prefix="verihub-bind-") as tmp:
         try:
             folder = unpack_sdist(sdist, Path(tmp) / "sdist")
-            rebuilt = build_wheel(folder, Path(tmp) / "wheels", unsafe=unsafe)
-            rebuilt_hash = wheel_package_hash(rebuilt, env_id)
+            rebuilt = check_wheel(build_wheel(folder, Path(tmp) / "wheels", unsafe=unsafe), bundled.env_id)
         except (InstallError, SubmissionError) as exc:
             return [f"the sdist does not rebuild into a verifiable wheel: {exc}"]
-    if rebuilt_hash != wheel_hash:
-        return [
+    problems = []
+    if rebuilt.content_hash != bundled.content_hash:
+        problems.append(
             "the bundled wheel is not the sdist's build: its import package differs from the wheel "
-            f"rebuilt from the sdist ({wheel_hash} vs {rebuilt_hash}); the wheel was swapped or changed"
-        ]
-    return []
+            f"rebuilt from the sdist ({bundled.content_hash} vs {rebuilt.content_hash}); the wheel was "
+            "swapped or changed"
+        )
+    if rebuilt.entry_points != bundled.entry_points:
+        problems.append(
+            "the bundled wheel is not the sdist's build: its entry points differ from the rebuilt "
+            f"wheel's ({_entry_points(bundled)} vs {_entry_points(rebuilt)}); it runs another target"
+        )
+    return problems
+
+
+def _entry_points(check: WheelCheck) -> str:
+    return ", ".join(f"[{group}] {name} = {target}" for group, name, target in check.entry_points)
 
 
 def verify_submission(
@@ -161,15 +174,16 @@ def verify_submission(
         return result
     config = RunDir(root / "eval").load_config()
     try:
-        bundled_hash = wheel_package_hash(wheels[0], manifest.env_id)
+        bundled = check_wheel(wheels[0], manifest.env_id)
     except InstallError as exc:
         result.problems.append(f"the bundled wheel is refused: {exc}")
         return result
+    bundled_hash = bundled.content_hash
     if bundled_hash != config.env_hash:
         result.problems.append("the evaluated package is not the bundled wheel (content hashes differ)")
     if rerun_check and not result.problems:
         unsafe = check_options is not None and check_options.unsafe_no_sandbox
-        result.problems += bind_wheel_to_sdist(sdists[0], bundled_hash, manifest.env_id, unsafe=unsafe)
+        result.problems += bind_wheel_to_sdist(sdists[0], bundled, unsafe=unsafe)
     if rerun_check and not result.problems:
         from hub.review.check.regrade import regrade_sandboxed
 

@@ -2,7 +2,9 @@
 
 The hub URL and token live in the user config file (the one the catalogue reads,
 :func:`hub.registry.config.config_path`) under ``[hub] url`` and ``token``; the file is
-written with mode 0600. Uses only the standard library's ``urllib``.
+written with mode 0600. Uses only the standard library's ``urllib``, through
+:func:`hub.registry.fetch.open_url`: the hub must be https (plain http on loopback only), and a
+redirect away from https or to another scheme is refused, so a token never travels in clear.
 """
 
 from __future__ import annotations
@@ -13,12 +15,12 @@ import tarfile
 import tempfile
 import urllib.error
 import urllib.parse
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 from hub.env.errors import UsageError, VerihubError
 from hub.registry.config import config_path
+from hub.registry.fetch import open_url
 
 __all__ = [
     "HubError",
@@ -134,9 +136,10 @@ def hub_request(
     payload = json.dumps(json_body).encode() if json_body is not None else None
     if payload is not None:
         headers["Content-Type"] = "application/json"
-    req = urllib.request.Request(url, data=data or payload, headers=headers, method=method)  # noqa: S310
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310
+        with open_url(
+            url, what="hub", timeout=timeout, method=method, headers=headers, data=data or payload
+        ) as resp:
             return json.loads(resp.read() or b"null")
     except urllib.error.HTTPError as exc:
         try:

@@ -1,10 +1,11 @@
 """``verihub install OWNER/ID[@VERSION] --hub URL``: resolve through the hub's API, then install the
-reviewed wheel with the catalogue installer (download, check the file's sha256, verify the wheel
-with :func:`hub.registry.wheels.verify_wheel` and its content hash, install exactly that wheel,
-hash it again once installed)."""
+reviewed wheel with the catalogue installer (download over https with redirects guarded, check the
+file's sha256, verify the wheel with :func:`hub.registry.wheels.verify_wheel` and its content hash,
+install exactly that wheel, check its entry point and hash it again once installed)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
@@ -16,6 +17,9 @@ from hub.server.client import hub_request
 from hub.server.names import parse_ref
 
 __all__ = ["install_from_hub", "pick_version"]
+
+_FILE_PATH = re.compile(r"/files/[0-9a-f]{64}/[A-Za-z0-9_.+-]+\.whl")
+"""Where a hub serves a wheel (``hub.server.api``: ``/files/SHA256/FILENAME``)."""
 
 
 def pick_version(info: dict[str, Any], version: str | None, *, allow_unreviewed: bool) -> dict[str, Any]:
@@ -72,7 +76,11 @@ def install_from_hub(
     wheel = next((f for f in chosen["files"] if f["kind"] == "wheel"), None)
     if wheel is None:
         raise UsageError(f"{ref}@{chosen['version']} has no wheel on the hub")
-    # pip checks the #sha256 fragment of the download; install() then checks the wheel with
+    # the download carries the token: its URL must stay on the hub (no "@host", "//host", "..")
+    if not _FILE_PATH.fullmatch(str(wheel["url"])) or not re.fullmatch(r"[0-9a-f]{64}", str(wheel["sha256"])):
+        raise UsageError(f"the hub's answer names {str(wheel['url'])[:80]!r}, not a file on the hub; refused")
+    # install() downloads the wheel itself (hub.registry.fetch: https or loopback http, redirects
+    # guarded, the token sent as a header) and checks the #sha256 fragment; then it checks it with
     # hub.registry.wheels.verify_wheel (RECORD hashes, nothing outside the import package) and its
     # content hash against the one the hub recorded at push, installs that file, and hashes again.
     url = _with_token(f"{hub}{wheel['url']}#sha256={wheel['sha256']}", token)

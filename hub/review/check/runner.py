@@ -23,7 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from hub.env.errors import UsageError
+from hub.registry.entry_points_txt import EntryPointsError, parse_entry_points
 from hub.registry.install import InstallError, unpack_wheel
+from hub.registry.package import ENTRY_POINT_GROUP
+from hub.registry.wheels import WheelError, verify_wheel
 from hub.review.check.drive import (
     Hung,
     Prober,
@@ -153,14 +156,26 @@ def _stage_path(src: Path, work: Path, opts: CheckOptions, report: CheckReport) 
             "installs", "fail", "the package does not build a wheel offline with its build backend", last
         )
         return None
-    target = work / "installed"
-    try:
-        unpack_wheel(built[0], target)
-    except InstallError as exc:
-        report.add("installs", "fail", str(exc))
+    if not _unpack_verified(built[0], work / "installed", report):
         return None
     report.add("installs", "pass", f"built and installed {built[0].name} offline")
-    return read_only_copy(target, work / "stage")
+    return read_only_copy(work / "installed", work / "stage")
+
+
+def _unpack_verified(wheel: Path, target: Path, report: CheckReport) -> bool:
+    """Unpack ``wheel`` once it passes what ``verihub install`` verifies (else an installs fail):
+    the check must not pass a wheel that an install refuses, nor exercise bytecode or a target
+    that an install would not run."""
+    try:
+        verify_wheel(str(wheel), env_id=None)
+        unpack_wheel(wheel, target)
+    except WheelError as exc:
+        report.add("installs", "fail", f"verihub install would refuse it: {exc}")
+        return False
+    except InstallError as exc:
+        report.add("installs", "fail", str(exc))
+        return False
+    return True
 
 
 def _stage_installed(env_id: str, work: Path, report: CheckReport) -> Path:
@@ -184,12 +199,15 @@ def _static_checks(stage: Path, report: CheckReport) -> str | None:
         )
     )
     eps_file = infos[0] / "entry_points.txt"
-    eps = eps_file.read_text(encoding="utf-8") if eps_file.exists() else ""
-    ids = (
-        re.findall(r"^\s*([A-Za-z0-9_.-]+)\s*=", eps.split("[verihub.environments]", 1)[1], re.MULTILINE)
-        if "[verihub.environments]" in eps
-        else []
-    )
+    try:  # the one strict reader an install uses too: the check exercises what an install runs
+        groups = parse_entry_points(eps_file.read_bytes() if eps_file.exists() else b"")
+    except EntryPointsError as exc:
+        report.add("metadata", "fail", f"entry_points.txt is refused: {exc}")
+        return None
+    ids = list(groups.get(ENTRY_POINT_GROUP, {}))
+    if len(ids) > 1:
+        report.add("metadata", "fail", f"more than one {ENTRY_POINT_GROUP} entry point: {', '.join(ids)}")
+        return None
     missing = [k for k in ("Name", "Version", "Summary") if not (meta.get(k) or "").strip()]
     if not ids:
         missing.append('a [project.entry-points."verihub.environments"] entry')
@@ -304,10 +322,7 @@ def _dynamic_checks(stage: Path, env_id: str | None, opts: CheckOptions, report:
 
 def _stage_wheel(wheel: Path, work: Path, report: CheckReport) -> Path | None:
     """A built wheel is unpacked, not built: nothing of the package runs to stage it."""
-    try:
-        unpack_wheel(wheel, work / "installed")
-    except InstallError as exc:
-        report.add("installs", "fail", str(exc))
+    if not _unpack_verified(wheel, work / "installed", report):
         return None
     report.add("installs", "pass", f"unpacked {wheel.name}")
     return read_only_copy(work / "installed", work / "stage")
