@@ -54,7 +54,7 @@ def tar_run(run: Path, out: Path) -> Path:
 def add_run(make: sessionmaker[Session], storage: LocalStorage, version_id: int, run: Path | None) -> int:
     """A pending Run row; ``run`` None stores no archive (its blob is missing)."""
     if run is None:
-        archive_sha, entry, summary, content = "ab" * 32, "{}", "{}", "cd" * 32
+        archive_sha, entry, summary, content = "ab" * 32, "{}", "{}", secrets.token_hex(32)
     else:
         archive_sha = storage.put_file(tar_run(run, run.parent / f"{run.name}.tar.gz"))
         verified = verify_run(run)
