@@ -19,7 +19,9 @@ are plain functions that need nothing of a rollout's state, so one shared server
 rollout. Refused (:func:`tools_refusal` names the feature) is an environment whose tools are run by
 its own ``step`` (they may read or change the rollout's state, which a tool server never sees).
 Not carried over: ToolEnv's ``max_calls_per_turn`` (the harness sends each call on its own) and
-``max_turns`` (a v1 agent setting: ``--env.agent.max-turns``).
+``max_turns`` (a v1 agent setting: ``--env.agent.max-turns``). The tools run in the server's
+process, on its own instance of the environment: a grader that reads what a tool left on the
+environment object (rather than in the transcript) does not see it.
 """
 
 from __future__ import annotations

@@ -228,6 +228,19 @@ def test_tools_run_by_a_custom_step_are_refused_and_toolenv_tools_are_not() -> N
     assert (server.config.env, server.config.env_args, server.server_name) == ("tools_fixture", "{}", "")
 
 
+async def test_a_tool_result_is_cut_at_the_environments_limit() -> None:
+    from graders.exact import ExactGrader
+    from hub.env.tools import ToolEnv
+    from hub.train.v1_toolset import _mcp_function
+
+    def shout(word: str) -> str:
+        """Repeat a word."""
+        return word * 10
+
+    env = ToolEnv(tools=[shout], tasks=[], grader=ExactGrader(), max_result_chars=6)
+    assert await _mcp_function(env.tools["shout"], env)(word="ab") == "ababab [truncated]"
+
+
 def test_the_graded_transcript_keeps_tool_calls_and_results() -> None:
     from verifiers.v1.types import AssistantMessage, ToolMessage, UserMessage
     from verifiers.v1.types import ToolCall as V1ToolCall
