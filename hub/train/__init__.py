@@ -11,7 +11,8 @@ Reading guide:
 - :mod:`hub.train.verifiers_v1`: verifiers 0.4.x (v1) tasksets run in-process as verihub
   environments (entry point ``verifiers-v1``); :mod:`hub.train.v1_taskset`: verihub
   environments as v1 tasksets (imports ``verifiers.v1`` when imported; the top-level package
-  ``verihub_v1`` re-exports it as vf-eval's taskset id ``verihub-v1``).
+  ``verihub_v1`` re-exports it as vf-eval's taskset id ``verihub-v1``), a ``ToolEnv``'s tools
+  served to the v1 harness by :mod:`hub.train.v1_toolset`.
 
 Imports: :mod:`hub.env`, :mod:`hub.registry`, :mod:`hub.run` (and ``graders``).
 """

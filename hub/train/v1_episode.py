@@ -13,8 +13,10 @@ opening reply is a bare ``turn()``, every reply goes to ``env.step``, and the st
 environment's ``max_turns`` is reached or the harness ends the exchange (a v1 limit or
 ``@stop``). Then the task's ``verihub_reward`` grades the whole transcript, as verihub's runner
 would. A single-turn environment runs as :class:`verifiers.v1.SingleAgentEnv` does (one
-``agent.run``). The harness must be able to host a user (``null`` and ``bash`` can; vf raises
-naming the harness otherwise).
+``agent.run``). In a :class:`hub.env.tools.ToolEnv` the harness's own tool loop calls the tools
+(the taskset's v1 toolset, :mod:`hub.train.v1_toolset`) within one turn, so ``step`` sees only
+the final answer, which ends the episode. The harness must be able to host a user (``null`` and
+``bash`` can; vf raises naming the harness otherwise).
 """
 
 from __future__ import annotations

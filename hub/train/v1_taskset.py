@@ -16,8 +16,11 @@ error or timeout scores ``error_value`` and is kept in ``trace.info["verihub_gra
 
 Multi-turn environments (``max_turns`` > 1) are played by :class:`hub.train.v1_episode.VerihubEnv`,
 the ``Env`` that :mod:`verihub_v1` exports beside the taskset (vf-eval picks it up); built here
-for the plain single-agent ``Env`` they would stop after the first answer. Environments with
-tools are refused: their tools would need a v1 toolset, which this adapter does not build.
+for the plain single-agent ``Env`` they would stop after the first answer. An environment with
+tools (a :class:`hub.env.tools.ToolEnv`) gets them as a shared v1 toolset
+(:class:`hub.train.v1_toolset.VerihubToolset`, from ``Taskset.toolsets``): the harness's tool loop
+calls them, and the grader sees the calls and results in the transcript. Tools that the
+environment's own ``step`` runs are refused, naming that (:func:`hub.train.v1_toolset.tools_refusal`).
 Importing this module imports ``verifiers.v1`` (install ``verihub[verifiers]``).
 """
 
@@ -36,7 +39,8 @@ from graders.grade import Grade
 from hub.env.environment import Environment
 from hub.env.errors import UsageError
 from hub.env.grading import grade_rollout, select_tasks
-from hub.env.types import Message, Rollout, Task, Timing
+from hub.env.types import Message, Rollout, Task, Timing, ToolCall
+from hub.train.v1_toolset import tools_refusal, verihub_toolsets
 
 __all__ = ["VerihubTask", "VerihubTaskData", "VerihubTaskset", "hub_task", "to_v1_taskset"]
 
@@ -76,11 +80,9 @@ def _environment(env_id: str, args_json: str) -> Environment:
         from hub.registry import load_environment
 
         env = load_environment(env_id, **json.loads(args_json))
-        if env.tool_schemas():
-            raise UsageError(
-                f"{env_id} has tools; as a v1 taskset verihub environments with tools are not "
-                "supported (they would need a v1 toolset)"
-            )
+        reason = tools_refusal(env)
+        if reason is not None:
+            raise UsageError(f"{env_id} has tools a v1 toolset cannot serve: {reason}")
         _ENVS[key] = env
     return _ENVS[key]
 
@@ -90,8 +92,20 @@ def _hub_messages(messages: Iterable[Any]) -> list[Message]:
 
     out = []
     for m in messages:
-        if m.role in ("system", "user", "assistant", "tool"):
-            out.append(Message(role=m.role, content=str(content_text(m.content) or "")))
+        if m.role not in ("system", "user", "assistant", "tool"):
+            continue
+        calls = getattr(m, "tool_calls", None)
+        out.append(
+            Message(
+                role=m.role,
+                content=None if calls and not m.content else str(content_text(m.content) or ""),
+                tool_calls=tuple(ToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in calls)
+                if calls
+                else None,
+                tool_call_id=getattr(m, "tool_call_id", None),
+                name=getattr(m, "name", None) if m.role == "tool" else None,
+            )
+        )
     return out
 
 
@@ -144,6 +158,14 @@ class VerihubTask(vf.Task[VerihubTaskData]):  # type: ignore[misc]
 
 class VerihubTaskset(vf.Taskset[VerihubTask, VerihubTasksetConfig]):  # type: ignore[misc]
     """A verihub environment's tasks as v1 tasks (see the module doc)."""
+
+    @classmethod
+    def toolsets(cls, config: VerihubTasksetConfig) -> list[Any]:
+        """The environment's tools as one shared v1 tool server (none without tools)."""
+        if not config.env:
+            return []
+        args_json = json.dumps(config.env_args, sort_keys=True)
+        return verihub_toolsets(_environment(config.env, args_json), config.env, args_json)
 
     def load(self) -> Iterable[VerihubTask]:
         cfg = self.config

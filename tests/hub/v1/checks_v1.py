@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -215,13 +216,88 @@ def test_an_unknown_verihub_env_is_a_usage_error() -> None:
         _environment("no_such_env_xyz", "{}")
 
 
-def test_a_verihub_env_with_tools_is_refused_and_a_multi_turn_one_is_not() -> None:
-    from hub.train.v1_taskset import _environment, to_v1_taskset
+def test_tools_run_by_a_custom_step_are_refused_and_toolenv_tools_are_not() -> None:
+    from hub.train.v1_taskset import VerihubTaskset, VerihubTasksetConfig, _environment, to_v1_taskset
 
-    with pytest.raises(UsageError, match=r"tools_fixture has tools.*v1 toolset"):
-        _environment("tools_fixture", "{}")
+    with pytest.raises(UsageError, match=r"step_tools_fixture has tools .*StepToolsEnv\.step.*per-rollout"):
+        _environment("step_tools_fixture", "{}")
     tasks = list(to_v1_taskset("guess_fixture"))
     assert [t.data.id for t in tasks] == ["guess-0", "guess-1", "guess-2", "guess-3"]
+    assert VerihubTaskset.toolsets(VerihubTasksetConfig(env="guess_fixture")) == []
+    (server,) = VerihubTaskset.toolsets(VerihubTasksetConfig(env="tools_fixture"))
+    assert (server.config.env, server.config.env_args, server.server_name) == ("tools_fixture", "{}", "")
+
+
+async def test_a_tool_result_is_cut_at_the_environments_limit() -> None:
+    from graders.exact import ExactGrader
+    from hub.env.tools import ToolEnv
+    from hub.train.v1_toolset import _mcp_function
+
+    def shout(word: str) -> str:
+        """Repeat a word."""
+        return word * 10
+
+    env = ToolEnv(tools=[shout], tasks=[], grader=ExactGrader(), max_result_chars=6)
+    assert await _mcp_function(env.tools["shout"], env)(word="ab") == "ababab [truncated]"
+
+
+def test_the_graded_transcript_keeps_tool_calls_and_results() -> None:
+    from verifiers.v1.types import AssistantMessage, ToolMessage, UserMessage
+    from verifiers.v1.types import ToolCall as V1ToolCall
+
+    from hub.env.types import ToolCall
+    from hub.train.v1_taskset import _hub_messages
+
+    call = V1ToolCall(id="c1", name="add", arguments='{"a": 2, "b": 3}')
+    v1 = [
+        UserMessage(content="What is 2 + 3?"),
+        AssistantMessage(content=None, tool_calls=[call]),
+        ToolMessage(tool_call_id="c1", content="5", name="add"),
+        AssistantMessage(content="Answer: 5"),
+    ]
+    assert _hub_messages(v1) == [
+        Message(role="user", content="What is 2 + 3?"),
+        Message(role="assistant", tool_calls=(ToolCall(id="c1", name="add", arguments='{"a": 2, "b": 3}'),)),
+        Message(role="tool", content="5", tool_call_id="c1", name="add"),
+        Message(role="assistant", content="Answer: 5"),
+    ]
+
+
+async def test_the_toolset_serves_the_verihub_tools_over_mcp() -> None:
+    """Registered on a real MCP server: verihub's names and schemas, and calls answered by
+    verihub's Tool.call (its validation, its timeout), errors as text for the model."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from hub.registry import load_environment
+    from hub.train.v1_toolset import VerihubToolset, VerihubToolsetConfig
+
+    mcp = MCPServer("t")
+    VerihubToolset(VerihubToolsetConfig(env="tools_fixture")).register(mcp)
+    listed = {t.name: t for t in await mcp.list_tools()}
+    expected = {
+        s["function"]["name"]: s["function"] for s in load_environment("tools_fixture").tool_schemas() or []
+    }
+    assert sorted(listed) == sorted(expected) == ["add", "nap"]
+    for name, tool in listed.items():
+        assert tool.description == expected[name]["description"]
+        props = {
+            k: {f: v for f, v in p.items() if f != "title"}
+            for k, p in tool.input_schema["properties"].items()
+        }
+        assert props == expected[name]["parameters"]["properties"]  # MCP adds titles
+        assert tool.input_schema["required"] == expected[name]["parameters"]["required"]
+
+    async def text(name: str, args: dict[str, Any]) -> str:
+        result = await mcp.call_tool(name, args)
+        return "".join(c.text for c in result.content)  # type: ignore[union-attr]
+
+    assert await text("add", {"a": 2, "b": 3}) == "5"
+    started = time.monotonic()
+    assert await text("nap", {"seconds": 5}) == "error: tool nap timed out after 0.5s"
+    assert time.monotonic() - started < 3
+    with pytest.raises(ToolError, match="Input should be a valid integer"):  # MCP checks the same fields
+        await mcp.call_tool("add", {"a": "two", "b": 1})  # (served: an isError result, its text)
 
 
 async def test_real_vf_eval_runs_a_verihub_env(tmp_path: Path) -> None:
@@ -310,3 +386,54 @@ async def test_real_vf_eval_plays_a_multi_turn_verihub_env(tmp_path: Path) -> No
         assert trace["info"]["verihub_turns"] == turns
         assert trace["rewards"]["verihub_reward"]["score"] == reward
         assert trace["info"]["verihub_grade"]["status"] == ("correct" if reward else "incorrect")
+
+
+async def test_real_vf_eval_calls_a_verihub_envs_tools(tmp_path: Path) -> None:
+    """vf-eval 0.4.0 (null harness) on `tools_fixture`, a ToolEnv: the model sees verihub's tool
+    schemas, the harness's tool loop calls them through the taskset's v1 toolset (`add` answers,
+    `nap` times out as verihub's timeout says), the result reaches the model, and the reward is
+    the verihub grade of the transcript with the tool call in it."""
+    seen_tools: list[Any] = []
+
+    def responder(request: dict[str, Any]) -> Any:
+        from hub.run.fake_server import tool_call_reply
+
+        seen_tools.append(request.get("tools"))
+        last = request["messages"][-1]
+        if last["role"] == "tool":
+            return f"Answer: {last['content']}"
+        a, b = (int(x) for x in re.findall(r"\d+", last["content"])[:2])
+        if a == b:  # the second task naps past the tool's timeout
+            return tool_call_reply("nap", {"seconds": 5})
+        return tool_call_reply("add", {"a": a, "b": b})
+
+    env = {**os.environ, "VH_FAKE_KEY": "x"}
+    async with FakeChatServer(responder=responder) as server:
+        cmd = [
+            str(Path(sys.executable).parent / "vf-eval"), "verihub-v1",
+            "--env.taskset.env", "tools_fixture",
+            "--env.agent.harness.id", "null", "--env.agent.runtime.type", "subprocess",
+            "-m", "fake", "--client.base-url", server.base_url, "--client.api-key-var", "VH_FAKE_KEY",
+            "--no-push", "-n", "2", "-r", "1", "--sampling.max-tokens", "16", "-o", str(tmp_path),
+        ]  # fmt: skip
+        proc = await _run(cmd, env)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert {t["function"]["name"] for t in seen_tools[0]} == {"add", "nap"}
+    (traces,) = tmp_path.glob("verihub-v1--fake--null--*/traces.jsonl")
+    by_task = {}
+    for line in traces.read_text().splitlines():
+        (trace,) = json.loads(line)["traces"]
+        assert trace["ok"], trace["errors"]
+        by_task[trace["task"]["data"]["id"]] = trace
+    assert sorted(by_task) == ["sum-2-3", "sum-4-4"]
+    expected = {"sum-2-3": ("5", 1.0), "sum-4-4": ("error: tool nap timed out after 0.5s", 0.0)}
+    for task_id, (result, reward) in expected.items():
+        trace = by_task[task_id]
+        messages = [n["message"] for n in trace["nodes"]]
+        assert [m["role"] for m in messages][-3:] == ["assistant", "tool", "assistant"], messages
+        assert messages[-2]["content"] == result or messages[-2]["content"][0]["text"] == result
+        assert messages[-1]["content"] == f"Answer: {result}"
+        grade = trace["info"]["verihub_grade"]
+        assert trace["rewards"]["verihub_reward"]["score"] == grade["score"] == reward
+        assert grade["status"] == ("correct" if reward else "incorrect")
+        assert trace["info"]["verihub_turns"] == 1  # the tool loop ran inside the harness's turn
