@@ -265,7 +265,8 @@ def test_pages_are_linked_and_routed(hub: Any, seeded: Seeded) -> None:
 
 
 def test_verification_reasons_are_read_from_any_report_shape(tmp_path: Path) -> None:
-    from hub.server.results_data import tasks_from_archive, verify_status
+    from hub.server.band_tasks import tasks_from_archive
+    from hub.server.results_data import verify_status
 
     assert verify_status("verified", '{"reason": "ignored"}') == ("verified", "")
     told = '{"graded": 20, "total": 75, "n_differ": 0, "differ": []}'
