@@ -11,6 +11,7 @@ Forged runs are self-consistent (their summary is recomputed with ``SummaryBuild
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import random
 import secrets
@@ -492,7 +493,9 @@ def assert_real_tasks_stored(
     config = RunDir(arith_bundle.bundle / "eval").load_config()
     env = load_environment(**config.env_args)
     ids = {r.task_id for r in rollouts}
-    expected = [t for t in env.tasks(config.split, seed=config.seed) if t.id in ids]
+    assert config.num_tasks is not None and not config.shuffle  # arith's task stream is endless
+    listed = itertools.islice(env.tasks(config.split, seed=config.seed), config.num_tasks)
+    expected = [t for t in listed if t.id in ids]
     sha = report["tasks_sha256"]
     blob = LocalStorage(hub.config.data).path(sha).read_bytes()
     stored = [Task.model_validate_json(line) for line in blob.splitlines()]
