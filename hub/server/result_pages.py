@@ -40,6 +40,7 @@ from hub.server.models import Environment, Version
 from hub.server.pages import HEADERS, render_page
 from hub.server.queries import find_env, find_run, visible_runs
 from hub.server.results_data import FilterForm, ShownRun, parse_filter, shown_runs
+from hub.server.storage import Storage
 from hub.server.webauth import guarded
 from leaderboard import (
     FRAGMENT_CSS,
@@ -135,7 +136,7 @@ def card_page(request: Request) -> Response:
         )
 
 
-def _band_tasks(storage: Any, archive_sha256: str, report: str) -> tuple[list[Task], BandSource] | str:
+def _band_tasks(storage: Storage, archive_sha256: str, report: str) -> tuple[list[Task], BandSource] | str:
     """The run's export tasks (:func:`hub.server.band_tasks.band_tasks`), or why there are none."""
     sha = stored_tasks_sha(report)
     try:

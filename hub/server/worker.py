@@ -8,9 +8,8 @@ worker process is single-threaded: while a child runs (``python -m hub.server.re
 ``python -m hub.server.reverify_child``) it renews the lease every third of ``lease_s`` and
 kills the child past its time limit. The environment's tasks a re-verification child lists are
 stored as a blob and named by ``tasks_sha256`` in the run's report (:mod:`hub.server.band_tasks`).
-When the worker dies the lease runs out and another worker
-(or this one after a restart) takes the work again. With ``parent_pid`` set it exits once that
-process is gone.
+When the worker dies the lease runs out and another worker (or this one after a restart) takes the
+work again. With ``parent_pid`` set it exits once that process is gone.
 """
 
 from __future__ import annotations
@@ -122,7 +121,7 @@ def _review_next(w: _Worker) -> _Step:
 
 def _store_tasks(storage: LocalStorage, tasks: Path) -> dict[str, Any]:
     """Store the environment's tasks the child wrote (when it wrote any) as a blob; what the run's
-    report records about them (``tasks_sha256``, the export's source)."""
+    report records about them (``tasks_sha256``, or why they were not kept)."""
     if not tasks.is_file() or tasks.stat().st_size == 0:
         return {}
     if tasks.stat().st_size > MAX_TASKS_BYTES:  # the child keeps to the cap: this is a safeguard
