@@ -44,6 +44,10 @@ from hub.server.models import UNVERIFIED, VERIFIED, VERIFY_ERROR
 
 __all__ = ["MIN_SAMPLE", "draw_sample", "reverify_run", "sample_size"]
 
+#: How far into a split the regrade looks for a shuffled run's (or an unbounded run's) task ids;
+#: it stops as soon as it has found them all, and a forged id in an endless stream stops here.
+SCAN_CAP = 1_000_000
+
 #: Runs with at most this many gradable rollouts are checked in full; larger ones at least this many.
 MIN_SAMPLE = 20
 _RUN_FILES = ("config.json", "rollouts.jsonl", "summary.json")
@@ -145,7 +149,7 @@ def reverify_run(
                 env_id=config.env_id,
                 split=config.split,
                 seed=config.seed,
-                num_tasks=config.num_tasks if exact and config.num_tasks is not None else sys.maxsize,
+                num_tasks=config.num_tasks if exact and config.num_tasks is not None else SCAN_CAP,
                 options=CheckOptions(env_args=env_args),
                 keep_tasks=frozenset(task_ids) if tasks_out is not None else frozenset(),
             )

@@ -66,13 +66,22 @@ async def _regrade(
     n: int,
     keep_tasks: Collection[str] = (),
 ) -> RegradeResult:
-    tasks = {t.id: t for t in itertools.islice(env.tasks(split, seed=seed), n)}
+    records = [
+        Rollout.model_validate_json(ln)
+        for ln in rollouts.read_text(encoding="utf-8").splitlines()
+        if ln.strip()
+    ]
+    keep = set(keep_tasks)
+    wanted = {rec.task_id for rec in records} | keep
+    tasks: dict[str, Task] = {}
+    for t in itertools.islice(env.tasks(split, seed=seed), n):  # stop once every wanted id is found:
+        if t.id in wanted:  # a shuffled run's split may be long, and a stream may not end
+            tasks[t.id] = t
+            if len(tasks) == len(wanted):
+                break
     differ: list[str] = []
     graded = 0
-    for line in rollouts.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        rec = Rollout.model_validate_json(line)
+    for rec in records:
         if rec.error is not None and rec.error.kind != "grader":
             continue  # the model or the environment failed: nothing to grade
         task = tasks.get(rec.task_id)
@@ -97,7 +106,6 @@ async def _regrade(
                 f"{label}: recorded passed={rec.passed} reward={rec.reward}, "
                 f"regraded passed={grade.passed} reward={grade.score:g}"
             )
-    keep = set(keep_tasks)
     kept = [t for tid, t in tasks.items() if tid in keep]
     return RegradeResult(graded=graded, differ=differ[:20], n_differ=len(differ), tasks=kept)
 
