@@ -93,13 +93,17 @@ def approve(session: Session, ref: str) -> str:
 
 
 def collect_garbage(config: HubConfig) -> list[str]:
-    """Remove blobs no file row or pushed run refers to and leftover temporary files; returns the
-    removed hashes. Run it while no push is in flight (a push stores its blobs before it commits)."""
+    """Remove blobs no file row or pushed run refers to (a run: its archive, and the environment
+    tasks its re-verification stored, ``tasks_sha256`` in its report) and leftover temporary files;
+    returns the removed hashes. Run it while no push or re-verification is in flight (both store
+    their blobs before they commit)."""
+    from hub.server.band_tasks import stored_tasks_sha
     from hub.server.models import EnvFile, Run
     from hub.server.storage import LocalStorage
 
     with open_hub(config) as session:
         rows = session.execute(select(EnvFile.sha256, EnvFile.metadata_sha256)).all()
-        runs = session.scalars(select(Run.archive_sha256)).all()
-    referenced = {h for row in rows for h in row if h} | {h for h in runs if h}
+        runs = session.execute(select(Run.archive_sha256, Run.verify_report)).all()
+    referenced = {h for row in rows for h in row if h}
+    referenced |= {h for archive, report in runs for h in (archive, stored_tasks_sha(report)) if h}
     return LocalStorage(config.data).sweep(referenced)

@@ -5,7 +5,9 @@ across environments, and each run's band export as a download.
   :func:`leaderboard.render_card` with its plots) and every run with its pusher, label and
   verification status;
 - ``/{owner}/{env_id}/v/{version}/band/{run}.jsonl`` and ``.calibration.json``: the band export,
-  in ``verihub calibrate``'s format (:func:`leaderboard.band_export`);
+  in ``verihub calibrate``'s format (:func:`leaderboard.band_export`), with the environment's
+  tasks when re-verification stored them, else the pushed rollouts' prompts
+  (:mod:`hub.server.band_tasks`; the ``X-Verihub-Band-Tasks`` header and the card say which);
 - ``/{owner}/{env_id}/leaderboard``: one ranking per build and settings
   (:func:`leaderboard.render_environment`); ``?compare=1`` puts them in one table, marked as no
   ranking;
@@ -32,10 +34,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from hub.env import Task
+from hub.server.band_tasks import BandSource, band_tasks, stored_tasks_sha
 from hub.server.models import Environment, Version
 from hub.server.pages import HEADERS, render_page
 from hub.server.queries import find_env, find_run, visible_runs
-from hub.server.results_data import FilterForm, ShownRun, parse_filter, shown_runs, tasks_from_archive
+from hub.server.results_data import FilterForm, ShownRun, parse_filter, shown_runs
+from hub.server.storage import Storage
 from hub.server.webauth import guarded
 from leaderboard import (
     FRAGMENT_CSS,
@@ -56,6 +61,8 @@ __all__ = ["routes"]
 
 _CSS = Path(__file__).resolve().parent / "templates" / "results.css"
 _CALIBRATION, _LEARNABLE = ".calibration.json", ".jsonl"
+#: Says where a ``learnable.jsonl`` download's tasks come from: ``environment`` or ``rollouts``.
+_SOURCE_HEADER = "X-Verihub-Band-Tasks"
 
 
 def _card_href(ref: str, version: str) -> str:
@@ -129,6 +136,20 @@ def card_page(request: Request) -> Response:
         )
 
 
+def _band_tasks(storage: Storage, archive_sha256: str, report: str) -> tuple[list[Task], BandSource] | str:
+    """The run's export tasks (:func:`hub.server.band_tasks.band_tasks`), or why there are none."""
+    sha = stored_tasks_sha(report)
+    try:
+        archive = storage.path(archive_sha256)
+    except (FileNotFoundError, ValueError):
+        return "the stored run is missing"
+    try:
+        stored = storage.path(sha) if sha else None
+    except (FileNotFoundError, ValueError):
+        stored = None  # the tasks blob is gone: the rollouts' prompts still serve
+    return band_tasks(archive, stored)
+
+
 @guarded
 def band_download(request: Request) -> Response:
     name = request.path_params["filename"]
@@ -147,20 +168,22 @@ def band_download(request: Request) -> Response:
             )
         row = card.models[0]
         stem = f"{env.env_id}-{version.version}-{run.public_id}"
+        extra: dict[str, str] = {}
         if kind == _CALIBRATION:
             body, media = row.calibration.model_dump_json(indent=2) + "\n", "application/json"
         else:
-            try:
-                tasks = tasks_from_archive(request.app.state.storage.path(run.archive_sha256))
-            except (FileNotFoundError, ValueError):
-                tasks = "the stored run is missing"
-            if isinstance(tasks, str):
+            found = _band_tasks(request.app.state.storage, run.archive_sha256, run.verify_report)
+            if isinstance(found, str):
                 return Response(
-                    f"no band export: {tasks}\n", status_code=404, media_type="text/plain", headers=HEADERS
+                    f"no band export: {found}\n", status_code=404, media_type="text/plain", headers=HEADERS
                 )
+            tasks, source = found
+            extra[_SOURCE_HEADER] = source
             body, media = band_export(row, tasks), "application/x-ndjson"
         disposition = f'attachment; filename="{stem}{".learnable.jsonl" if kind == _LEARNABLE else kind}"'
-        return Response(body, media_type=media, headers={**HEADERS, "Content-Disposition": disposition})
+        return Response(
+            body, media_type=media, headers={**HEADERS, **extra, "Content-Disposition": disposition}
+        )
 
 
 @guarded

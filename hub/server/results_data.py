@@ -1,5 +1,5 @@
-"""Pushed runs as the result pages read them: board entries, verified summaries, verification status,
-the filters of a leaderboard (GET query parameters) and the tasks of a band export.
+"""Pushed runs as the result pages read them: board entries, verified summaries, verification status
+and the filters of a leaderboard (GET query parameters).
 
 Rows come from :func:`hub.server.queries.visible_runs` / :func:`~hub.server.queries.find_run` only,
 so nothing here decides who sees what. Each :class:`ShownRun` carries the run's
@@ -12,29 +12,27 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import tarfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from hub.env import Message, Task
 from hub.run import Summary
+from hub.server.band_tasks import ENVIRONMENT, ROLLOUTS, source_note, stored_tasks_sha
 from hub.server.models import PENDING, UNVERIFIED, VERIFIED, VERIFY_ERROR, Run
 from leaderboard import BoardEntry, RunFilter
 
-__all__ = ["FilterForm", "ShownRun", "parse_filter", "shown_runs", "tasks_from_archive", "verify_status"]
+__all__ = ["FilterForm", "ShownRun", "parse_filter", "shown_runs", "verify_status"]
 
 _REASON_KEYS = ("reason", "message", "error", "detail", "summary")
 _MAX_REASON = 400
-_MAX_ROLLOUTS_BYTES = 512 << 20
 
 
 @dataclass(frozen=True)
 class ShownRun:
-    """One visible run: its database row's plain fields and what the leaderboard code needs."""
+    """One visible run: its database row's plain fields and what the leaderboard code needs;
+    ``band_note`` says where its band export's tasks come from."""
 
     public_id: str
     ref: str
@@ -47,6 +45,7 @@ class ShownRun:
     reason: str
     entry: BoardEntry
     summary: Summary
+    band_note: str = ""
 
 
 def _reverify_reason(state: str, data: dict[str, Any]) -> str:
@@ -115,6 +114,7 @@ def shown_runs(runs: Iterable[Run]) -> list[ShownRun]:
                 reason=reason,
                 entry=entry,
                 summary=summary,
+                band_note=source_note(ENVIRONMENT if stored_tasks_sha(run.verify_report) else ROLLOUTS),
             )
         )
     return out
@@ -177,42 +177,3 @@ def parse_filter(
         until=dates["until"],
     )
     return run_filter, form
-
-
-def _opening(messages: Sequence[Message]) -> tuple[Message, ...]:
-    """The messages before the model's first answer: the task's prompt as the run sent it."""
-    out = []
-    for m in messages:
-        if m.role == "assistant":
-            break
-        out.append(m)
-    return tuple(out)
-
-
-def tasks_from_archive(archive: Path) -> list[Task] | str:
-    """The tasks of a pushed run as its rollouts recorded them (id and opening messages; the hub
-    never runs an environment's code, so ``answer`` and ``metadata`` are unknown), or why not."""
-    from hub.env import Rollout
-
-    try:
-        with tarfile.open(archive, mode="r:*") as tf:
-            member = next(
-                (m for m in tf if m.isfile() and Path(m.name).name == "rollouts.jsonl"),
-                None,
-            )
-            if member is None:
-                return "the stored run has no rollouts.jsonl"
-            if member.size > _MAX_ROLLOUTS_BYTES:
-                return "the stored rollouts are too large to read here"
-            fh = tf.extractfile(member)
-            if fh is None:
-                return "the stored rollouts cannot be read"
-            prompts: dict[str, tuple[Message, ...]] = {}
-            for line in fh:
-                if line.strip():
-                    r = Rollout.model_validate_json(line)
-                    if r.task_id not in prompts or r.rollout_index == 0:
-                        prompts[r.task_id] = _opening(r.messages)
-    except (OSError, tarfile.TarError, ValidationError) as exc:
-        return f"the stored run cannot be read ({type(exc).__name__})"
-    return [Task(id=tid, prompt=msgs) for tid, msgs in prompts.items()]

@@ -1,5 +1,5 @@
 """One re-verification of a pushed run, in its own process:
-``python -m hub.server.reverify_child ARCHIVE WHEEL WHEEL_NAME OUT [--share S]``.
+``python -m hub.server.reverify_child ARCHIVE WHEEL WHEEL_NAME OUT [--share S] [--tasks TASKS]``.
 
 The run archive (a gzip tar of ``config.json``, ``rollouts.jsonl`` and ``summary.json``) is
 unpacked with tarfile's ``data`` filter into a temporary folder. A sample of the rollouts that
@@ -11,6 +11,13 @@ count, environment id and arguments). The outcome is ``verified`` when every ver
 ``unverified`` when one differs (a grade that changed, or a grader that now fails or hangs on a
 rollout recorded as graded) and ``error`` when the regrade could not be done (no sandbox, a
 wheel that does not load). ``{"state": ..., "report": {...}}`` is written to OUT as JSON.
+
+The same sandboxed environment also lists its tasks: those whose id is one of the run's (every
+rollout's, not only the sampled ones) are written to TASKS as JSON lines, one
+:class:`~hub.env.types.Task` each (:func:`hub.server.band_tasks.dump_tasks`), before OUT, for the
+band export. They are the package's output: each is validated as a ``Task`` and only the run's
+ids are kept. ``n_tasks`` in the report counts them; past
+:data:`~hub.server.band_tasks.MAX_TASKS_BYTES` none are written and ``tasks_skipped`` says why.
 """
 
 from __future__ import annotations
@@ -32,9 +39,14 @@ from hub.env.types import Rollout
 from hub.review.check import CheckOptions
 from hub.review.check.regrade import RegradeResult, regrade_sandboxed
 from hub.run.rundir import RunDir
+from hub.server.band_tasks import MAX_TASKS_BYTES, dump_tasks
 from hub.server.models import UNVERIFIED, VERIFIED, VERIFY_ERROR
 
 __all__ = ["MIN_SAMPLE", "draw_sample", "reverify_run", "sample_size"]
+
+#: How far into a split the regrade looks for a shuffled run's (or an unbounded run's) task ids;
+#: it stops as soon as it has found them all, and a forged id in an endless stream stops here.
+SCAN_CAP = 1_000_000
 
 #: Runs with at most this many gradable rollouts are checked in full; larger ones at least this many.
 MIN_SAMPLE = 20
@@ -69,17 +81,20 @@ def _unpack(archive: Path, dest: Path) -> Path:
     return dest
 
 
-def _gradable(run: Path) -> dict[str, tuple[bytes, Rollout]]:
-    """``task#index`` -> (the recorded line, its rollout) for every rollout with a verdict to check."""
+def _gradable(run: Path) -> tuple[dict[str, tuple[bytes, Rollout]], set[str]]:
+    """``task#index`` -> (the recorded line, its rollout) for every rollout with a verdict to check,
+    and the task ids of every rollout."""
     out: dict[str, tuple[bytes, Rollout]] = {}
+    task_ids: set[str] = set()
     for line in (run / "rollouts.jsonl").read_bytes().splitlines():
         if not line.strip():
             continue
         rec = Rollout.model_validate_json(line)
+        task_ids.add(rec.task_id)
         if rec.error is not None and rec.error.kind != "grader":
             continue  # the model or the environment failed: no verdict was recorded
         out[f"{rec.task_id}#{rec.rollout_index}"] = (line, rec)
-    return out
+    return out, task_ids
 
 
 def _outcome(result: RegradeResult, records: dict[str, tuple[bytes, Rollout]]) -> tuple[str, list[str], int]:
@@ -104,14 +119,16 @@ def reverify_run(
     share: float,
     wheel_name: str = "",
     rng: random.Random | None = None,
+    tasks_out: Path | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """Re-verify the run in ``archive`` with ``wheel`` (stored under any name: ``wheel_name`` is
-    its real file name); returns (state, report)."""
+    its real file name); returns (state, report). With ``tasks_out`` the environment's tasks of
+    the run are written there (see the module docstring)."""
     report: dict[str, Any] = {"share": share, "error": None}
     with tempfile.TemporaryDirectory(prefix="verihub-reverify-") as tmp:
         run = _unpack(archive, Path(tmp) / "run")
         config = RunDir(run).load_config()
-        records = _gradable(run)
+        records, task_ids = _gradable(run)
         sample = draw_sample(list(records), share, rng)
         report.update(
             rollouts=sum(1 for ln in (run / "rollouts.jsonl").read_bytes().splitlines() if ln.strip()),
@@ -132,8 +149,9 @@ def reverify_run(
                 env_id=config.env_id,
                 split=config.split,
                 seed=config.seed,
-                num_tasks=config.num_tasks if exact and config.num_tasks is not None else sys.maxsize,
+                num_tasks=config.num_tasks if exact and config.num_tasks is not None else SCAN_CAP,
                 options=CheckOptions(env_args=env_args),
+                keep_tasks=frozenset(task_ids) if tasks_out is not None else frozenset(),
             )
         except UsageError as exc:  # no sandbox here (bubblewrap missing or refused): nothing was graded
             result = RegradeResult(error=str(exc))
@@ -141,14 +159,32 @@ def reverify_run(
     report.update(graded=result.graded, n_differ=n_differ, differ=differ)
     if state == VERIFY_ERROR:
         report["error"] = result.error
+    if tasks_out is not None:
+        report.update(_write_tasks(result, task_ids, tasks_out))
     return state, report
+
+
+def _write_tasks(result: RegradeResult, task_ids: set[str], out: Path) -> dict[str, Any]:
+    """Write the environment's tasks of the run to ``out``; what the report says about them."""
+    if not result.tasks:
+        return {"n_tasks": 0}
+    data = dump_tasks(result.tasks, task_ids, cap=MAX_TASKS_BYTES)
+    if data is None:
+        return {
+            "n_tasks": 0,
+            "tasks_skipped": f"the environment's tasks of this run exceed {MAX_TASKS_BYTES >> 20} MiB; "
+            "the band export keeps the rollouts' prompts",
+        }
+    out.write_bytes(data)
+    return {"n_tasks": data.count(b"\n")}
 
 
 def main(argv: list[str]) -> int:
     archive, wheel, wheel_name, out = Path(argv[0]), Path(argv[1]), argv[2], Path(argv[3])
     share = float(argv[argv.index("--share") + 1]) if "--share" in argv else 0.1
+    tasks_out = Path(argv[argv.index("--tasks") + 1]) if "--tasks" in argv else None
     try:
-        state, report = reverify_run(archive, wheel, share=share, wheel_name=wheel_name)
+        state, report = reverify_run(archive, wheel, share=share, wheel_name=wheel_name, tasks_out=tasks_out)
     except Exception as exc:  # the report says what broke; the worker records it as an error
         state, report = VERIFY_ERROR, {"share": share, "error": f"{type(exc).__name__}: {exc}"}
     out.write_text(json.dumps({"state": state, "report": report}), encoding="utf-8")

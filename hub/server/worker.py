@@ -6,9 +6,10 @@ and the artifact store; ``verihub hub serve`` on SQLite starts one itself. Revie
 priority: a run is re-verified (:mod:`hub.server.reverify`) only when no review is waiting. The
 worker process is single-threaded: while a child runs (``python -m hub.server.review`` or
 ``python -m hub.server.reverify_child``) it renews the lease every third of ``lease_s`` and
-kills the child past its time limit. When the worker dies the lease runs out and another worker
-(or this one after a restart) takes the work again. With ``parent_pid`` set it exits once that
-process is gone.
+kills the child past its time limit. The environment's tasks a re-verification child lists are
+stored as a blob and named by ``tasks_sha256`` in the run's report (:mod:`hub.server.band_tasks`).
+When the worker dies the lease runs out and another worker (or this one after a restart) takes the
+work again. With ``parent_pid`` set it exits once that process is gone.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Any, Literal
 from sqlalchemy.orm import Session, sessionmaker
 
 from hub.server import reverify
+from hub.server.band_tasks import MAX_TASKS_BYTES
 from hub.server.cache import bump
 from hub.server.config import HubConfig
 from hub.server.db import make_engine, sessions
@@ -117,6 +119,16 @@ def _review_next(w: _Worker) -> _Step:
     return "done"
 
 
+def _store_tasks(storage: LocalStorage, tasks: Path) -> dict[str, Any]:
+    """Store the environment's tasks the child wrote (when it wrote any) as a blob; what the run's
+    report records about them (``tasks_sha256``, or why they were not kept)."""
+    if not tasks.is_file() or tasks.stat().st_size == 0:
+        return {}
+    if tasks.stat().st_size > MAX_TASKS_BYTES:  # the child keeps to the cap: this is a safeguard
+        return {"tasks_skipped": f"the tasks file exceeds {MAX_TASKS_BYTES >> 20} MiB"}
+    return {"tasks_sha256": storage.put_file(tasks)}
+
+
 def _reverify_next(w: _Worker) -> _Step:
     run = reverify.claim(w.make, w.name, w.config.lease_s)
     if run is None:
@@ -128,7 +140,7 @@ def _reverify_next(w: _Worker) -> _Step:
         bump(w.config.data)
         return "dropped"
     with tempfile.TemporaryDirectory(prefix="verihub-reverify-job-") as tmp:
-        out = Path(tmp) / "outcome.json"
+        out, tasks = Path(tmp) / "outcome.json", Path(tmp) / "tasks.jsonl"
         cmd = [
             sys.executable,
             "-m",
@@ -139,6 +151,8 @@ def _reverify_next(w: _Worker) -> _Step:
             str(out),
             "--share",
             str(w.config.reverify_share),
+            "--tasks",
+            str(tasks),
         ]
         beat = lambda: reverify.heartbeat(w.make, run, w.name, w.config.lease_s)  # noqa: E731
         child = _run_child(w, cmd, beat, reverify.TIMEOUT_S, Path(tmp))
@@ -148,6 +162,7 @@ def _reverify_next(w: _Worker) -> _Step:
         if out.is_file():
             outcome: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
             state, report = outcome["state"], outcome["report"]
+            report.update(_store_tasks(w.storage, tasks))
         elif child.timed_out:
             report["error"] = f"the re-verification took longer than {reverify.TIMEOUT_S:g}s"
         else:

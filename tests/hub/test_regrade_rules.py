@@ -60,3 +60,21 @@ def test_a_timeout_then_and_now_agrees_but_a_pass_that_now_times_out_differs(tmp
     assert result.n_differ == 2
     assert result.differ[0].startswith("t1#0: recorded reward 1.0, the grader now fails (timeout)")
     assert result.differ[1].startswith("t2#0: recorded passed=False reward=0.0, regraded passed=True")
+
+
+class _Endless:
+    def tasks(self, split: str, *, seed: int = 0) -> Any:
+        i = 0
+        while True:  # a procedural split without end, as arith's
+            yield Task(id=f"t{i}", prompt=f"q{i}", answer="1")
+            i += 1
+
+
+def test_a_shuffled_runs_tasks_are_found_in_an_endless_stream_without_reading_it_all(tmp_path: Path) -> None:
+    ok = Grade.from_score(1.0, reason="ok")
+    path = tmp_path / "rollouts.jsonl"
+    path.write_text("".join(_rollout(t, ok).model_dump_json() + "\n" for t in ("t7", "t2")), encoding="utf-8")
+    prober = _Prober({"t7#0": ("ok", ok), "t2#0": ("ok", ok)})
+    result = asyncio.run(_regrade(_Endless(), path, prober, "test", 0, 10**12, keep_tasks=["t2", "t7"]))  # type: ignore[arg-type]
+    assert result.graded == 2 and result.n_differ == 0
+    assert [t.id for t in result.tasks] == ["t2", "t7"]  # the environment's order

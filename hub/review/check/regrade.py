@@ -4,6 +4,11 @@
 grader gives (the summary is checked against the rollouts separately, in :mod:`hub.review.submit`).
 The package runs in the sandbox exactly as in ``verihub eval --sandbox``; the comparison is made
 here, from the grades it answers over the nonce-checked channel, so a package cannot forge it.
+
+A caller that names ``keep_tasks`` (the hub's re-verification: every task id of the pushed run,
+not only the sampled ones) gets those of the environment's tasks back in ``RegradeResult.tasks``,
+validated as :class:`~hub.env.types.Task` on this side of the channel; they are the package's
+output, so treat them as untrusted data.
 """
 
 from __future__ import annotations
@@ -11,10 +16,11 @@ from __future__ import annotations
 import itertools
 import shutil
 import tempfile
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hub.env.types import Rollout
+from hub.env.types import Rollout, Task
 from hub.review.check.drive import Hung, Prober, run_sync
 from hub.review.check.report import CheckReport
 from hub.review.check.runner import CheckOptions, _stage_path, _stage_wheel, _start, require_sandbox
@@ -29,13 +35,16 @@ __all__ = ["RegradeResult", "regrade_sandboxed"]
 class RegradeResult:
     """``graded`` rollouts were graded again; ``differ`` lists verdicts that changed. ``hung`` names
     the rollout (``task#index``) whose grading stopped the sandbox from answering (then ``error``
-    says so too): a response can do that, so a caller may count it as a changed verdict."""
+    says so too): a response can do that, so a caller may count it as a changed verdict.
+    ``tasks`` are the environment's tasks whose ids the caller asked to keep, in the environment's
+    order (empty unless asked for, or when the regrade did not finish)."""
 
     graded: int = 0
     differ: list[str] = field(default_factory=list)
     n_differ: int = 0
     error: str | None = None
     hung: str = ""
+    tasks: list[Task] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -49,15 +58,30 @@ def _recorded_timeout(rec: Rollout) -> bool:
 
 
 async def _regrade(
-    env: RemoteEnvironment, rollouts: Path, prober: Prober, split: str, seed: int, n: int
+    env: RemoteEnvironment,
+    rollouts: Path,
+    prober: Prober,
+    split: str,
+    seed: int,
+    n: int,
+    keep_tasks: Collection[str] = (),
 ) -> RegradeResult:
-    tasks = {t.id: t for t in itertools.islice(env.tasks(split, seed=seed), n)}
+    records = [
+        Rollout.model_validate_json(ln)
+        for ln in rollouts.read_text(encoding="utf-8").splitlines()
+        if ln.strip()
+    ]
+    keep = set(keep_tasks)
+    wanted = {rec.task_id for rec in records} | keep
+    tasks: dict[str, Task] = {}
+    for t in itertools.islice(env.tasks(split, seed=seed), n):  # stop once every wanted id is found:
+        if t.id in wanted:  # a shuffled run's split may be long, and a stream may not end
+            tasks[t.id] = t
+            if len(tasks) == len(wanted):
+                break
     differ: list[str] = []
     graded = 0
-    for line in rollouts.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        rec = Rollout.model_validate_json(line)
+    for rec in records:
         if rec.error is not None and rec.error.kind != "grader":
             continue  # the model or the environment failed: nothing to grade
         task = tasks.get(rec.task_id)
@@ -82,7 +106,8 @@ async def _regrade(
                 f"{label}: recorded passed={rec.passed} reward={rec.reward}, "
                 f"regraded passed={grade.passed} reward={grade.score:g}"
             )
-    return RegradeResult(graded=graded, differ=differ[:20], n_differ=len(differ))
+    kept = [t for tid, t in tasks.items() if tid in keep]
+    return RegradeResult(graded=graded, differ=differ[:20], n_differ=len(differ), tasks=kept)
 
 
 def regrade_sandboxed(
@@ -94,9 +119,11 @@ def regrade_sandboxed(
     seed: int,
     num_tasks: int,
     options: CheckOptions | None = None,
+    keep_tasks: Collection[str] = (),
 ) -> RegradeResult:
     """Stage ``source`` (a built wheel is unpacked; a source folder is built offline in the
-    sandbox) and regrade ``rollouts`` with its grader there."""
+    sandbox) and regrade ``rollouts`` with its grader there; the environment's tasks with an id in
+    ``keep_tasks`` come back in the result."""
     opts = options or CheckOptions()
     require_sandbox(opts.unsafe_no_sandbox)
     work = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))
@@ -114,7 +141,7 @@ def regrade_sandboxed(
             return RegradeResult(error=f"the environment does not load: {exc}")
         prober = Prober(env, timeout_s=opts.grade_timeout_s, memory_mb=opts.limits.memory_mb)
         try:
-            return run_sync(_regrade(env, rollouts, prober, split, seed, num_tasks))
+            return run_sync(_regrade(env, rollouts, prober, split, seed, num_tasks, keep_tasks))
         except Hung as exc:
             return RegradeResult(error=f"regrading did not finish: grading {exc.label} hung", hung=exc.label)
         except (SandboxDiedError, RemoteError) as exc:

@@ -265,7 +265,8 @@ def test_pages_are_linked_and_routed(hub: Any, seeded: Seeded) -> None:
 
 
 def test_verification_reasons_are_read_from_any_report_shape(tmp_path: Path) -> None:
-    from hub.server.results_data import tasks_from_archive, verify_status
+    from hub.server.band_tasks import tasks_from_archive
+    from hub.server.results_data import verify_status
 
     assert verify_status("verified", '{"reason": "ignored"}') == ("verified", "")
     told = '{"graded": 20, "total": 75, "n_differ": 0, "differ": []}'
@@ -300,3 +301,87 @@ def test_hostile_labels_and_reasons_are_escaped(hub: Any, seeded: Seeded) -> Non
     for url in (CARD, BOARD, BOARD + "?compare=1"):
         html = get(hub, url).text
         assert "<img" not in html and "&lt;img src=x onerror=" in html
+
+
+def _store_tasks(hub: Any, public_id: str, blob: bytes | None, *, sha: str | None = None) -> None:
+    """Record a re-verification that stored ``blob`` as the run's environment tasks."""
+    from hub.server.models import Run
+
+    if blob is not None:
+        sha = hub.client.app.state.storage.put_bytes(blob)
+    with hub.sessions()() as session:
+        run = session.query(Run).filter_by(public_id=public_id).one()
+        report = json.loads(run.verify_report or "{}")
+        run.verify_report = json.dumps({**report, "tasks_sha256": sha})
+        session.commit()
+
+
+def test_band_export_uses_the_environments_tasks_stored_by_reverification(hub: Any, seeded: Seeded) -> None:
+    from hub.env import Task
+
+    weak = seeded.ids["weak"]
+    url = f"{CARD}/band/{weak}.jsonl"
+    assert get(hub, url).headers["x-verihub-band-tasks"] == "rollouts"
+    real = {
+        tid: Task(id=tid, prompt=f"What is {tid}?", answer=f"answer-{tid}", metadata={"level": n})
+        for n, tid in enumerate(["t2", "t4", "t7", "t0"])
+    }
+    lines = [t.model_dump_json().encode() for t in real.values()]
+    lines += [
+        b"not json",
+        b'{"id": "t9", "prompt": "a task of no run", "answer": "x"}',  # not a task of this run
+        b'{"prompt": "no id"}',
+        Task(id="t4", prompt="a repeat", answer="forged").model_dump_json().encode(),
+        b"",
+    ]
+    _store_tasks(hub, weak, b"\n".join(lines))
+    r = get(hub, url)
+    assert r.status_code == 200 and r.headers["x-verihub-band-tasks"] == "environment"
+    rows = {row["task_id"]: row for row in map(json.loads, r.text.splitlines())}
+    assert sorted(rows) == ["t2", "t4", "t7"]  # the learnable band, now with the real tasks
+    for tid, row in rows.items():
+        assert row["prompt"] == [{"role": "user", "content": f"What is {tid}?"}]
+        # calibrate writes answer and metadata as JSON strings (one column type for every row)
+        assert json.loads(row["answer"]) == f"answer-{tid}"
+        assert json.loads(row["metadata"]) == real[tid].metadata
+        assert row["pass_rate"] == {"t2": 0.25, "t4": 0.25, "t7": 0.5}[tid]
+    card = get(hub, CARD).text
+    assert row_of(card, weak)[6] == "tasks from the environment (re-verification)"
+    assert row_of(card, seeded.ids["strong"])[6] == (
+        "prompts from the pushed rollouts; answers unknown until the run is re-verified"
+    )
+    # only t2 of the run listed: the export holds the environment's t2 and nothing made up
+    _store_tasks(hub, weak, real["t2"].model_dump_json().encode() + b"\n")
+    rows = {row["task_id"]: row for row in map(json.loads, get(hub, url).text.splitlines())}
+    assert list(rows) == ["t2"] and json.loads(rows["t2"]["answer"]) == "answer-t2"
+
+
+@pytest.mark.parametrize(
+    "blob",
+    [b"not json\n{}\n", b'{"id": "t9", "prompt": "other run", "answer": "x"}\n', None],
+    ids=["malformed", "other-ids", "blob-missing"],
+)
+def test_band_export_falls_back_to_the_rollouts_prompts(hub: Any, seeded: Seeded, blob: bytes | None) -> None:
+    weak = seeded.ids["weak"]
+    _store_tasks(hub, weak, blob, sha="ab" * 32)
+    r = get(hub, f"{CARD}/band/{weak}.jsonl")
+    assert r.status_code == 200 and r.headers["x-verihub-band-tasks"] == "rollouts"
+    rows = [json.loads(line) for line in r.text.splitlines()]
+    assert sorted(row["task_id"] for row in rows) == ["t2", "t4", "t7"]
+    for row in rows:
+        assert row["prompt"] == [{"role": "user", "content": f"Solve task {row['task_id']}."}]
+        assert json.loads(row["answer"]) is None and json.loads(row["metadata"]) == {}
+
+
+def test_stored_tasks_are_read_as_untrusted(tmp_path: Path) -> None:
+    from hub.env import Task
+    from hub.server.band_tasks import dump_tasks, load_tasks, stored_tasks_sha
+
+    tasks = [Task(id=f"t{i}", prompt="p", answer=i) for i in range(3)]
+    data = dump_tasks([*tasks, Task(id="x", prompt="p")], {"t0", "t1", "t2"})
+    assert data is not None and load_tasks(data, {"t0", "t2"}) == [tasks[0], tasks[2]]
+    assert dump_tasks(tasks, {"t0", "t1", "t2"}, cap=len(data) - 1) is None
+    assert load_tasks(b'[1]\n{"id": 3}\n\xff\n' + data, {"t1"}) == [tasks[1]]
+    assert stored_tasks_sha(json.dumps({"tasks_sha256": "ab" * 32})) == "ab" * 32
+    for report in ("", "not json", "[]", '{"tasks_sha256": "../../etc/passwd"}', '{"tasks_sha256": 1}'):
+        assert stored_tasks_sha(report) is None

@@ -11,6 +11,7 @@ Forged runs are self-consistent (their summary is recomputed with ``SummaryBuild
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import random
 import secrets
@@ -26,7 +27,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from graders.grade import Grade
-from hub.env.types import Rollout
+from hub.env.types import Rollout, Task
 from hub.run.metrics import SummaryBuilder
 from hub.run.rundir import RunDir
 from hub.sandbox import unavailable_reason
@@ -376,6 +377,46 @@ def test_the_child_regrades_only_the_sample_and_a_hang_is_a_differing_verdict(
     assert report["sampled"] == 30
 
 
+def test_the_child_writes_the_runs_environment_tasks_only_and_caps_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every task id of the run is asked for (not only the sampled rollouts'); what the package
+    answers is untrusted: other ids and repeats are dropped, and past the cap nothing is written."""
+    from hub.review.check.regrade import RegradeResult
+    from hub.server import reverify_child
+
+    archive = tar_run(synthetic_run(tmp_path / "run", 30), tmp_path / "run.tar.gz")
+    wheel = tmp_path / "blob"
+    wheel.write_bytes(b"not read here")
+    asked: list[frozenset[str]] = []
+
+    def listing(source: Path, rollouts: Path, **kw: Any) -> RegradeResult:
+        asked.append(kw["keep_tasks"])
+        tasks = [Task(id=f"t{i}", prompt=f"q{i}", answer=str(i), metadata={"i": i}) for i in range(30)]
+        tasks += [Task(id="t3", prompt="again", answer="forged"), Task(id="other", prompt="x", answer="y")]
+        return RegradeResult(graded=20, tasks=tasks)
+
+    monkeypatch.setattr(reverify_child, "regrade_sandboxed", listing)
+    out = tmp_path / "tasks.jsonl"
+    state, report = reverify_child.reverify_run(archive, wheel, share=0.1, tasks_out=out)
+    assert state == "verified" and report["sampled"] == 20
+    assert asked == [frozenset(f"t{i}" for i in range(30))]  # the whole run, not the sample
+    written = [Task.model_validate_json(line) for line in out.read_bytes().splitlines()]
+    assert [t.id for t in written] == [f"t{i}" for i in range(30)] and report["n_tasks"] == 30
+    assert written[3].answer == "3" and written[3].metadata == {"i": 3}  # the first t3, not the repeat
+    assert "tasks_skipped" not in report
+
+    out.unlink()
+    monkeypatch.setattr(reverify_child, "MAX_TASKS_BYTES", 200)
+    state, report = reverify_child.reverify_run(archive, wheel, share=0.1, tasks_out=out)
+    assert state == "verified" and not out.exists() and report["n_tasks"] == 0
+    assert "exceed" in report["tasks_skipped"] and "rollouts' prompts" in report["tasks_skipped"]
+
+    asked.clear()  # without tasks_out nothing is asked for or written
+    state, report = reverify_child.reverify_run(archive, wheel, share=0.1)
+    assert asked == [frozenset()] and "n_tasks" not in report and not out.exists()
+
+
 def test_the_worker_renews_the_lease_and_kills_a_child_past_its_time(
     queue: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -433,9 +474,43 @@ def report_of(make: sessionmaker[Session], run_id: int) -> tuple[str, dict[str, 
     return row.verify_state, json.loads(row.verify_report)
 
 
+def assert_real_tasks_stored(
+    hub: Any,
+    arith_bundle: Any,
+    make: sessionmaker[Session],
+    rid: int,
+    report: dict[str, Any],
+    rollouts: list[Rollout],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The run's environment tasks, listed in the sandbox, are stored with their real answers and
+    metadata (those of the arith package loaded here), and ``hub gc`` keeps their blob."""
+    from hub.server.admin import collect_garbage
+
+    monkeypatch.syspath_prepend(str(arith_bundle.src))
+    from verihub_arith import load_environment
+
+    config = RunDir(arith_bundle.bundle / "eval").load_config()
+    env = load_environment(**config.env_args)
+    ids = {r.task_id for r in rollouts}
+    assert config.num_tasks is not None and not config.shuffle  # arith's task stream is endless
+    listed = itertools.islice(env.tasks(config.split, seed=config.seed), config.num_tasks)
+    expected = [t for t in listed if t.id in ids]
+    sha = report["tasks_sha256"]
+    blob = LocalStorage(hub.config.data).path(sha).read_bytes()
+    stored = [Task.model_validate_json(line) for line in blob.splitlines()]
+    assert report["n_tasks"] == len(stored) == len(ids) and "tasks_skipped" not in report
+    assert stored == expected  # the real tasks: answers and metadata, in the environment's order
+    assert all(t.answer and t.metadata.get("expression") for t in stored)
+    stray = LocalStorage(hub.config.data).put_bytes(b"referenced by nothing")
+    removed = collect_garbage(hub.config)
+    assert stray in removed and sha not in removed and run_row(make, rid).archive_sha256 not in removed
+    assert LocalStorage(hub.config.data).exists(sha)
+
+
 @NEEDS_SANDBOX
 def test_reviews_first_then_an_honest_run_is_verified(
-    hub: Any, published: Any, arith_bundle: Any, tmp_path: Path
+    hub: Any, published: Any, arith_bundle: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     make, storage, vid, rollouts = published
     rid = add_run(make, storage, vid, copy_run(arith_bundle, tmp_path / "honest"))
@@ -454,6 +529,7 @@ def test_reviews_first_then_an_honest_run_is_verified(
     assert (
         report["share"] == hub.config.reverify_share and report["duration_s"] > 0 and report["attempt"] == 1
     )
+    assert_real_tasks_stored(hub, arith_bundle, make, rid, report, rollouts, monkeypatch)
 
 
 @NEEDS_SANDBOX
