@@ -3,4 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh --tests
-exec ${PYTHON:-python3} -m pytest tests environments -q "$@"
+exec ${PYTHON:-python3} -m pytest tests environments -q --durations=15 "$@"
