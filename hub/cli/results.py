@@ -68,6 +68,12 @@ def push_cmd(
     ),
     public: bool = typer.Option(False, "--public", help="Let everyone who can see the environment see it."),
     label: str = typer.Option(None, "--label", help="A short name shown instead of the model's."),
+    price_in: float = typer.Option(
+        None, "--price-in", min=0.0, help="USD per million prompt tokens: the card shows the run's cost."
+    ),
+    price_out: float = typer.Option(
+        None, "--price-out", min=0.0, help="USD per million completion tokens (with --price-in)."
+    ),
     hub: str = HubOpt,
     token: str = TokenOpt,
 ) -> None:
@@ -80,8 +86,11 @@ def push_cmd(
     """
     from hub.server.client import hub_settings, push_results
 
+    if (price_in is None) != (price_out is None):
+        raise UsageError("give both --price-in and --price-out (USD per million tokens), or neither")
+    prices = None if price_in is None or price_out is None else (price_in, price_out)
     url, tok = hub_settings(hub, token)
-    answer = push_results(url, run_dir, token=tok, env=env, public=public, label=label)
+    answer = push_results(url, run_dir, token=tok, env=env, public=public, label=label, prices=prices)
     console.print(describe_push(answer, url), soft_wrap=True, markup=False)
 
 

@@ -175,9 +175,11 @@ def push_results(
     env: str | None = None,
     public: bool = False,
     label: str | None = None,
+    prices: tuple[float, float] | None = None,
 ) -> dict[str, Any]:
     """Check the run in ``run_dir`` here, then upload its three files; returns the hub's answer
-    (the recorded run, ``created`` False when the hub had it already)."""
+    (the recorded run, ``created`` False when the hub had it already). ``prices`` (USD per million
+    prompt and completion tokens) give the run a cost where its rollouts recorded none."""
     from hub.server.runpack import check_run_dir, pack_run
 
     if not token:
@@ -188,6 +190,8 @@ def push_results(
         query["env"] = env
     if label:
         query["label"] = label
+    if prices is not None:
+        query["price_in"], query["price_out"] = f"{prices[0]:g}", f"{prices[1]:g}"
     with tempfile.TemporaryDirectory(prefix="verihub-results-") as tmp:
         archive = pack_run(run_dir, Path(tmp) / "run.tar.gz")
         answer: dict[str, Any] = hub_request(

@@ -34,7 +34,7 @@ from hub.server.names import parse_ref
 from hub.server.queries import find_env, visible_envs
 from hub.server.runpack import pack_run, unpack_run
 from hub.server.storage import LocalStorage
-from leaderboard.entry import BoardEntry, clean_label, entry_from_run
+from leaderboard.entry import BoardEntry, TokenPrices, clean_label, entry_from_run
 from leaderboard.verify import RunRejected, VerifiedRun, verify_run
 
 __all__ = ["MAX_LABEL", "Ingested", "ResultError", "ingest_run", "pack_run", "run_label", "run_json"]
@@ -166,8 +166,10 @@ def ingest_run(
     env_ref: str | None = None,
     public: bool = False,
     label: str | None = None,
+    prices: TokenPrices | None = None,
 ) -> Ingested:
-    """Record the run archive ``upload`` under ``who`` (see the module's docstring)."""
+    """Record the run archive ``upload`` under ``who`` (see the module's docstring); ``prices``
+    cost the run's tokens where its rollouts recorded no cost (the pusher's statement)."""
     if not who.allows("push"):
         raise ResultError(f"this token's scope ({who.scope}) does not allow pushing; use a push token", 403)
     with tempfile.TemporaryDirectory(dir=storage.tmp, prefix="results-") as tmp:
@@ -185,7 +187,7 @@ def ingest_run(
         version_id = version.id
     archive_sha = storage.put_file(upload)
     public_id = secrets.token_urlsafe(12)  # 16 characters
-    entry = entry_from_run(verified, label=run_label(label) or None, owner=who.name)
+    entry = entry_from_run(verified, label=run_label(label) or None, owner=who.name, prices=prices)
     entry = entry.model_copy(update={"source": f"hub run {public_id}"})
     try:
         return _insert(

@@ -1,6 +1,6 @@
 """The results API: push a run, show one, list an environment's runs, change a run's visibility.
 
-``POST /api/v1/results[?env=OWNER/ID][&public=1][&label=TEXT]`` takes a run archive
+``POST /api/v1/results[?env=OWNER/ID][&public=1][&label=TEXT][&price_in=P&price_out=Q]`` takes a run archive
 (:mod:`hub.server.runpack`) with a push token; ``GET /api/v1/results/{id}`` and
 ``GET /api/v1/envs/{owner}/{env_id}/results[?version=V]`` show what the requester may see
 (:func:`hub.server.queries.find_run`, :func:`~hub.server.queries.visible_runs`: a private run,
@@ -25,10 +25,23 @@ from hub.server.httpauth import AuthFailed, RateLimited, principal
 from hub.server.queries import find_env, find_run, visible_runs
 from hub.server.results import ResultError, ingest_run, run_json, run_label
 from hub.server.webauth import error, guarded, guarded_write
+from leaderboard.entry import TokenPrices
 
 __all__ = ["env_results_route", "push_results_route", "result_route", "routes", "set_result_route"]
 
 _TRUE, _FALSE = ("1", "true", "yes"), ("0", "false", "no")
+
+
+def _prices(price_in: str | None, price_out: str | None) -> TokenPrices | None:
+    """``?price_in=&price_out=`` (USD per million prompt / completion tokens), both or neither."""
+    if price_in is None and price_out is None:
+        return None
+    if price_in is None or price_out is None:
+        raise ValueError("give both ?price_in= and ?price_out= (USD per million tokens), or neither")
+    try:
+        return TokenPrices(float(price_in), float(price_out))
+    except ValueError:
+        raise ValueError("?price_in= and ?price_out= are USD per million tokens, not negative") from None
 
 
 async def push_results_route(request: Request) -> Response:
@@ -46,6 +59,10 @@ async def push_results_route(request: Request) -> Response:
     public = query.get("public", "0").lower()
     if public not in _TRUE + _FALSE:
         return error(400, "?public= takes 1 or 0")
+    try:
+        prices = _prices(query.get("price_in"), query.get("price_out"))
+    except ValueError as exc:
+        return error(400, str(exc))
     state = request.app.state
     cap = state.config.limits.max_upload_bytes
     declared = request.headers.get("content-length")
@@ -72,6 +89,7 @@ async def push_results_route(request: Request) -> Response:
                 env_ref=query.get("env") or None,
                 public=public in _TRUE,
                 label=query.get("label"),
+                prices=prices,
             )
         except (ResultError, ArchiveError) as exc:
             return error(exc.status, str(exc))

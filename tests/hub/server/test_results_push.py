@@ -149,6 +149,21 @@ def test_identical_pushes_that_race_give_one_run(
     assert rows(published) == 1 and len(calls) == 5
 
 
+def test_token_prices_give_the_run_a_cost_and_bad_prices_are_refused(
+    published: Any, run_dir: Path, pack: Callable[[Path], Path]
+) -> None:
+    for bad in ({"price_in": "3"}, {"price_in": "-1", "price_out": "2"}, {"price_in": "x", "price_out": "2"}):
+        r = post(published, pack(run_dir), **bad)
+        assert r.status_code == 400 and "price" in r.json()["error"], bad
+    assert rows(published) == 0
+    r = post(published, pack(run_dir), price_in="3", price_out="15")
+    assert r.status_code == 201, r.text
+    entry, usage = r.json()["entry"], r.json()["summary"]["usage"]
+    expected = (usage["prompt_tokens"] * 3 + usage["completion_tokens"] * 15) / 1e6
+    assert entry["cost_usd"] == pytest.approx(expected) and expected > 0
+    assert "$3/M prompt" in entry["cost_basis"]
+
+
 def test_changing_a_run_is_for_its_pusher_or_an_admin(
     published: Any, run_dir: Path, pack: Callable[[Path], Path]
 ) -> None:
