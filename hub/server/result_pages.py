@@ -20,10 +20,16 @@ The leaderboards take ``model`` (repeatable), ``owner`` (the pusher), ``since`` 
 environment's pages answer 404 and its runs appear nowhere; a private run is shown to its pusher.
 The pages are sent with the same no-script policy as every other page; the plots draw under it
 because they carry no inline style (:mod:`leaderboard.svg`).
+
+Drawing the plots costs hundreds of milliseconds, so the card and leaderboard pages are kept in
+the server's page cache (:class:`hub.server.cache.PageCache`), keyed by path, query and who is
+asking, and dropped on every bump: a push, a visibility or label change, a finished
+re-verification or review, a publish.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -36,6 +42,7 @@ from starlette.routing import Route
 
 from hub.env import Task
 from hub.server.band_tasks import BandSource, band_tasks, stored_tasks_sha
+from hub.server.cache import PageCache
 from hub.server.models import Environment, Version
 from hub.server.pages import HEADERS, render_page
 from hub.server.queries import find_env, find_run, visible_runs
@@ -80,6 +87,28 @@ def _run_href(runs: list[ShownRun]) -> Callable[[str], str]:
     return href
 
 
+def _cached(handler: Callable[[Request], Response]) -> Callable[[Request], Response]:
+    """Serve a page from the page cache when nothing changed since it was drawn (see above)."""
+
+    @functools.wraps(handler)
+    def serve(request: Request) -> Response:
+        who = request.state.who
+        viewer = "anonymous" if who is None else f"user:{who.user_id}:{who.scope}"
+        key = ("results-page", request.url.path, str(request.query_params), viewer)
+        cache: PageCache = request.app.state.page_cache
+        hit = cache.get(key)
+        if hit is not None:
+            body, media, status = hit
+            return Response(body, status_code=status, media_type=media, headers=HEADERS)
+        stamp = cache.stamp()
+        response = handler(request)
+        if response.status_code == 200 and response.media_type == "text/html":
+            cache.put(key, stamp, (bytes(response.body), "text/html", 200))
+        return response
+
+    return serve
+
+
 def _missing(request: Request) -> Response:
     return render_page(request, "home.html", status=404, envs=[], tags=[], q="", tag="")
 
@@ -106,6 +135,7 @@ def _toggle(request: Request, compare: bool) -> str:
 
 
 @guarded
+@_cached
 def card_page(request: Request) -> Response:
     with request.app.state.sessions() as session:
         env, version = _env_version(request, session)
@@ -187,6 +217,7 @@ def band_download(request: Request) -> Response:
 
 
 @guarded
+@_cached
 def env_leaderboard(request: Request) -> Response:
     with request.app.state.sessions() as session:
         env, _ = _env_version(request, session)
@@ -223,6 +254,7 @@ def env_leaderboard(request: Request) -> Response:
 
 
 @guarded
+@_cached
 def cross_leaderboard(request: Request) -> Response:
     with request.app.state.sessions() as session:
         runs = shown_runs(visible_runs(session, request.state.who))

@@ -21,6 +21,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from hub.server.archive import ArchiveError
+from hub.server.cache import bump
 from hub.server.httpauth import AuthFailed, RateLimited, principal
 from hub.server.queries import find_env, find_run, visible_runs
 from hub.server.results import ResultError, ingest_run, run_json, run_label
@@ -95,6 +96,8 @@ async def push_results_route(request: Request) -> Response:
             return error(exc.status, str(exc))
     finally:
         upload.unlink(missing_ok=True)
+    if res.created:
+        bump(state.config.data)  # cached result pages do not show the new run yet
     return JSONResponse({**res.run, "created": res.created}, status_code=201 if res.created else 200)
 
 
@@ -149,6 +152,7 @@ def set_result_route(request: Request) -> Response:
             entry["label"] = run.label or None
             run.entry = json.dumps(entry)
         session.commit()
+        bump(request.app.state.config.data)  # cached result pages show the old state
         return JSONResponse(run_json(run))
 
 

@@ -385,3 +385,29 @@ def test_stored_tasks_are_read_as_untrusted(tmp_path: Path) -> None:
     assert stored_tasks_sha(json.dumps({"tasks_sha256": "ab" * 32})) == "ab" * 32
     for report in ("", "not json", "[]", '{"tasks_sha256": "../../etc/passwd"}', '{"tasks_sha256": 1}'):
         assert stored_tasks_sha(report) is None
+
+
+def test_pages_come_from_the_cache_until_something_changes(
+    hub: Any, seeded: Seeded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Drawing a card costs its plots: a second request is served from the page cache, per
+    viewer; a change through the API (a run made private) drops the cache."""
+    import hub.server.result_pages as pages
+
+    drawn: list[str] = []
+    real = pages.eval_card
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        drawn.append("card")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pages, "eval_card", counting)
+    first = get(hub, CARD).text
+    assert get(hub, CARD).text == first and len(drawn) == 1  # the second came from the cache
+    assert seeded.ids["strong"] in get(hub, CARD, "alice").text and len(drawn) == 2  # another viewer
+    made_private = hub.client.post(
+        f"/api/v1/results/{seeded.ids['strong']}", params={"public": "0"}, headers=hub.auth("alice")
+    )
+    assert made_private.status_code == 200, made_private.text
+    assert seeded.ids["strong"] not in get(hub, CARD).text and len(drawn) == 3
+    assert seeded.ids["strong"] in get(hub, CARD, "alice").text  # still shown to its pusher
