@@ -10,15 +10,19 @@ sdist (a tar) inside are held to the same caps before anything else reads them.
 from __future__ import annotations
 
 import functools
+import gzip
+import io
 import os
 import stat
 import tarfile
 import zipfile
+import zlib
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from hub.server.config import Limits
 
-__all__ = ["ArchiveError", "check_sdist", "check_wheel", "safe_member_name", "unpack_upload"]
+__all__ = ["ArchiveError", "CappedStream", "check_sdist", "check_wheel", "safe_member_name", "unpack_upload"]
 
 
 class ArchiveError(ValueError):
@@ -42,6 +46,25 @@ def safe_member_name(name: str) -> PurePosixPath:
     return PurePosixPath(*parts)
 
 
+class CappedStream(io.RawIOBase):
+    """A decompressed stream that refuses to yield more than ``cap`` bytes in all: tar headers
+    (a huge pax or long-name header) count too, not only the members' data."""
+
+    def __init__(self, raw: gzip.GzipFile, cap: int) -> None:
+        super().__init__()
+        self.raw, self.cap, self.total = raw, cap, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        n = self.raw.readinto(buffer)
+        self.total += n
+        if self.total > self.cap:
+            raise ArchiveError(f"the archive unpacks to more than {self.cap} bytes", 413)
+        return n
+
+
 def _ratio_ok(unpacked: int, packed: int, limits: Limits) -> bool:
     return unpacked <= limits.ratio_floor or unpacked <= limits.max_ratio * max(packed, 1)
 
@@ -52,8 +75,12 @@ def unpack_upload(archive: Path, dest: Path, limits: Limits) -> Path:
     if packed > limits.max_upload_bytes:
         raise ArchiveError(f"the upload is {packed} bytes; the cap is {limits.max_upload_bytes}", 413)
     total = members = 0
-    try:
-        with tarfile.open(archive, mode="r:gz") as tf:
+    try:  # read as a stream through the cap, so that tar headers (a huge pax header) count too
+        with (
+            gzip.GzipFile(archive, "rb") as raw,
+            CappedStream(raw, limits.max_unpacked_bytes) as capped,
+            tarfile.open(fileobj=io.BufferedReader(capped), mode="r|") as tf,
+        ):
             for member in tf:
                 members += 1
                 if members > limits.max_members:
@@ -85,9 +112,7 @@ def unpack_upload(archive: Path, dest: Path, limits: Limits) -> Path:
                         out.write(chunk)
     except FileExistsError as exc:
         raise ArchiveError(f"the archive lists {exc.filename} twice") from exc
-    except (tarfile.TarError, EOFError, OSError) as exc:
-        if isinstance(exc, ArchiveError):
-            raise
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         raise ArchiveError(f"the upload is not a gzipped tar archive ({type(exc).__name__})") from exc
     return dest
 

@@ -23,11 +23,10 @@ import os
 import tarfile
 import zlib
 from pathlib import Path
-from typing import Any
 
 from hub.env.errors import UsageError
 from hub.run import CONFIG_FILE, ROLLOUTS_FILE, SUMMARY_FILE, RunDir
-from hub.server.archive import ArchiveError
+from hub.server.archive import ArchiveError, CappedStream
 from hub.server.config import Limits
 
 __all__ = ["MAX_MEMBERS", "RUN_FILES", "check_run_dir", "pack_run", "unpack_run"]
@@ -108,25 +107,6 @@ def _files() -> str:
     return ", ".join(RUN_FILES)
 
 
-class _Capped(io.RawIOBase):
-    """A decompressed stream that refuses to yield more than ``cap`` bytes in all: tar headers
-    (a huge pax or long-name header) count too, not only the members' data."""
-
-    def __init__(self, raw: gzip.GzipFile, cap: int) -> None:
-        super().__init__()
-        self.raw, self.cap, self.total = raw, cap, 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        n = self.raw.readinto(buffer)
-        self.total += n
-        if self.total > self.cap:
-            raise ArchiveError(f"the archive unpacks to more than {self.cap} bytes", 413)
-        return n
-
-
 def unpack_run(archive: Path, dest: Path, limits: Limits) -> Path:
     """Unpack the run archive ``archive`` into the new folder ``dest``; returns ``dest``.
 
@@ -144,7 +124,7 @@ def unpack_run(archive: Path, dest: Path, limits: Limits) -> Path:
     try:
         with (
             gzip.GzipFile(archive, "rb") as raw,
-            _Capped(raw, limits.max_unpacked_bytes) as capped,
+            CappedStream(raw, limits.max_unpacked_bytes) as capped,
             tarfile.open(fileobj=io.BufferedReader(capped), mode="r|") as tf,
         ):
             for member in tf:

@@ -112,6 +112,22 @@ def test_unsafe_members_are_refused(
     assert not any(p.is_symlink() for p in dest.rglob("*"))
 
 
+def test_a_huge_tar_header_counts_against_the_unpacked_cap(tmp_path: Path) -> None:
+    """A pax header is read whole into memory before any member: it must hit the cap too."""
+    archive = tmp_path / "header-bomb.tar.gz"
+    big = {"comment": "x" * 3 * 1024**2}
+    with tarfile.open(archive, "w:gz", format=tarfile.PAX_FORMAT, pax_headers=big) as tf:
+        info = tarfile.TarInfo("manifest.json")
+        info.size = 2
+        tf.addfile(info, io.BytesIO(b"{}"))
+    assert archive.stat().st_size < 64 * 1024
+    dest = tmp_path / "out"
+    dest.mkdir()
+    with pytest.raises(ArchiveError, match="unpacks to more than") as exc:
+        unpack_upload(archive, dest, Limits(max_unpacked_bytes=1024**2, max_ratio=10**6))
+    assert exc.value.status == 413 and not any(dest.iterdir())
+
+
 def test_archive_bombs_and_oversized_uploads_are_refused(tmp_path: Path) -> None:
     bomb = _tar(tmp_path / "bomb.tar.gz", [_file("eval/zeros", b"\0" * (8 * 1024**2))])
     assert bomb.stat().st_size < 64 * 1024
