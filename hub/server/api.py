@@ -8,16 +8,13 @@ requester may not see answers 404, exactly like something that does not exist.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from hub.server.archive import ArchiveError
+from hub.server.archive import ArchiveError, received_upload
 from hub.server.cache import bump
 from hub.server.httpauth import AuthFailed, RateLimited, principal
 from hub.server.models import Environment, Version
@@ -79,23 +76,10 @@ async def push_route(request: Request) -> Response:
         return error(401, str(exc))
     assert who is not None
     state = request.app.state
-    cap = state.config.limits.max_upload_bytes
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > cap:
-        return error(413, f"the upload is {declared} bytes; the cap is {cap}")
-    fd, name = tempfile.mkstemp(dir=state.storage.tmp, prefix="upload-", suffix=".tar.gz")
-    upload = Path(name)
+    owner = request.query_params.get("owner") or None
+    private = request.query_params.get("private", "") in ("1", "true", "yes")
     try:
-        size = 0
-        with os.fdopen(fd, "wb") as out:
-            async for chunk in request.stream():
-                size += len(chunk)
-                if size > cap:
-                    return error(413, f"the upload is over the cap of {cap} bytes")
-                out.write(chunk)
-        owner = request.query_params.get("owner") or None
-        private = request.query_params.get("private", "") in ("1", "true", "yes")
-        try:
+        async with received_upload(request, prefix="upload-") as upload:
             res = await run_in_threadpool(
                 publish,
                 state.sessions,
@@ -106,10 +90,8 @@ async def push_route(request: Request) -> Response:
                 owner_name=owner,
                 private=private,
             )
-        except (PublishError, ArchiveError) as exc:
-            return error(exc.status, str(exc))
-    finally:
-        upload.unlink(missing_ok=True)
+    except (PublishError, ArchiveError) as exc:
+        return error(exc.status, str(exc))
     body = {
         "ref": res.ref,
         "version": res.version,

@@ -9,20 +9,33 @@ sdist (a tar) inside are held to the same caps before anything else reads them.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gzip
 import io
 import os
 import stat
 import tarfile
+import tempfile
 import zipfile
 import zlib
+from collections.abc import AsyncIterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from starlette.requests import Request
+
 from hub.server.config import Limits
 
-__all__ = ["ArchiveError", "CappedStream", "check_sdist", "check_wheel", "safe_member_name", "unpack_upload"]
+__all__ = [
+    "ArchiveError",
+    "CappedStream",
+    "check_sdist",
+    "check_wheel",
+    "received_upload",
+    "safe_member_name",
+    "unpack_upload",
+]
 
 
 class ArchiveError(ValueError):
@@ -63,6 +76,32 @@ class CappedStream(io.RawIOBase):
         if self.total > self.cap:
             raise ArchiveError(f"the archive unpacks to more than {self.cap} bytes", 413)
         return n
+
+
+@contextlib.asynccontextmanager
+async def received_upload(request: Request, *, prefix: str) -> AsyncIterator[Path]:
+    """The request's body, streamed into a temporary file under the upload cap (removed after).
+
+    Raises :class:`ArchiveError` (413) when the declared or the streamed size is over
+    ``Limits.max_upload_bytes``: nothing past the cap is written."""
+    state = request.app.state
+    cap = state.config.limits.max_upload_bytes
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > cap:
+        raise ArchiveError(f"the upload is {declared} bytes; the cap is {cap}", 413)
+    fd, name = tempfile.mkstemp(dir=state.storage.tmp, prefix=prefix, suffix=".tar.gz")
+    upload = Path(name)
+    try:
+        size = 0
+        with os.fdopen(fd, "wb") as out:
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > cap:
+                    raise ArchiveError(f"the upload is over the cap of {cap} bytes", 413)
+                out.write(chunk)
+        yield upload
+    finally:
+        upload.unlink(missing_ok=True)
 
 
 def _ratio_ok(unpacked: int, packed: int, limits: Limits) -> bool:

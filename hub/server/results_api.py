@@ -11,16 +11,13 @@ or any run of an environment one cannot see, is 404 like one that does not exist
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-from pathlib import Path
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from hub.server.archive import ArchiveError
+from hub.server.archive import ArchiveError, received_upload
 from hub.server.cache import bump
 from hub.server.httpauth import AuthFailed, RateLimited, principal
 from hub.server.queries import find_env, find_run, visible_runs
@@ -65,21 +62,8 @@ async def push_results_route(request: Request) -> Response:
     except ValueError as exc:
         return error(400, str(exc))
     state = request.app.state
-    cap = state.config.limits.max_upload_bytes
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > cap:
-        return error(413, f"the upload is {declared} bytes; the cap is {cap}")
-    fd, name = tempfile.mkstemp(dir=state.storage.tmp, prefix="results-upload-", suffix=".tar.gz")
-    upload = Path(name)
     try:
-        size = 0
-        with os.fdopen(fd, "wb") as out:
-            async for chunk in request.stream():
-                size += len(chunk)
-                if size > cap:
-                    return error(413, f"the upload is over the cap of {cap} bytes")
-                out.write(chunk)
-        try:
+        async with received_upload(request, prefix="results-upload-") as upload:
             res = await run_in_threadpool(
                 ingest_run,
                 state.sessions,
@@ -92,10 +76,8 @@ async def push_results_route(request: Request) -> Response:
                 label=query.get("label"),
                 prices=prices,
             )
-        except (ResultError, ArchiveError) as exc:
-            return error(exc.status, str(exc))
-    finally:
-        upload.unlink(missing_ok=True)
+    except (ResultError, ArchiveError) as exc:
+        return error(exc.status, str(exc))
     if res.created:
         bump(state.config.data)  # cached result pages do not show the new run yet
     return JSONResponse({**res.run, "created": res.created}, status_code=201 if res.created else 200)
