@@ -10,15 +10,13 @@ but not a reviewer), root (an admin, admin token), ``alice_read`` (a read token)
 from __future__ import annotations
 
 import datetime as dt
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from serving import serve_http  # noqa: E402  (re-exported for the bounty tests)
 from sqlalchemy import select, update
 
 from hub.server.models import Bounty, Environment, Owner, Version, utcnow
@@ -121,23 +119,3 @@ def open_bounty_hub(tmp_path: Path) -> Iterator[BountyHub]:
     tokens = _people(config)
     with TestClient(create_app(config)) as client:
         yield BountyHub(config, client, tokens)
-
-
-@contextmanager
-def serve_http(app: Any) -> Iterator[str]:
-    """The application on a free local port, in a thread; yields its base URL."""
-    import uvicorn
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)

@@ -11,10 +11,7 @@ in ``DIR``).
 from __future__ import annotations
 
 import os
-import socket
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +20,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from results_seed import seed  # noqa: E402
+from serving import serve_http  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
@@ -38,22 +36,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(not CHROMIUM.exists(), reason
 
 @pytest.fixture
 def site(hub: Any, tmp_path: Path) -> Iterator[str]:
-    import uvicorn
-
     seed(hub, tmp_path / "runs")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(hub.client.app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with serve_http(hub.client.app) as url:
+        yield url
 
 
 @pytest.fixture

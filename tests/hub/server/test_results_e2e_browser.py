@@ -12,16 +12,17 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from serving import serve_http  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "hub" / "results-e2e"
@@ -30,32 +31,13 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def live(hub: Any, arith_bundle: Any, packed: Callable[[Path], Path]) -> Iterator[str]:
     """The hub with alice/arith 0.1.0 published and reviewed, served on loopback."""
-    import uvicorn
-
     assert hub.push(packed(arith_bundle.bundle)).status_code == 201
     hub.review()
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(hub.client.app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "the hub did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
+    with serve_http(hub.client.app) as url:
+        yield url
 
 
 @pytest.fixture

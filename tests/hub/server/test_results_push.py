@@ -15,13 +15,14 @@ import socket
 import subprocess
 import sys
 import tarfile
-import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from serving import serve_http  # noqa: E402
 from sqlalchemy import func, select
 
 from hub.server.models import Run
@@ -426,24 +427,10 @@ def test_local_refusal_before_upload(tmp_path: Path, run_dir: Path) -> None:
 @pytest.fixture
 def live_url(published: Any) -> Iterator[str]:
     """The hub of ``published`` served over HTTP on loopback (uvicorn in a thread)."""
-    import uvicorn
-
     from hub.server.app import create_app
 
-    port = _free_port()
-    config = uvicorn.Config(create_app(published.config), host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "the hub did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
+    with serve_http(create_app(published.config)) as url:
+        yield url
 
 
 @pytest.fixture

@@ -7,14 +7,16 @@ Screenshots go to test-artifacts/hub/ (git-ignored).
 
 from __future__ import annotations
 
-import socket
-import threading
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from serving import serve_http  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "hub"
@@ -39,27 +41,14 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(not CHROMIUM.exists(), reason
 def site(
     hub: Any, arith_bundle: Any, packed: Callable[[Path], Path], variant: Callable[..., Path]
 ) -> Iterator[str]:
-    import uvicorn
-
     assert hub.push(packed(arith_bundle.bundle)).status_code == 201
     hostile = variant(arith_bundle, distribution="evil-readme", readme=HOSTILE)
     assert hub.push(hostile, "bob").status_code == 201
     secret = variant(arith_bundle, distribution="secret-env", summary="Top secret")
     assert hub.push(secret, "alice", owner="lab", private="1").status_code == 201
     hub.review()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(hub.client.app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with serve_http(hub.client.app) as url:
+        yield url
 
 
 @pytest.fixture
