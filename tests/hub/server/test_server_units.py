@@ -112,12 +112,17 @@ def test_unsafe_members_are_refused(
     assert not any(p.is_symlink() for p in dest.rglob("*"))
 
 
-def test_a_huge_tar_header_counts_against_the_unpacked_cap(tmp_path: Path) -> None:
-    """A pax header is read whole into memory before any member: it must hit the cap too."""
+@pytest.mark.parametrize("kind", ["pax", "gnu-longname"])
+def test_a_huge_tar_header_counts_against_the_unpacked_cap(tmp_path: Path, kind: str) -> None:
+    """A pax header, or a GNU long-name header, is read whole into memory before its member:
+    it must hit the cap too."""
     archive = tmp_path / "header-bomb.tar.gz"
-    big = {"comment": "x" * 3 * 1024**2}
-    with tarfile.open(archive, "w:gz", format=tarfile.PAX_FORMAT, pax_headers=big) as tf:
-        info = tarfile.TarInfo("manifest.json")
+    huge = "x" * 3 * 1024**2
+    fmt = tarfile.PAX_FORMAT if kind == "pax" else tarfile.GNU_FORMAT
+    pax = {"comment": huge} if kind == "pax" else None
+    name = "manifest.json" if kind == "pax" else f"{huge}/manifest.json"
+    with tarfile.open(archive, "w:gz", format=fmt, pax_headers=pax) as tf:
+        info = tarfile.TarInfo(name)
         info.size = 2
         tf.addfile(info, io.BytesIO(b"{}"))
     assert archive.stat().st_size < 64 * 1024
