@@ -116,7 +116,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
-    from hub.server.client import hub_request, pack_bundle
+    from hub.client.api import hub_request, pack_bundle
 
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     with tempfile.TemporaryDirectory(prefix="bench-index-") as tmp_s:

@@ -32,7 +32,7 @@ JsonOpt = typer.Option(False, "--json", help="Print the hub's JSON.")
 
 
 def _call(hub: str | None, token: str | None, path: str, body: dict[str, Any] | None = None) -> Any:
-    from hub.server.client import hub_request, hub_settings
+    from hub.client.api import hub_request, hub_settings
 
     url, tok = hub_settings(hub, token)
     if body is not None and not tok:

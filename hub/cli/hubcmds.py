@@ -70,8 +70,8 @@ def install_cmd(
     """Install an environment from the catalogue (ID[@VERSION]) or from a hub (OWNER/ID[@VERSION])
     with pip, verifying its content hash."""
     if "/" in spec:
-        from hub.server.client import hub_settings
-        from hub.server.installer import install_from_hub
+        from hub.client.api import hub_settings
+        from hub.client.install import install_from_hub
 
         url, token = hub_settings(hub)
         got = install_from_hub(

@@ -41,7 +41,7 @@ _DB_HELP = "Database URL: sqlite:///PATH (default DATA/hub.db) or postgresql://U
 def _config(
     data: Path | None, db: str | None, *, lease_s: float = 60.0, fast: bool = False, share: float = 0.1
 ) -> object:
-    from hub.server.config import HubConfig
+    from hub.server.core.config import HubConfig
 
     root = data or Path(os.environ.get("VERIHUB_HUB_DATA", "hub-data"))
     return HubConfig(
@@ -125,7 +125,7 @@ def user_add_cmd(
     db: str = DbOpt,
 ) -> None:
     """Create a user."""
-    from hub.server.accounts import add_user
+    from hub.server.accounts.users import add_user
     from hub.server.admin import open_hub
 
     with open_hub(_config(data, db)) as session:  # type: ignore[arg-type]
@@ -141,7 +141,7 @@ def user_role_cmd(
     db: str = DbOpt,
 ) -> None:
     """Give a user the reviewer role (create and review bounties, with a review token) or take it."""
-    from hub.server.accounts import set_reviewer
+    from hub.server.accounts.users import set_reviewer
     from hub.server.admin import open_hub
 
     with open_hub(_config(data, db)) as session:  # type: ignore[arg-type]
@@ -157,7 +157,7 @@ def org_add_cmd(
     db: str = DbOpt,
 ) -> None:
     """Create an organisation, or add members to it."""
-    from hub.server.accounts import add_org
+    from hub.server.accounts.users import add_org
     from hub.server.admin import open_hub
 
     with open_hub(_config(data, db)) as session:  # type: ignore[arg-type]
@@ -174,7 +174,7 @@ def token_create_cmd(
     db: str = DbOpt,
 ) -> None:
     """Create a token; it is printed once and stored only as a salted hash."""
-    from hub.server.accounts import create_token
+    from hub.server.accounts.users import create_token
     from hub.server.admin import open_hub
 
     with open_hub(_config(data, db)) as session:  # type: ignore[arg-type]
@@ -190,7 +190,7 @@ def token_revoke_cmd(
     db: str = DbOpt,
 ) -> None:
     """Revoke a token."""
-    from hub.server.accounts import revoke_token
+    from hub.server.accounts.users import revoke_token
     from hub.server.admin import open_hub
 
     with open_hub(_config(data, db)) as session:  # type: ignore[arg-type]
@@ -268,7 +268,7 @@ def publish_bundled_cmd(
     db: str = DbOpt,
 ) -> None:
     """Build and publish the environments shipped with verihub (needs a verihub checkout)."""
-    from hub.server.bundled import publish_bundled
+    from hub.server.packages.bundled import publish_bundled
 
     done = publish_bundled(_config(data, db), owner, only=only or (), progress=console.print)  # type: ignore[arg-type]
     console.print(f"{len(done)} environment(s) published under {owner}")
@@ -280,7 +280,7 @@ def login_cmd(
     token: str = typer.Option(None, "--token", help="The token (default: read from stdin)."),
 ) -> None:
     """Store a hub URL and token in your config file (mode 0600)."""
-    from hub.server.client import hub_request, save_login
+    from hub.client.api import hub_request, save_login
 
     text = (token or sys.stdin.readline()).strip()
     if not text:
@@ -293,7 +293,7 @@ def login_cmd(
 @app.command("logout")
 def logout_cmd() -> None:
     """Forget the stored hub token."""
-    from hub.server.client import clear_login
+    from hub.client.api import clear_login
 
     console.print("token removed" if clear_login() else "no token was stored")
 
@@ -307,8 +307,8 @@ def push_cmd(
     token: str = typer.Option(None, "--token", envvar="VERIHUB_HUB_TOKEN", help="Token (default: stored)."),
 ) -> None:
     """Build the submission bundle as `verihub submit` does and publish it on a hub."""
-    from hub.server.client import hub_settings
-    from hub.server.push import push
+    from hub.client.api import hub_settings
+    from hub.client.push import push
 
     url, tok = hub_settings(hub, token)
     answer = push(target, hub=url, token=tok, owner=owner, private=private)

@@ -84,7 +84,7 @@ def push_cmd(
     it to the environment version it was made with (same version, same content hash) and records
     it under your account, private unless --public.
     """
-    from hub.server.client import hub_settings, push_results
+    from hub.client.api import hub_settings, push_results
 
     if (price_in is None) != (price_out is None):
         raise UsageError("give both --price-in and --price-out (USD per million tokens), or neither")
@@ -103,8 +103,8 @@ def list_cmd(
     token: str = TokenOpt,
 ) -> None:
     """List the runs of an environment that you may see (public ones, and your own)."""
-    from hub.server.client import hub_request, hub_settings
-    from hub.server.names import parse_ref
+    from hub.client.api import hub_request, hub_settings
+    from hub.registry.names import parse_ref
 
     try:
         owner, env_id, at = parse_ref(ref)
@@ -140,7 +140,7 @@ def set_cmd(
     token: str = TokenOpt,
 ) -> None:
     """Change a run you pushed: its visibility and/or its label."""
-    from hub.server.client import hub_request, hub_settings
+    from hub.client.api import hub_request, hub_settings
 
     if public is None and label is None:
         raise UsageError("say what to change: --public or --private, and/or --label TEXT")
@@ -168,7 +168,7 @@ def push_settings(public: bool, push_env: str | None, *, push: bool) -> tuple[st
         if public or push_env:
             raise UsageError("--public and --push-env go with --push")
         return None
-    from hub.server.client import hub_settings
+    from hub.client.api import hub_settings
 
     url, tok = hub_settings(None, None)
     if not tok:
@@ -178,7 +178,7 @@ def push_settings(public: bool, push_env: str | None, *, push: bool) -> tuple[st
 
 def push_after_eval(run_dir: Path, hub: tuple[str, str], *, env: str | None, public: bool) -> None:
     """``eval --push``: push the finished run; say so and how to retry when it cannot be."""
-    from hub.server.client import HubError, push_results
+    from hub.client.api import HubError, push_results
 
     later = f"push it later with `verihub results push {run_dir}`"
     try:

@@ -180,7 +180,7 @@ def push_results(
     """Check the run in ``run_dir`` here, then upload its three files; returns the hub's answer
     (the recorded run, ``created`` False when the hub had it already). ``prices`` (USD per million
     prompt and completion tokens) give the run a cost where its rollouts recorded none."""
-    from hub.server.runpack import check_run_dir, pack_run
+    from hub.client.runpack import check_run_dir, pack_run
 
     if not token:
         raise UsageError("pushing results needs a token: `verihub login --hub URL` first, or --token")

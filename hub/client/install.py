@@ -10,16 +10,16 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
+from hub.client.api import hub_request
 from hub.env.errors import UsageError, VerihubError
 from hub.registry.catalogue import Catalogue, CatalogueEntry, WheelSource
 from hub.registry.install import InstallError, InstallResult, install
-from hub.server.client import hub_request
-from hub.server.names import parse_ref
+from hub.registry.names import parse_ref
 
 __all__ = ["install_from_hub", "pick_version"]
 
 _FILE_PATH = re.compile(r"/files/[0-9a-f]{64}/[A-Za-z0-9_.+-]+\.whl")
-"""Where a hub serves a wheel (``hub.server.api``: ``/files/SHA256/FILENAME``)."""
+"""Where a hub serves a wheel (``hub.server.packages.api``: ``/files/SHA256/FILENAME``)."""
 
 
 def pick_version(info: dict[str, Any], version: str | None, *, allow_unreviewed: bool) -> dict[str, Any]:

@@ -6,8 +6,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from hub.client.api import hub_request, pack_bundle
 from hub.env.errors import UsageError
-from hub.server.client import hub_request, pack_bundle
 
 __all__ = ["push"]
 

@@ -11,11 +11,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from hub.env.errors import UsageError
-from hub.server.cache import bump
-from hub.server.config import HubConfig
-from hub.server.db import make_engine, migrate, sessions
-from hub.server.models import Environment, Owner, Version
-from hub.server.names import parse_ref
+from hub.registry.names import parse_ref
+from hub.server.core.cache import bump
+from hub.server.core.config import HubConfig
+from hub.server.core.db import make_engine, migrate, sessions
+from hub.server.core.models import Environment, Owner, Version
 
 __all__ = ["approve", "collect_garbage", "open_hub", "status", "yank"]
 
@@ -97,9 +97,9 @@ def collect_garbage(config: HubConfig) -> list[str]:
     tasks its re-verification stored, ``tasks_sha256`` in its report) and leftover temporary files;
     returns the removed hashes. Run it while no push or re-verification is in flight (both store
     their blobs before they commit)."""
-    from hub.server.band_tasks import stored_tasks_sha
-    from hub.server.models import EnvFile, Run
-    from hub.server.storage import LocalStorage
+    from hub.server.core.models import EnvFile, Run
+    from hub.server.core.storage import LocalStorage
+    from hub.server.results.band_tasks import stored_tasks_sha
 
     with open_hub(config) as session:
         rows = session.execute(select(EnvFile.sha256, EnvFile.metadata_sha256)).all()

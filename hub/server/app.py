@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from starlette.applications import Starlette
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Mount, Route
 
-from hub.server import api, bounty_api, bounty_pages, index, pages, result_pages, results_api
-from hub.server.cache import PageCache
-from hub.server.config import HubConfig
-from hub.server.db import is_sqlite, make_engine, migrate, sessions
-from hub.server.ratelimit import FailureLimiter
-from hub.server.storage import LocalStorage
+from hub.server.accounts.ratelimit import FailureLimiter
+from hub.server.bounties import api as bounty_api
+from hub.server.bounties import pages as bounty_pages
+from hub.server.core.cache import PageCache
+from hub.server.core.config import HubConfig
+from hub.server.core.db import is_sqlite, make_engine, migrate, sessions
+from hub.server.core.storage import LocalStorage
+from hub.server.packages import api, index
+from hub.server.results import api as results_api
+from hub.server.results import pages as result_pages
+from hub.server.web import pages
+from hub.server.web.errors import exception_handlers
 
 __all__ = ["create_app", "env_app"]
 
@@ -22,25 +26,7 @@ def create_app(config: HubConfig, *, auto_migrate: bool | None = None) -> Starle
     engine = make_engine(config.database)
     if auto_migrate if auto_migrate is not None else is_sqlite(config.database):
         migrate(engine)
-    routes: list[Any] = [
-        Route("/simple/", index.root_route),
-        Route("/simple/{project}/", index.project_route),
-        Route("/simple-unreviewed/", index.root_route),
-        Route("/simple-unreviewed/{project}/", index.project_route),
-        Route("/files/{sha256:str}/{filename:str}", index.file_route),
-        Route("/api/v1/push", api.push_route, methods=["POST"]),
-        Route("/api/v1/whoami", api.whoami_route),
-        Route("/api/v1/search", api.search_route),
-        Route("/api/v1/catalogue.json", api.catalogue_route),
-        *results_api.routes(),
-        Route("/api/v1/envs/{owner}/{env_id}", api.env_route),
-        Route("/api/v1/envs/{owner}/{env_id}/{version}", api.version_route),
-        Route("/api/v1/envs/{owner}/{env_id}/{version}/yank", api.yank_route, methods=["POST"]),
-    ]
-    routes += result_pages.routes()  # before pages: its /{owner} would take /leaderboard
-    routes += bounty_api.routes() + bounty_pages.routes()  # before the pages' /{owner}/{env_id}
-    routes += pages.routes()
-    app = Starlette(routes=routes)
+    app = Starlette(routes=_routes(), exception_handlers=exception_handlers())
     app.state.config = config
     app.state.engine = engine
     app.state.sessions = sessions(engine)
@@ -48,6 +34,23 @@ def create_app(config: HubConfig, *, auto_migrate: bool | None = None) -> Starle
     app.state.limiter = FailureLimiter(config.auth_failures_per_minute)
     app.state.page_cache = PageCache(config.data)
     return app
+
+
+def _routes() -> list[BaseRoute]:
+    """Every route, grouped by mount. Within a group a literal path segment comes before a
+    parameter in the same place (``/envs/{owner}/{env_id}/results`` before ``.../{version}``); the
+    owner pages come last, and the literal first segments before them are reserved owner names
+    (:data:`hub.registry.names.RESERVED_NAMES`), so no owner can shadow them."""
+    return [
+        Mount("/simple", routes=index.routes()),
+        Mount("/simple-unreviewed", routes=index.routes()),
+        Mount("/files", routes=index.file_routes()),
+        Mount("/api/v1", routes=[*results_api.routes(), *bounty_api.routes(), *api.routes()]),
+        Mount("/static", routes=[Route("/hub.css", pages.css), Route("/results.css", result_pages.css)]),
+        *bounty_pages.routes(),
+        *result_pages.routes(),
+        *pages.routes(),
+    ]
 
 
 def env_app() -> Starlette:

@@ -7,8 +7,8 @@ import subprocess
 import sys
 
 from hub.env.errors import UsageError
-from hub.server.config import HubConfig
-from hub.server.db import is_sqlite, make_engine, migrate
+from hub.server.core.config import HubConfig
+from hub.server.core.db import is_sqlite, make_engine, migrate
 
 __all__ = ["serve", "worker_command"]
 

@@ -3,11 +3,11 @@ each in a child process.
 
 ``verihub hub worker --db URL --data DIR`` runs one on any machine that reaches the database
 and the artifact store; ``verihub hub serve`` on SQLite starts one itself. Reviews keep
-priority: a run is re-verified (:mod:`hub.server.reverify`) only when no review is waiting. The
-worker process is single-threaded: while a child runs (``python -m hub.server.review`` or
-``python -m hub.server.reverify_child``) it renews the lease every third of ``lease_s`` and
+priority: a run is re-verified (:mod:`hub.server.results.reverify`) only when no review is waiting. The
+worker process is single-threaded: while a child runs (``python -m hub.server.reviews.review_child`` or
+``python -m hub.server.results.reverify_child``) it renews the lease every third of ``lease_s`` and
 kills the child past its time limit. The environment's tasks a re-verification child lists are
-stored as a blob and named by ``tasks_sha256`` in the run's report (:mod:`hub.server.band_tasks`).
+stored as a blob and named by ``tasks_sha256`` in the run's report (:mod:`hub.server.results.band_tasks`).
 When the worker dies the lease runs out and another worker (or this one after a restart) takes the
 work again. With ``parent_pid`` set it exits once that process is gone.
 """
@@ -28,14 +28,14 @@ from typing import Any, Literal
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from hub.server import reverify
-from hub.server.band_tasks import MAX_TASKS_BYTES
-from hub.server.cache import bump
-from hub.server.config import HubConfig
-from hub.server.db import make_engine, sessions
-from hub.server.jobs import claim, finish, heartbeat
-from hub.server.models import VERIFY_ERROR
-from hub.server.storage import LocalStorage
+from hub.server.core.cache import bump
+from hub.server.core.config import HubConfig
+from hub.server.core.db import make_engine, sessions
+from hub.server.core.models import VERIFY_ERROR
+from hub.server.core.storage import LocalStorage
+from hub.server.results import reverify
+from hub.server.results.band_tasks import MAX_TASKS_BYTES
+from hub.server.reviews.jobs import claim, finish, heartbeat
 
 __all__ = ["work"]
 
@@ -100,7 +100,13 @@ def _review_next(w: _Worker) -> _Step:
         return "dropped"
     with tempfile.TemporaryDirectory(prefix="verihub-job-") as tmp:
         out = Path(tmp) / "report.json"
-        cmd = [sys.executable, "-m", "hub.server.review", str(w.storage.path(job.bundle_sha256)), str(out)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "hub.server.reviews.review_child",
+            str(w.storage.path(job.bundle_sha256)),
+            str(out),
+        ]
         if w.config.review_fast:
             cmd.append("--fast")
         child = _run_child(
@@ -144,7 +150,7 @@ def _reverify_next(w: _Worker) -> _Step:
         cmd = [
             sys.executable,
             "-m",
-            "hub.server.reverify_child",
+            "hub.server.results.reverify_child",
             str(w.storage.path(run.archive_sha256)),
             str(w.storage.path(run.wheel_sha256)),
             run.wheel_filename,

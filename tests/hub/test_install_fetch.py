@@ -22,12 +22,12 @@ import pytest
 import hub.registry.entrypoints as entrypoints
 import hub.registry.install as install_mod
 import hub.registry.sources as sources
+from hub.client.api import hub_request
 from hub.env.errors import UsageError
 from hub.registry.catalogue import Catalogue, CatalogueEntry, read_catalogue
 from hub.registry.entrypoints import EnvInfo
 from hub.registry.fetch import InsecureURLError, _GuardedRedirects, download
 from hub.registry.install import InstallError, install
-from hub.server.client import hub_request
 
 ENV = "vh_probe"
 PKG = "verihub_vh_probe"
@@ -324,7 +324,7 @@ def test_the_hub_installer_fetches_wheels_from_the_hub_only(
 ) -> None:
     """The wheel URL comes from the hub's answer; joined to the hub URL it must stay on the hub,
     since the download carries the token."""
-    import hub.server.installer as installer
+    import hub.client.install as installer
 
     info = {
         "ref": "alice/vh_probe",

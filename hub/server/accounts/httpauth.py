@@ -12,17 +12,24 @@ import binascii
 
 from starlette.requests import Request
 
-from hub.server.accounts import Principal, authenticate
+from hub.server.accounts.users import Principal, authenticate
+from hub.server.core.problems import HubProblem, Problem
 
 __all__ = ["AuthFailed", "RateLimited", "principal"]
 
 
-class AuthFailed(Exception):
-    """Credentials were sent and are not valid (401)."""
+class AuthFailed(HubProblem):
+    """Credentials are missing where needed, or were sent and are not valid."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, Problem.UNAUTHENTICATED)
 
 
-class RateLimited(Exception):
-    """Too many failed authentications from this client (429)."""
+class RateLimited(HubProblem):
+    """Too many failed authentications from this client."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, Problem.RATE_LIMITED)
 
 
 def _token(header: str, *, bearer_only: bool) -> str | None:

@@ -12,9 +12,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from hub.env.errors import UsageError
-from hub.server.models import Member, Owner, Token, utcnow
-from hub.server.names import OWNER_RE, RESERVED_NAMES
-from hub.server.tokens import SCOPES, new_token, parse_token, scope_allows, verify_secret
+from hub.registry.names import OWNER_RE, RESERVED_NAMES
+from hub.server.accounts.tokens import SCOPES, new_token, parse_token, scope_allows, verify_secret
+from hub.server.core.models import Member, Owner, Token, utcnow
 
 __all__ = [
     "Principal",

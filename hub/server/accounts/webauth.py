@@ -1,41 +1,27 @@
-"""The ``guarded`` decorator: resolves ``request.state.who`` and turns auth errors into answers.
+"""The ``guarded`` decorators: resolve ``request.state.who`` before the endpoint runs.
 
-401 for bad credentials (with ``WWW-Authenticate: Basic`` so pip knows to send them), 429 once
-a client failed too often. Endpoints stay plain functions (Starlette runs them in a thread).
+Bad credentials and rate limits raise :class:`~hub.server.accounts.httpauth.AuthFailed` and
+:class:`~hub.server.accounts.httpauth.RateLimited`, answered by :mod:`hub.server.web.errors`.
+Endpoints stay plain functions (Starlette runs them in a thread).
 """
 
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from hub.server.httpauth import AuthFailed, RateLimited, principal
+from hub.server.accounts.httpauth import principal
 
-__all__ = ["error", "guarded", "guarded_write"]
-
-
-def error(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
-    return Response(
-        json.dumps({"error": message}) + "\n",
-        status_code=status,
-        media_type="application/json",
-        headers=headers,
-    )
+__all__ = ["guarded", "guarded_write"]
 
 
 def _wrap(fn: Callable[[Request], Response], *, write: bool) -> Callable[[Request], Response]:
     @functools.wraps(fn)
     def inner(request: Request) -> Response:
-        try:
-            request.state.who = principal(request, write=write)
-        except RateLimited as exc:
-            return error(429, str(exc), {"Retry-After": "60"})
-        except AuthFailed as exc:
-            return error(401, str(exc), {"WWW-Authenticate": 'Basic realm="verihub"'})
+        request.state.who = principal(request, write=write)  # refusals: hub.server.web.errors
         return fn(request)
 
     return inner

@@ -3,7 +3,7 @@
 Reads are public (a linked private version is shown as ``{"private": true}`` to those who cannot
 see its environment). Writes need ``Authorization: Bearer <token>``; their parameters come as a
 JSON object body or as query parameters. Refusals answer ``{"error": ...}`` with the status of
-the :class:`~hub.server.bounties.BountyError` (400, 403, 404, 409).
+its kind (:mod:`hub.server.web.errors`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,17 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from hub.server.bounties import BountyError, act, create_bounty, get_bounty, list_bounties, parse_deadline
-from hub.server.bounty_view import bounty_json
-from hub.server.webauth import error, guarded, guarded_write
+from hub.server.accounts.webauth import guarded, guarded_write
+from hub.server.bounties.view import bounty_json
+from hub.server.bounties.workflow import (
+    BountyError,
+    act,
+    create_bounty,
+    get_bounty,
+    list_bounties,
+    parse_deadline,
+)
+from hub.server.web.errors import error
 
 __all__ = ["routes"]
 
@@ -58,10 +66,7 @@ async def _params(request: Request) -> dict[str, str] | Response:
 def list_route(request: Request) -> Response:
     state = request.query_params.get("state", "")
     with request.app.state.sessions() as session:
-        try:
-            found = list_bounties(session, state)
-        except BountyError as exc:
-            return error(exc.status, str(exc))
+        found = list_bounties(session, state)
         body = [bounty_json(session, request.state.who, b) for b in found]
         session.commit()  # the hub's lazy moves (expired claims, finished reviews)
         return JSONResponse(body)
@@ -70,10 +75,7 @@ def list_route(request: Request) -> Response:
 @guarded
 def show_route(request: Request) -> Response:
     with request.app.state.sessions() as session:
-        try:
-            bounty = get_bounty(session, request.path_params["bounty_id"])
-        except BountyError as exc:
-            return error(exc.status, str(exc))
+        bounty = get_bounty(session, request.path_params["bounty_id"])
         body = bounty_json(session, request.state.who, bounty, full=True)
         session.commit()
         return JSONResponse(body)
@@ -87,18 +89,15 @@ def _create(request: Request) -> Response:
             claim_days = float(p.get("claim_days") or 7)
         except ValueError:
             return error(400, f"claim_days {p['claim_days']!r} is not a number of days")
-        try:
-            bounty = create_bounty(
-                session,
-                request.state.who,
-                title=p.get("title", ""),
-                spec=p.get("spec", ""),
-                reward=p.get("reward", ""),
-                deadline=parse_deadline(p.get("deadline", "")),
-                claim_days=claim_days,
-            )
-        except BountyError as exc:
-            return error(exc.status, str(exc))
+        bounty = create_bounty(
+            session,
+            request.state.who,
+            title=p.get("title", ""),
+            spec=p.get("spec", ""),
+            reward=p.get("reward", ""),
+            deadline=parse_deadline(p.get("deadline", "")),
+            claim_days=claim_days,
+        )
         body = bounty_json(session, request.state.who, bounty, full=True)
         session.commit()
         return JSONResponse(body, status_code=201)
@@ -120,9 +119,9 @@ def _act(request: Request) -> Response:
                 reference=p.get("reference", ""),
                 recipient=p.get("recipient", ""),
             )
-        except BountyError as exc:
+        except BountyError:
             session.commit()  # the action changed nothing; keep the hub's lazy moves (an expired claim)
-            return error(exc.status, str(exc))
+            raise
         body = bounty_json(session, request.state.who, bounty, full=True)
         session.commit()
         return JSONResponse(body)
@@ -140,9 +139,10 @@ def _with_params(handler: Any) -> Any:
 
 
 def routes() -> list[Route]:
+    """The bounty routes, relative to ``/api/v1``."""
     return [
-        Route("/api/v1/bounties", list_route, methods=["GET"]),
-        Route("/api/v1/bounties", _with_params(_create), methods=["POST"]),
-        Route("/api/v1/bounties/{bounty_id:int}", show_route, methods=["GET"]),
-        Route("/api/v1/bounties/{bounty_id:int}/{action}", _with_params(_act), methods=["POST"]),
+        Route("/bounties", list_route, methods=["GET"]),
+        Route("/bounties", _with_params(_create), methods=["POST"]),
+        Route("/bounties/{bounty_id:int}", show_route, methods=["GET"]),
+        Route("/bounties/{bounty_id:int}/{action}", _with_params(_act), methods=["POST"]),
     ]

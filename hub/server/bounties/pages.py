@@ -1,7 +1,7 @@
 """The bounty pages: ``/bounties`` (the board, filtered by state) and ``/bounties/{id}``.
 
 Read-only GET pages like the others (no scripts, no forms that write): the data comes from
-:func:`hub.server.bounty_view.bounty_json`, so a linked private version reads "a private version"
+:func:`hub.server.bounties.view.bounty_json`, so a linked private version reads "a private version"
 to whoever cannot see its environment. The specification is sanitised Markdown.
 """
 
@@ -11,11 +11,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from hub.server.bounties import STATES, BountyError, get_bounty, list_bounties
-from hub.server.bounty_view import bounty_json
-from hub.server.markdown import render_markdown
-from hub.server.pages import render_page
-from hub.server.webauth import guarded
+from hub.server.accounts.webauth import guarded
+from hub.server.bounties.view import bounty_json
+from hub.server.bounties.workflow import STATES, BountyError, get_bounty, list_bounties
+from hub.server.web.markdown import render_markdown
+from hub.server.web.pages import render_page
 
 __all__ = ["LABELS", "routes"]
 

@@ -12,10 +12,10 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from hub.server.accounts import Principal
-from hub.server.bounties import ACTIONS, TRANSITIONS
-from hub.server.models import Bounty, Version, utcnow
-from hub.server.queries import find_env
+from hub.server.accounts.users import Principal
+from hub.server.bounties.workflow import ACTIONS, TRANSITIONS
+from hub.server.core.models import Bounty, Version, utcnow
+from hub.server.core.queries import find_env
 
 __all__ = ["bounty_json", "stamp"]
 
@@ -61,7 +61,7 @@ def bounty_json(
 ) -> dict[str, Any]:
     """The bounty as ``who`` may see it; ``full`` adds the specification and the history.
 
-    It only reads: callers bring the bounty up to date first (:func:`~hub.server.bounties.sync`,
+    It only reads: callers bring the bounty up to date first (:func:`~hub.server.bounties.workflow.sync`,
     which ``get_bounty``, ``list_bounties`` and ``act`` do)."""
     now = now or utcnow()
     seen: dict[int, bool] = {}

@@ -3,7 +3,7 @@
 Every move is a row of :data:`TRANSITIONS`, ``(state, action) -> (new state, rule)``; nothing
 else changes ``Bounty.state``. Each move is a conditional UPDATE (``WHERE state = <the state it
 was read in>``), so two racing requests cannot both move a bounty (the loser gets 409), and each
-move records a :class:`~hub.server.models.BountyEvent` with who (None: the hub) and when.
+move records a :class:`~hub.server.core.models.BountyEvent` with who (None: the hub) and when.
 
 The hub's own moves happen lazily, whenever a bounty is read or acted on: a claim whose time ran
 out reverts to ``open``; a submission whose version the hub has finished reviewing becomes
@@ -25,15 +25,16 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from hub.server.accounts import Principal, is_reviewer
-from hub.server.bounty_inputs import (
+from hub.server.accounts.users import Principal, is_reviewer
+from hub.server.bounties.inputs import (
     BountyError,
     checked_text,
     parse_deadline,
     payout_values,
     submitted_version,
 )
-from hub.server.models import FAILED, PASSED, Bounty, BountyEvent, Owner, utcnow
+from hub.server.core.models import FAILED, PASSED, Bounty, BountyEvent, Owner, utcnow
+from hub.server.core.problems import Problem
 
 __all__ = [
     "ACTIONS",
@@ -107,10 +108,12 @@ def _name(owner_id: int | None, session: Session) -> str:
 def _permit(session: Session, who: Principal | None, rule: Rule, bounty: Bounty | None, action: str) -> None:
     if rule is Rule.HUB:
         if who is not None:
-            raise BountyError(f"only the hub itself may {action} a bounty", 403)
+            raise BountyError(f"only the hub itself may {action} a bounty", Problem.FORBIDDEN)
         return
     if who is None:
-        raise BountyError("this needs a token: Authorization: Bearer <token> (`verihub login`)", 403)
+        raise BountyError(
+            "this needs a token: Authorization: Bearer <token> (`verihub login`)", Problem.FORBIDDEN
+        )
     claimant = bounty.claimant_id if bounty is not None else None
     is_claimant = claimant == who.user_id and who.allows("push")
     if rule is Rule.PUSHER:
@@ -124,12 +127,12 @@ def _permit(session: Session, who: Principal | None, rule: Rule, bounty: Bounty 
     if ok:
         return
     if rule is Rule.REVIEWER_NOT_CLAIMANT and claimant == who.user_id:
-        raise BountyError(f"you claimed this bounty; {rule.value} must {action} it", 403)
+        raise BountyError(f"you claimed this bounty; {rule.value} must {action} it", Problem.FORBIDDEN)
     hint = ""
     if rule in (Rule.REVIEWER, Rule.REVIEWER_NOT_CLAIMANT):
         hint = " (a reviewer or admin user, `verihub hub user role NAME --reviewer`, with a review token)"
     what = "this bounty" if bounty is not None else "a bounty"
-    raise BountyError(f"only {rule.value} may {action} {what}{hint}", 403)
+    raise BountyError(f"only {rule.value} may {action} {what}{hint}", Problem.FORBIDDEN)
 
 
 def _move(
@@ -153,7 +156,9 @@ def _move(
     )
     if getattr(done, "rowcount", 0) != 1:
         session.refresh(bounty)
-        raise BountyError(f"the bounty changed meanwhile (it is {bounty.state} now); look again", 409)
+        raise BountyError(
+            f"the bounty changed meanwhile (it is {bounty.state} now); look again", Problem.CONFLICT
+        )
     session.add(
         BountyEvent(
             bounty_id=bounty.id,
@@ -205,9 +210,9 @@ def create_bounty(
     title, reward = checked_text(title, "title", 200), checked_text(reward, "reward", 200)
     spec = checked_text(spec, "specification", 100_000)
     if deadline <= now:
-        raise BountyError(f"the deadline {deadline:%Y-%m-%d %H:%M} UTC has already passed", 400)
+        raise BountyError(f"the deadline {deadline:%Y-%m-%d %H:%M} UTC has already passed", Problem.INVALID)
     if not 0 < claim_days <= 365:
-        raise BountyError("claim_days must be more than 0 and at most 365", 400)
+        raise BountyError("claim_days must be more than 0 and at most 365", Problem.INVALID)
     bounty = Bounty(
         title=title,
         spec=spec,
@@ -232,7 +237,7 @@ def create_bounty(
 def get_bounty(session: Session, bounty_id: int, *, now: dt.datetime | None = None) -> Bounty:
     bounty = session.get(Bounty, bounty_id)
     if bounty is None:
-        raise BountyError(f"no bounty {bounty_id}", 404)
+        raise BountyError(f"no bounty {bounty_id}", Problem.NOT_FOUND)
     sync(session, bounty, now)
     return bounty
 
@@ -240,7 +245,7 @@ def get_bounty(session: Session, bounty_id: int, *, now: dt.datetime | None = No
 def list_bounties(session: Session, state: str = "", *, now: dt.datetime | None = None) -> list[Bounty]:
     """Every bounty (newest first), or those in ``state``, after the hub's lazy moves."""
     if state and state not in STATES:
-        raise BountyError(f"state {state!r}: one of {', '.join(STATES)}", 400)
+        raise BountyError(f"state {state!r}: one of {', '.join(STATES)}", Problem.INVALID)
     out = []
     for bounty in session.scalars(select(Bounty).order_by(Bounty.id.desc())):
         sync(session, bounty, now)
@@ -265,28 +270,29 @@ def act(
     """Take ``action`` on a bounty for ``who``; raises BountyError (400/403/404/409)."""
     now = now or utcnow()
     if action not in ACTIONS:
-        raise BountyError(f"no bounty action {action!r}; one of {', '.join(ACTIONS)}", 404)
+        raise BountyError(f"no bounty action {action!r}; one of {', '.join(ACTIONS)}", Problem.NOT_FOUND)
     bounty = get_bounty(session, bounty_id, now=now)
     key = (bounty.state, action)
     if key not in TRANSITIONS:
         if action == "claim" and bounty.state == CLAIMED:
             holder, until = _name(bounty.claimant_id, session), bounty.claim_expires_at
             raise BountyError(
-                f"bounty {bounty.id} is claimed by {holder} until {until:%Y-%m-%d %H:%M} UTC", 409
+                f"bounty {bounty.id} is claimed by {holder} until {until:%Y-%m-%d %H:%M} UTC",
+                Problem.CONFLICT,
             )
         able = sorted(a for (s, a) in TRANSITIONS if s == bounty.state and a in ACTIONS)
         raise BountyError(
             f"cannot {action} a bounty that is {bounty.state} (possible now: {', '.join(able) or 'nothing'})",
-            409,
+            Problem.CONFLICT,
         )
     _permit(session, who, TRANSITIONS[key].rule, bounty, action)
     assert who is not None
     note = note.strip()
     if action in _NOTE_REQUIRED and not note:
-        raise BountyError(f"give a note: say why you {action} this submission", 400)
+        raise BountyError(f"give a note: say why you {action} this submission", Problem.INVALID)
     values: dict[str, Any] = {}
     if action in ("claim", "submit") and now >= bounty.deadline:
-        raise BountyError(f"the deadline ({bounty.deadline:%Y-%m-%d %H:%M} UTC) has passed", 409)
+        raise BountyError(f"the deadline ({bounty.deadline:%Y-%m-%d %H:%M} UTC) has passed", Problem.CONFLICT)
     if action == "claim":
         expires = min(now + dt.timedelta(days=bounty.claim_days), bounty.deadline)
         values = {"claimant_id": who.user_id, "claimed_at": now, "claim_expires_at": expires}

@@ -3,7 +3,7 @@
 An upload is a gzipped tar of a submission bundle (``manifest.json``, ``dist/``, ``check/``,
 ``eval/`` at its top). Only regular files and folders are accepted: no absolute paths, no
 ``..``, no symlinks, hard links or devices. The total unpacked size, the number of members and
-the compression ratio are capped (:class:`hub.server.config.Limits`); the wheel (a zip) and the
+the compression ratio are capped (:class:`hub.server.core.config.Limits`); the wheel (a zip) and the
 sdist (a tar) inside are held to the same caps before anything else reads them.
 """
 
@@ -25,7 +25,8 @@ from typing import Any
 
 from starlette.requests import Request
 
-from hub.server.config import Limits
+from hub.server.core.config import Limits
+from hub.server.core.problems import HubProblem, Problem
 
 __all__ = [
     "ArchiveError",
@@ -38,12 +39,8 @@ __all__ = [
 ]
 
 
-class ArchiveError(ValueError):
-    """An upload was refused; ``status`` is the HTTP status to answer with."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
+class ArchiveError(HubProblem):
+    """An upload was refused."""
 
 
 def safe_member_name(name: str) -> PurePosixPath:
@@ -74,7 +71,7 @@ class CappedStream(io.RawIOBase):
         n = self.raw.readinto(buffer)
         self.total += n
         if self.total > self.cap:
-            raise ArchiveError(f"the archive unpacks to more than {self.cap} bytes", 413)
+            raise ArchiveError(f"the archive unpacks to more than {self.cap} bytes", Problem.TOO_LARGE)
         return n
 
 
@@ -88,7 +85,7 @@ async def received_upload(request: Request, *, prefix: str) -> AsyncIterator[Pat
     cap = state.config.limits.max_upload_bytes
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > cap:
-        raise ArchiveError(f"the upload is {declared} bytes; the cap is {cap}", 413)
+        raise ArchiveError(f"the upload is {declared} bytes; the cap is {cap}", Problem.TOO_LARGE)
     fd, name = tempfile.mkstemp(dir=state.storage.tmp, prefix=prefix, suffix=".tar.gz")
     upload = Path(name)
     try:
@@ -97,7 +94,7 @@ async def received_upload(request: Request, *, prefix: str) -> AsyncIterator[Pat
             async for chunk in request.stream():
                 size += len(chunk)
                 if size > cap:
-                    raise ArchiveError(f"the upload is over the cap of {cap} bytes", 413)
+                    raise ArchiveError(f"the upload is over the cap of {cap} bytes", Problem.TOO_LARGE)
                 out.write(chunk)
         yield upload
     finally:
@@ -112,7 +109,9 @@ def unpack_upload(archive: Path, dest: Path, limits: Limits) -> Path:
     """Unpack the uploaded ``archive`` into the empty folder ``dest``; returns ``dest``."""
     packed = archive.stat().st_size
     if packed > limits.max_upload_bytes:
-        raise ArchiveError(f"the upload is {packed} bytes; the cap is {limits.max_upload_bytes}", 413)
+        raise ArchiveError(
+            f"the upload is {packed} bytes; the cap is {limits.max_upload_bytes}", Problem.TOO_LARGE
+        )
     total = members = 0
     try:  # read as a stream through the cap, so that tar headers (a huge pax header) count too
         with (
@@ -123,7 +122,9 @@ def unpack_upload(archive: Path, dest: Path, limits: Limits) -> Path:
             for member in tf:
                 members += 1
                 if members > limits.max_members:
-                    raise ArchiveError(f"the archive has more than {limits.max_members} members", 413)
+                    raise ArchiveError(
+                        f"the archive has more than {limits.max_members} members", Problem.TOO_LARGE
+                    )
                 rel = safe_member_name(member.name)
                 target = dest / rel
                 if member.isdir():
@@ -142,11 +143,13 @@ def unpack_upload(archive: Path, dest: Path, limits: Limits) -> Path:
                         total += len(chunk)
                         if total > limits.max_unpacked_bytes:
                             raise ArchiveError(
-                                f"the archive unpacks to more than {limits.max_unpacked_bytes} bytes", 413
+                                f"the archive unpacks to more than {limits.max_unpacked_bytes} bytes",
+                                Problem.TOO_LARGE,
                             )
                         if not _ratio_ok(total, packed, limits):
                             raise ArchiveError(
-                                f"the archive expands more than {limits.max_ratio:g}x (an archive bomb?)", 413
+                                f"the archive expands more than {limits.max_ratio:g}x (an archive bomb?)",
+                                Problem.TOO_LARGE,
                             )
                         out.write(chunk)
     except FileExistsError as exc:
@@ -164,7 +167,7 @@ def check_wheel(path: Path, limits: Limits) -> None:
     except zipfile.BadZipFile as exc:
         raise ArchiveError(f"{path.name} is not a zip file") from exc
     if len(infos) > limits.max_members:
-        raise ArchiveError(f"{path.name} has more than {limits.max_members} files", 413)
+        raise ArchiveError(f"{path.name} has more than {limits.max_members} files", Problem.TOO_LARGE)
     total = 0
     for info in infos:
         safe_member_name(info.filename.rstrip("/") or info.filename)
@@ -173,7 +176,7 @@ def check_wheel(path: Path, limits: Limits) -> None:
             raise ArchiveError(f"{path.name}: {info.filename!r} is not a plain file")
         total += info.file_size
     if total > limits.max_unpacked_bytes or not _ratio_ok(total, path.stat().st_size, limits):
-        raise ArchiveError(f"{path.name} unpacks to {total} bytes (over the caps)", 413)
+        raise ArchiveError(f"{path.name} unpacks to {total} bytes (over the caps)", Problem.TOO_LARGE)
 
 
 def check_sdist(path: Path, limits: Limits) -> None:
@@ -183,12 +186,14 @@ def check_sdist(path: Path, limits: Limits) -> None:
         with tarfile.open(path, mode="r:gz") as tf:
             for n, member in enumerate(tf, 1):
                 if n > limits.max_members:
-                    raise ArchiveError(f"{path.name} has more than {limits.max_members} members", 413)
+                    raise ArchiveError(
+                        f"{path.name} has more than {limits.max_members} members", Problem.TOO_LARGE
+                    )
                 safe_member_name(member.name)
                 if not (member.isreg() or member.isdir()):
                     raise ArchiveError(f"{path.name}: {member.name!r} is not a plain file")
                 total += member.size
                 if total > limits.max_unpacked_bytes or not _ratio_ok(total, path.stat().st_size, limits):
-                    raise ArchiveError(f"{path.name} unpacks to more than the caps allow", 413)
+                    raise ArchiveError(f"{path.name} unpacks to more than the caps allow", Problem.TOO_LARGE)
     except (tarfile.TarError, EOFError) as exc:
         raise ArchiveError(f"{path.name} is not a gzipped tar archive") from exc

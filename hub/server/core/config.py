@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hub.server.db import default_db_url
+from hub.server.core.db import default_db_url
 
 __all__ = ["HubConfig", "Limits"]
 

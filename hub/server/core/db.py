@@ -2,7 +2,7 @@
 
 ``sqlite:///DIR/hub.db`` gets WAL mode, a busy timeout and foreign keys; a
 ``postgresql://`` URL is rewritten to the psycopg 3 driver. :func:`migrate` applies the
-Alembic revisions in ``hub/server/migrations`` (idempotent; ``verihub hub migrate``).
+Alembic revisions in ``hub/server/core/migrations`` (idempotent; ``verihub hub migrate``).
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The hub's database schema (SQLAlchemy 2 declarative models).
 
 Owners are users or organisations (one namespace: ``owner/id``); an organisation's members may
-publish into it. Tokens are stored only as a salted scrypt hash (:mod:`hub.server.tokens`).
+publish into it. Tokens are stored only as a salted scrypt hash (:mod:`hub.server.accounts.tokens`).
 An environment has versions; each version has files (blobs in the artifact store, named by
 sha256) and one review job. The schema is created and changed only by the Alembic migrations
-in ``hub/server/migrations`` (``verihub hub migrate``).
+in ``hub/server/core/migrations`` (``verihub hub migrate``).
 """
 
 from __future__ import annotations
@@ -205,7 +205,7 @@ class Run(Base):
 class Bounty(Base):
     """A bounty: a specification (Markdown) and a reward, claimed, worked on and reviewed.
 
-    ``state`` moves only through :data:`hub.server.bounties.TRANSITIONS`; every move is a
+    ``state`` moves only through :data:`hub.server.bounties.workflow.TRANSITIONS`; every move is a
     :class:`BountyEvent`. ``version`` is the submitted environment version; the ``payout_*``
     fields are the record of the payment once an accepted bounty is paid.
     """

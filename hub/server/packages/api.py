@@ -13,14 +13,16 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 
-from hub.server.archive import ArchiveError, received_upload
-from hub.server.cache import bump
-from hub.server.httpauth import AuthFailed, RateLimited, principal
-from hub.server.models import Environment, Version
-from hub.server.publish import PublishError, publish
-from hub.server.queries import find_env, offered, search
-from hub.server.webauth import error, guarded, guarded_write
+from hub.server.accounts.httpauth import principal
+from hub.server.accounts.webauth import guarded, guarded_write
+from hub.server.core.archive import received_upload
+from hub.server.core.cache import bump
+from hub.server.core.models import Environment, Version
+from hub.server.core.queries import find_env, offered, search
+from hub.server.packages.publish import publish
+from hub.server.web.errors import error
 
 __all__ = ["catalogue_route", "env_route", "push_route", "search_route", "version_route", "yank_route"]
 
@@ -68,30 +70,22 @@ def env_json(env: Environment) -> dict[str, Any]:
 
 
 async def push_route(request: Request) -> Response:
-    try:
-        who = await run_in_threadpool(principal, request, write=True)
-    except RateLimited as exc:
-        return error(429, str(exc))
-    except AuthFailed as exc:
-        return error(401, str(exc))
+    who = await run_in_threadpool(principal, request, write=True)
     assert who is not None
     state = request.app.state
     owner = request.query_params.get("owner") or None
     private = request.query_params.get("private", "") in ("1", "true", "yes")
-    try:
-        async with received_upload(request, prefix="upload-") as upload:
-            res = await run_in_threadpool(
-                publish,
-                state.sessions,
-                state.storage,
-                state.config.limits,
-                who,
-                upload,
-                owner_name=owner,
-                private=private,
-            )
-    except (PublishError, ArchiveError) as exc:
-        return error(exc.status, str(exc))
+    async with received_upload(request, prefix="upload-") as upload:
+        res = await run_in_threadpool(
+            publish,
+            state.sessions,
+            state.storage,
+            state.config.limits,
+            who,
+            upload,
+            owner_name=owner,
+            private=private,
+        )
     body = {
         "ref": res.ref,
         "version": res.version,
@@ -131,7 +125,7 @@ def version_route(request: Request) -> Response:
 
 @guarded_write
 def yank_route(request: Request) -> Response:
-    from hub.server.accounts import can_publish_as
+    from hub.server.accounts.users import can_publish_as
 
     who = request.state.who
     session, env = _lookup(request)
@@ -196,3 +190,16 @@ def whoami_route(request: Request) -> Response:
 
 
 __all__ += ["whoami_route"]
+
+
+def routes() -> list[Route]:
+    """The environment routes, relative to ``/api/v1``."""
+    return [
+        Route("/push", push_route, methods=["POST"]),
+        Route("/whoami", whoami_route),
+        Route("/search", search_route),
+        Route("/catalogue.json", catalogue_route),
+        Route("/envs/{owner}/{env_id}", env_route),
+        Route("/envs/{owner}/{env_id}/{version}", version_route),
+        Route("/envs/{owner}/{env_id}/{version}/yank", yank_route, methods=["POST"]),
+    ]

@@ -12,15 +12,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from hub.client.api import pack_bundle
 from hub.env.errors import UsageError
 from hub.registry.catalogue import PathSource, load_catalogue
-from hub.server.accounts import Principal, add_org, get_owner
+from hub.server.accounts.users import Principal, add_org, get_owner
 from hub.server.admin import open_hub
-from hub.server.client import pack_bundle
-from hub.server.config import HubConfig
-from hub.server.db import make_engine, sessions
-from hub.server.publish import Published, publish
-from hub.server.storage import LocalStorage
+from hub.server.core.config import HubConfig
+from hub.server.core.db import make_engine, sessions
+from hub.server.core.storage import LocalStorage
+from hub.server.packages.publish import Published, publish
 
 __all__ = ["bundled_folders", "publish_bundled"]
 

@@ -19,13 +19,14 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, RedirectResponse, Response
+from starlette.routing import Route
 
-from hub.server.accounts import Principal, visible_owner_ids
-from hub.server.httpauth import AuthFailed, RateLimited, principal
-from hub.server.models import EnvFile, Environment, Version
-from hub.server.names import normalize
-from hub.server.queries import find_env, find_file, offered, visible_envs
-from hub.server.webauth import error, guarded
+from hub.registry.names import normalize
+from hub.server.accounts.httpauth import principal
+from hub.server.accounts.users import Principal, visible_owner_ids
+from hub.server.accounts.webauth import guarded
+from hub.server.core.models import EnvFile, Environment, Version
+from hub.server.core.queries import find_env, find_file, offered, visible_envs
 
 __all__ = ["file_route", "project_route", "root_route"]
 
@@ -127,17 +128,13 @@ def _who_and_scope(request: Request) -> tuple[Principal | None, str]:
 
 def cached(fn: Callable[[Request], Response]) -> Callable[[Request], Awaitable[Response]]:
     """Authenticate, then serve the page from the process's page cache (see
-    :mod:`hub.server.cache`), keyed by what the requester may see; render it on a miss."""
+    :mod:`hub.server.core.cache`), keyed by what the requester may see; render it on a miss."""
 
     @functools.wraps(fn)
     async def inner(request: Request) -> Response:
-        try:  # anonymous requests need no thread (no credentials to check)
-            anonymous = "authorization" not in request.headers
-            who, scope = (None, "") if anonymous else await run_in_threadpool(_who_and_scope, request)
-        except RateLimited as exc:
-            return error(429, str(exc), {"Retry-After": "60"})
-        except AuthFailed as exc:
-            return error(401, str(exc), {"WWW-Authenticate": 'Basic realm="verihub"'})
+        # anonymous requests need no thread (no credentials to check)
+        anonymous = "authorization" not in request.headers
+        who, scope = (None, "") if anonymous else await run_in_threadpool(_who_and_scope, request)
         request.state.who = who
         cache = request.app.state.page_cache
         key = (request.url.path, request.url.query, request.headers.get("accept", ""), scope)
@@ -208,3 +205,13 @@ def file_route(request: Request) -> Response:
     if want_meta:
         return FileResponse(storage.path(row.metadata_sha256), media_type="application/octet-stream")
     return FileResponse(storage.path(row.sha256), media_type="application/octet-stream", filename=filename)
+
+
+def routes() -> list[Route]:
+    """An index's routes, relative to its mount (``/simple`` or ``/simple-unreviewed``)."""
+    return [Route("/", root_route), Route("/{project}/", project_route)]
+
+
+def file_routes() -> list[Route]:
+    """The file downloads, relative to ``/files``."""
+    return [Route("/{sha256:str}/{filename:str}", file_route)]

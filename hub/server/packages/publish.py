@@ -4,7 +4,7 @@ Order of work, so that a crash at any point leaves nothing half-published: the u
 unpacked and verified in a temporary folder; its files go into the content-addressed store
 (each written to a temporary file and renamed); only then one database transaction adds the
 environment (if new), the version, its files and its review job. A crash before the commit
-leaves at most unreferenced blobs (:meth:`hub.server.storage.LocalStorage.sweep`).
+leaves at most unreferenced blobs (:meth:`hub.server.core.storage.LocalStorage.sweep`).
 """
 
 from __future__ import annotations
@@ -20,25 +20,22 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from hub.registry.names import OWNER_RE, edit_distance, normalize
 from hub.review.submit import MANIFEST, Manifest, file_sha256
 from hub.review.verify import verify_submission
-from hub.server.accounts import Principal, can_publish_as, get_owner
-from hub.server.archive import ArchiveError, check_sdist, check_wheel, unpack_upload
-from hub.server.cache import bump
-from hub.server.config import Limits
-from hub.server.models import EnvFile, Environment, Job, Version
-from hub.server.names import OWNER_RE, edit_distance, normalize
-from hub.server.storage import LocalStorage
+from hub.server.accounts.users import Principal, can_publish_as, get_owner
+from hub.server.core.archive import ArchiveError, check_sdist, check_wheel, unpack_upload
+from hub.server.core.cache import bump
+from hub.server.core.config import Limits
+from hub.server.core.models import EnvFile, Environment, Job, Version
+from hub.server.core.problems import HubProblem, Problem
+from hub.server.core.storage import LocalStorage
 
 __all__ = ["PublishError", "Published", "publish", "wheel_metadata"]
 
 
-class PublishError(ValueError):
-    """A push was refused; ``status`` is the HTTP status."""
-
-    def __init__(self, message: str, status: int) -> None:
-        super().__init__(message)
-        self.status = status
+class PublishError(HubProblem):
+    """A push was refused."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +54,7 @@ def wheel_metadata(wheel: Path) -> bytes:
     with zipfile.ZipFile(wheel) as zf:
         names = [n for n in zf.namelist() if n.count("/") == 1 and n.endswith(".dist-info/METADATA")]
         if len(names) != 1:
-            raise PublishError(f"{wheel.name} has no single .dist-info/METADATA", 422)
+            raise PublishError(f"{wheel.name} has no single .dist-info/METADATA", Problem.UNPROCESSABLE)
         return zf.read(names[0])
 
 
@@ -96,31 +93,38 @@ def publish(
     """Publish the bundle archive ``upload`` as ``owner_name`` (default: the pusher)."""
     owner_name = owner_name or who.name
     if not OWNER_RE.match(owner_name):
-        raise PublishError(f"{owner_name!r} is not an owner name", 400)
+        raise PublishError(f"{owner_name!r} is not an owner name", Problem.INVALID)
     if not who.allows("push"):
-        raise PublishError(f"this token's scope ({who.scope}) does not allow pushing; use a push token", 403)
+        raise PublishError(
+            f"this token's scope ({who.scope}) does not allow pushing; use a push token", Problem.FORBIDDEN
+        )
     with sessions() as session:
         owner = get_owner(session, owner_name)
         if owner is None or not can_publish_as(session, who, owner):
-            raise PublishError(f"you ({who.name}) may not publish under {owner_name!r}", 403)
+            raise PublishError(f"you ({who.name}) may not publish under {owner_name!r}", Problem.FORBIDDEN)
         owner_id = owner.id
     with tempfile.TemporaryDirectory(dir=storage.tmp, prefix="push-") as tmp:
         root = unpack_upload(upload, Path(tmp) / "bundle", limits)
         wheels, sdists = sorted(root.glob("dist/*.whl")), sorted(root.glob("dist/*.tar.gz"))
         if not (root / MANIFEST).is_file() or len(wheels) != 1 or len(sdists) != 1:
-            raise PublishError("not a submission bundle: need manifest.json and one wheel and one sdist", 422)
+            raise PublishError(
+                "not a submission bundle: need manifest.json and one wheel and one sdist",
+                Problem.UNPROCESSABLE,
+            )
         check_wheel(wheels[0], limits)
         check_sdist(sdists[0], limits)
         found = verify_submission(root, rerun_check=False)
         if not found.ok:
-            raise PublishError("the bundle does not verify: " + "; ".join(found.problems[:5]), 422)
+            raise PublishError(
+                "the bundle does not verify: " + "; ".join(found.problems[:5]), Problem.UNPROCESSABLE
+            )
         manifest = Manifest.model_validate_json((root / MANIFEST).read_bytes())
         meta_bytes = wheel_metadata(wheels[0])
         meta = email.parser.BytesParser().parsebytes(meta_bytes)
         if normalize(str(meta["Name"])) != normalize(manifest.distribution) or str(meta["Version"]) != (
             manifest.version
         ):
-            raise PublishError("the wheel's name or version differs from the manifest", 422)
+            raise PublishError("the wheel's name or version differs from the manifest", Problem.UNPROCESSABLE)
         from hub.registry.install import wheel_package_hash
 
         content_hash = wheel_package_hash(wheels[0], manifest.env_id)
@@ -151,7 +155,7 @@ def publish(
                     raise PublishError(
                         f"the distribution name {manifest.distribution!r} (normalised {project!r}) is "
                         "already taken; rename the distribution in pyproject.toml",
-                        409,
+                        Problem.CONFLICT,
                     )
                 env = Environment(
                     owner_id=owner_id,
@@ -167,7 +171,8 @@ def publish(
                 session.add(env)
             elif env.project != project:
                 raise PublishError(
-                    f"{ref} is published as {env.distribution!r}; the distribution name cannot change", 409
+                    f"{ref} is published as {env.distribution!r}; the distribution name cannot change",
+                    Problem.CONFLICT,
                 )
             env.summary = str(meta.get("Summary") or "")
             env.tags = ",".join(t.strip() for t in str(meta.get("Keywords") or "").split(",") if t.strip())
@@ -180,7 +185,8 @@ def publish(
                 )
             if same == "different":
                 raise PublishError(
-                    f"{ref}@{manifest.version} already exists with different content; bump the version", 409
+                    f"{ref}@{manifest.version} already exists with different content; bump the version",
+                    Problem.CONFLICT,
                 )
             ver = Version(
                 environment=env,
@@ -208,7 +214,7 @@ def publish(
             flagged = env.flagged
     except IntegrityError as exc:  # a concurrent push of the same version or name won
         raise PublishError(
-            f"{ref}@{manifest.version}: a concurrent push won; this one was not stored", 409
+            f"{ref}@{manifest.version}: a concurrent push won; this one was not stored", Problem.CONFLICT
         ) from exc
     bump(storage.root)
     return Published(ref, manifest.version, True, flagged, "published; review queued")

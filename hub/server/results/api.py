@@ -1,9 +1,9 @@
 """The results API: push a run, show one, list an environment's runs, change a run's visibility.
 
 ``POST /api/v1/results[?env=OWNER/ID][&public=1][&label=TEXT][&price_in=P&price_out=Q]`` takes a run archive
-(:mod:`hub.server.runpack`) with a push token; ``GET /api/v1/results/{id}`` and
+(:mod:`hub.server.results.runpack`) with a push token; ``GET /api/v1/results/{id}`` and
 ``GET /api/v1/envs/{owner}/{env_id}/results[?version=V]`` show what the requester may see
-(:func:`hub.server.queries.find_run`, :func:`~hub.server.queries.visible_runs`: a private run,
+(:func:`hub.server.core.queries.find_run`, :func:`~hub.server.core.queries.visible_runs`: a private run,
 or any run of an environment one cannot see, is 404 like one that does not exist);
 ``POST /api/v1/results/{id}?public=1|0&label=TEXT`` is for the pusher (or an admin) only.
 """
@@ -17,12 +17,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from hub.server.archive import ArchiveError, received_upload
-from hub.server.cache import bump
-from hub.server.httpauth import AuthFailed, RateLimited, principal
-from hub.server.queries import find_env, find_run, visible_runs
-from hub.server.results import ResultError, ingest_run, run_json, run_label
-from hub.server.webauth import error, guarded, guarded_write
+from hub.server.accounts.httpauth import principal
+from hub.server.accounts.webauth import guarded, guarded_write
+from hub.server.core.archive import received_upload
+from hub.server.core.cache import bump
+from hub.server.core.queries import find_env, find_run, visible_runs
+from hub.server.results.runs import ingest_run, run_json, run_label
+from hub.server.web.errors import error
 from leaderboard.entry import TokenPrices
 
 __all__ = ["env_results_route", "push_results_route", "result_route", "routes", "set_result_route"]
@@ -44,12 +45,7 @@ def _prices(price_in: str | None, price_out: str | None) -> TokenPrices | None:
 
 async def push_results_route(request: Request) -> Response:
     """Record an uploaded run under the token's user (201, or 200 when it was there already)."""
-    try:
-        who = await run_in_threadpool(principal, request, write=True)
-    except RateLimited as exc:
-        return error(429, str(exc), {"Retry-After": "60"})
-    except AuthFailed as exc:
-        return error(401, str(exc))
+    who = await run_in_threadpool(principal, request, write=True)
     assert who is not None
     query = request.query_params
     if "owner" in query:
@@ -62,22 +58,19 @@ async def push_results_route(request: Request) -> Response:
     except ValueError as exc:
         return error(400, str(exc))
     state = request.app.state
-    try:
-        async with received_upload(request, prefix="results-upload-") as upload:
-            res = await run_in_threadpool(
-                ingest_run,
-                state.sessions,
-                state.storage,
-                state.config.limits,
-                who,
-                upload,
-                env_ref=query.get("env") or None,
-                public=public in _TRUE,
-                label=query.get("label"),
-                prices=prices,
-            )
-    except (ResultError, ArchiveError) as exc:
-        return error(exc.status, str(exc))
+    async with received_upload(request, prefix="results-upload-") as upload:
+        res = await run_in_threadpool(
+            ingest_run,
+            state.sessions,
+            state.storage,
+            state.config.limits,
+            who,
+            upload,
+            env_ref=query.get("env") or None,
+            public=public in _TRUE,
+            label=query.get("label"),
+            prices=prices,
+        )
     if res.created:
         bump(state.config.data)  # cached result pages do not show the new run yet
     return JSONResponse({**res.run, "created": res.created}, status_code=201 if res.created else 200)
@@ -139,10 +132,10 @@ def set_result_route(request: Request) -> Response:
 
 
 def routes() -> list[Route]:
-    """The results routes; listed before ``/api/v1/envs/{owner}/{env_id}/{version}``."""
+    """The results routes, relative to ``/api/v1``."""
     return [
-        Route("/api/v1/results", push_results_route, methods=["POST"]),
-        Route("/api/v1/results/{public_id:str}", result_route, methods=["GET"]),
-        Route("/api/v1/results/{public_id:str}", set_result_route, methods=["POST"]),
-        Route("/api/v1/envs/{owner}/{env_id}/results", env_results_route),
+        Route("/results", push_results_route, methods=["POST"]),
+        Route("/results/{public_id:str}", result_route, methods=["GET"]),
+        Route("/results/{public_id:str}", set_result_route, methods=["POST"]),
+        Route("/envs/{owner}/{env_id}/results", env_results_route),
     ]

@@ -2,7 +2,7 @@
 prompts of the pushed rollouts.
 
 The hub never runs an environment's code outside the sandbox. The re-verification child
-(:mod:`hub.server.reverify_child`) asks the sandboxed environment for its tasks while it regrades,
+(:mod:`hub.server.results.reverify_child`) asks the sandboxed environment for its tasks while it regrades,
 keeps those whose id is one of the run's, and writes them as JSON lines (:func:`dump_tasks`, at
 most :data:`MAX_TASKS_BYTES`); the worker stores that file as a blob and records its hash as
 ``tasks_sha256`` in the run's ``verify_report`` (:func:`stored_tasks_sha`).

@@ -1,7 +1,7 @@
 """Pushed runs as the result pages read them: board entries, verified summaries, verification status
 and the filters of a leaderboard (GET query parameters).
 
-Rows come from :func:`hub.server.queries.visible_runs` / :func:`~hub.server.queries.find_run` only,
+Rows come from :func:`hub.server.core.queries.visible_runs` / :func:`~hub.server.core.queries.find_run` only,
 so nothing here decides who sees what. Each :class:`ShownRun` carries the run's
 :class:`leaderboard.BoardEntry` rewritten for the hub: its id is the run's public id (two users may
 push the same run directory), its environment is ``owner/env_id`` (two owners may both publish an
@@ -19,8 +19,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from hub.run import Summary
-from hub.server.band_tasks import ENVIRONMENT, ROLLOUTS, source_note, stored_tasks_sha
-from hub.server.models import PENDING, UNVERIFIED, VERIFIED, VERIFY_ERROR, Run
+from hub.server.core.models import PENDING, UNVERIFIED, VERIFIED, VERIFY_ERROR, Run
+from hub.server.results.band_tasks import ENVIRONMENT, ROLLOUTS, source_note, stored_tasks_sha
 from leaderboard import BoardEntry, RunFilter
 
 __all__ = ["FilterForm", "ShownRun", "parse_filter", "shown_runs", "verify_status"]
@@ -49,7 +49,7 @@ class ShownRun:
 
 
 def _reverify_reason(state: str, data: dict[str, Any]) -> str:
-    """What :mod:`hub.server.reverify_child`'s report says, in one line ('' if not that shape)."""
+    """What :mod:`hub.server.results.reverify_child`'s report says, in one line ('' if not that shape)."""
     graded, total, n_differ = data.get("graded"), data.get("total"), data.get("n_differ")
     if not all(isinstance(x, int) for x in (graded, total, n_differ)):
         return ""

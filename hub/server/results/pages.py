@@ -7,7 +7,7 @@ across environments, and each run's band export as a download.
 - ``/{owner}/{env_id}/v/{version}/band/{run}.jsonl`` and ``.calibration.json``: the band export,
   in ``verihub calibrate``'s format (:func:`leaderboard.band_export`), with the environment's
   tasks when re-verification stored them, else the pushed rollouts' prompts
-  (:mod:`hub.server.band_tasks`; the ``X-Verihub-Band-Tasks`` header and the card say which);
+  (:mod:`hub.server.results.band_tasks`; the ``X-Verihub-Band-Tasks`` header and the card say which);
 - ``/{owner}/{env_id}/leaderboard``: one ranking per build and settings
   (:func:`leaderboard.render_environment`); ``?compare=1`` puts them in one table, marked as no
   ranking;
@@ -16,13 +16,13 @@ across environments, and each run's band export as a download.
 
 The leaderboards take ``model`` (repeatable), ``owner`` (the pusher), ``since`` and ``until``
 (``YYYY-MM-DD``) from a plain GET form. Who sees which run is decided by
-:func:`hub.server.queries.visible_runs` and :func:`~hub.server.queries.find_run` alone: a private
+:func:`hub.server.core.queries.visible_runs` and :func:`~hub.server.core.queries.find_run` alone: a private
 environment's pages answer 404 and its runs appear nowhere; a private run is shown to its pusher.
 The pages are sent with the same no-script policy as every other page; the plots draw under it
 because they carry no inline style (:mod:`leaderboard.svg`).
 
 Drawing the plots costs hundreds of milliseconds, so the card and leaderboard pages are kept in
-the server's page cache (:class:`hub.server.cache.PageCache`), keyed by path, query and who is
+the server's page cache (:class:`hub.server.core.cache.PageCache`), keyed by path, query and who is
 asking, and dropped on every bump: a push, a visibility or label change, a finished
 re-verification or review, a publish.
 """
@@ -41,14 +41,14 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from hub.env import Task
-from hub.server.band_tasks import BandSource, band_tasks, stored_tasks_sha
-from hub.server.cache import PageCache
-from hub.server.models import Environment, Version
-from hub.server.pages import HEADERS, render_page
-from hub.server.queries import find_env, find_run, visible_runs
-from hub.server.results_data import FilterForm, ShownRun, parse_filter, shown_runs
-from hub.server.storage import Storage
-from hub.server.webauth import guarded
+from hub.server.accounts.webauth import guarded
+from hub.server.core.cache import PageCache
+from hub.server.core.models import Environment, Version
+from hub.server.core.queries import find_env, find_run, visible_runs
+from hub.server.core.storage import Storage
+from hub.server.results.band_tasks import BandSource, band_tasks, stored_tasks_sha
+from hub.server.results.data import FilterForm, ShownRun, parse_filter, shown_runs
+from hub.server.web.pages import HEADERS, render_page
 from leaderboard import (
     FRAGMENT_CSS,
     ModelResult,
@@ -66,7 +66,7 @@ from leaderboard import (
 
 __all__ = ["routes"]
 
-_CSS = Path(__file__).resolve().parent / "templates" / "results.css"
+_CSS = Path(__file__).resolve().parent.parent / "web" / "templates" / "results.css"
 _CALIBRATION, _LEARNABLE = ".calibration.json", ".jsonl"
 #: Says where a ``learnable.jsonl`` download's tasks come from: ``environment`` or ``rollouts``.
 _SOURCE_HEADER = "X-Verihub-Band-Tasks"
@@ -167,7 +167,7 @@ def card_page(request: Request) -> Response:
 
 
 def _band_tasks(storage: Storage, archive_sha256: str, report: str) -> tuple[list[Task], BandSource] | str:
-    """The run's export tasks (:func:`hub.server.band_tasks.band_tasks`), or why there are none."""
+    """The run's export tasks (:func:`hub.server.results.band_tasks.band_tasks`), or why there are none."""
     sha = stored_tasks_sha(report)
     try:
         archive = storage.path(archive_sha256)
@@ -285,10 +285,8 @@ def css(_request: Request) -> Response:
 
 
 def routes() -> list[Route]:
-    """The result pages' routes; they go before :func:`hub.server.pages.routes` (its ``/{owner}``
-    and ``/{owner}/{env_id}`` would take ``/leaderboard`` and ``/static/results.css``)."""
+    """The result pages' routes (the stylesheet is served under ``/static``, see :mod:`hub.server.app`)."""
     return [
-        Route("/static/results.css", css),
         Route("/leaderboard", cross_leaderboard),
         Route("/{owner}/{env_id}/leaderboard", env_leaderboard),
         Route("/{owner}/{env_id}/v/{version}", card_page),

@@ -1,7 +1,7 @@
 """The re-verification queue of pushed runs, kept in the ``runs`` table (``Run.verify_*``).
 
 Every pushed run starts ``pending``. A worker claims the oldest pending run whose lease is unset
-or ran out (its worker died), exactly as :mod:`hub.server.jobs` claims review jobs: on PostgreSQL
+or ran out (its worker died), exactly as :mod:`hub.server.reviews.jobs` claims review jobs: on PostgreSQL
 the candidate row is locked with ``SELECT ... FOR UPDATE SKIP LOCKED``, and on every backend the
 claim itself is a conditional ``UPDATE`` that only one worker can win. A claimed run stays
 ``pending`` (the schema has no running state): ``verify_worker`` and ``verify_lease_until`` say who
@@ -9,7 +9,7 @@ holds it until when, and :func:`heartbeat` pushes the lease forward while the re
 claimed more than :data:`MAX_ATTEMPTS` times without finishing ends in ``error`` with that reason.
 
 :func:`finish` records ``verified``, ``unverified`` or ``error`` with the JSON report the
-re-verification child wrote (:mod:`hub.server.reverify_child`).
+re-verification child wrote (:mod:`hub.server.results.reverify_child`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from typing import Any
 from sqlalchemy import CursorResult, and_, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from hub.server.models import PENDING, UNVERIFIED, VERIFIED, VERIFY_ERROR, Run, utcnow
-from hub.server.storage import Storage
+from hub.server.core.models import PENDING, UNVERIFIED, VERIFIED, VERIFY_ERROR, Run, utcnow
+from hub.server.core.storage import Storage
 
 __all__ = [
     "MAX_ATTEMPTS",

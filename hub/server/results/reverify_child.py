@@ -1,5 +1,5 @@
 """One re-verification of a pushed run, in its own process:
-``python -m hub.server.reverify_child ARCHIVE WHEEL WHEEL_NAME OUT [--share S] [--tasks TASKS]``.
+``python -m hub.server.results.reverify_child ARCHIVE WHEEL WHEEL_NAME OUT [--share S] [--tasks TASKS]``.
 
 The run archive (a gzip tar of ``config.json``, ``rollouts.jsonl`` and ``summary.json``) is
 unpacked with tarfile's ``data`` filter into a temporary folder. A sample of the rollouts that
@@ -14,10 +14,10 @@ wheel that does not load). ``{"state": ..., "report": {...}}`` is written to OUT
 
 The same sandboxed environment also lists its tasks: those whose id is one of the run's (every
 rollout's, not only the sampled ones) are written to TASKS as JSON lines, one
-:class:`~hub.env.types.Task` each (:func:`hub.server.band_tasks.dump_tasks`), before OUT, for the
+:class:`~hub.env.types.Task` each (:func:`hub.server.results.band_tasks.dump_tasks`), before OUT, for the
 band export. They are the package's output: each is validated as a ``Task`` and only the run's
 ids are kept. ``n_tasks`` in the report counts them; past
-:data:`~hub.server.band_tasks.MAX_TASKS_BYTES` none are written and ``tasks_skipped`` says why.
+:data:`~hub.server.results.band_tasks.MAX_TASKS_BYTES` none are written and ``tasks_skipped`` says why.
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ from hub.env.types import Rollout
 from hub.review.check import CheckOptions
 from hub.review.check.regrade import RegradeResult, regrade_sandboxed
 from hub.run.rundir import RunDir
-from hub.server.band_tasks import MAX_TASKS_BYTES, dump_tasks
-from hub.server.models import UNVERIFIED, VERIFIED, VERIFY_ERROR
+from hub.server.core.models import UNVERIFIED, VERIFIED, VERIFY_ERROR
+from hub.server.results.band_tasks import MAX_TASKS_BYTES, dump_tasks
 
 __all__ = ["MIN_SAMPLE", "draw_sample", "reverify_run", "sample_size"]
 

@@ -1,17 +1,10 @@
-"""The archive of a pushed run (``verihub results push``): what is sent, and how it is unpacked.
+"""Unpacking a pushed run archive on the server (the client's side is :mod:`hub.client.runpack`).
 
-A run archive is a gzipped tar whose members are exactly ``config.json``, ``rollouts.jsonl`` and
-``summary.json`` at its top, as regular files: nothing else of the run directory is sent (no
-lock, no ``failed_attempts.jsonl``, no viewer page). :func:`pack_run` writes one on the client
-after :func:`check_run_dir` found the run complete and consistent (the leaderboard's own
-verification, so a run the hub would refuse is refused before it is uploaded).
-
-:func:`unpack_run` is the server side: the compressed size is capped by
-``Limits.max_upload_bytes``, the decompressed stream (tar headers included) and the unpacked
-files by ``Limits.max_unpacked_bytes``, the member count by :data:`MAX_MEMBERS`; links, folders,
-special files, ``..``, absolute names, duplicates, extra and missing members are refused
-(:class:`hub.server.archive.ArchiveError`) before anything is kept. This module needs no
-database, so clients without the hub server's extras can use it.
+:func:`unpack_run`: the compressed size is capped by ``Limits.max_upload_bytes``, the decompressed
+stream (tar headers included) and the unpacked files by ``Limits.max_unpacked_bytes``, the member
+count by :data:`MAX_MEMBERS`; links, folders, special files, ``..``, absolute names, duplicates,
+extra and missing members are refused (:class:`hub.server.core.archive.ArchiveError`) before
+anything is kept. This module needs no database.
 """
 
 from __future__ import annotations
@@ -24,63 +17,12 @@ import tarfile
 import zlib
 from pathlib import Path
 
-from hub.env.errors import UsageError
-from hub.run import CONFIG_FILE, ROLLOUTS_FILE, SUMMARY_FILE, RunDir
-from hub.server.archive import ArchiveError, CappedStream
-from hub.server.config import Limits
+from hub.client.runpack import MAX_MEMBERS, RUN_FILES
+from hub.server.core.archive import ArchiveError, CappedStream
+from hub.server.core.config import Limits
+from hub.server.core.problems import Problem
 
-__all__ = ["MAX_MEMBERS", "RUN_FILES", "check_run_dir", "pack_run", "unpack_run"]
-
-#: The files of a run that are sent, in archive order.
-RUN_FILES = (CONFIG_FILE, ROLLOUTS_FILE, SUMMARY_FILE)
-
-#: The most members an archive may have: the run files, each once (the exact-name rule is the cap).
-MAX_MEMBERS = len(RUN_FILES)
-
-
-def check_run_dir(run_dir: Path) -> None:
-    """Raise :class:`UsageError` unless ``run_dir`` is a finished run the hub would accept.
-
-    The checks are :func:`leaderboard.verify_run`'s (every rollout present once, each record
-    consistent, ``summary.json`` equal to the one recomputed from the rollouts, the environment
-    version and content hash named), so a refusal here is what the hub would answer.
-    """
-    from leaderboard.verify import RunRejected, verify_run
-
-    if not run_dir.is_dir():
-        raise UsageError(f"{run_dir} is not a run directory")
-    missing = [name for name in RUN_FILES if not (run_dir / name).is_file()]
-    if missing:
-        hint = (
-            f"an unfinished run? finish it with `verihub eval --resume {run_dir}`"
-            if (run_dir / CONFIG_FILE).is_file()
-            else "a run directory is what `verihub eval --out DIR` writes"
-        )
-        raise UsageError(f"{run_dir} cannot be pushed: it has no {', '.join(missing)} ({hint})")
-    holder = RunDir(run_dir).writer_holder()
-    if holder is not None:
-        raise UsageError(f"{run_dir} is being written by {holder.describe()}; push it once that run ends")
-    try:
-        verify_run(run_dir)
-    except RunRejected as exc:
-        raise UsageError(f"{run_dir} cannot be pushed: {'; '.join(exc.reasons)}") from None
-
-
-def pack_run(run_dir: Path, out: Path) -> Path:
-    """Write the run archive of ``run_dir`` to ``out`` (its three files only); returns ``out``."""
-    for name in RUN_FILES:
-        path = run_dir / name
-        if path.is_symlink() or not path.is_file():
-            raise UsageError(f"{path} is not a regular file; a run archive holds the run's files only")
-    with tarfile.open(out, "w:gz") as tf:
-        for name in RUN_FILES:
-            info = tf.gettarinfo(str(run_dir / name), arcname=name)
-            info.uid = info.gid = 0
-            info.uname = info.gname = ""
-            info.mode = 0o644
-            with (run_dir / name).open("rb") as fh:
-                tf.addfile(info, fh)
-    return out
+__all__ = ["MAX_MEMBERS", "RUN_FILES", "unpack_run"]
 
 
 def _member_name(member: tarfile.TarInfo) -> str:
@@ -117,7 +59,9 @@ def unpack_run(archive: Path, dest: Path, limits: Limits) -> Path:
     """
     packed = archive.stat().st_size
     if packed > limits.max_upload_bytes:
-        raise ArchiveError(f"the upload is {packed} bytes; the cap is {limits.max_upload_bytes}", 413)
+        raise ArchiveError(
+            f"the upload is {packed} bytes; the cap is {limits.max_upload_bytes}", Problem.TOO_LARGE
+        )
     dest.mkdir()
     seen: list[str] = []
     total = 0
@@ -141,7 +85,8 @@ def unpack_run(archive: Path, dest: Path, limits: Limits) -> Path:
                         total += len(chunk)
                         if total > limits.max_unpacked_bytes:
                             raise ArchiveError(
-                                f"the archive unpacks to more than {limits.max_unpacked_bytes} bytes", 413
+                                f"the archive unpacks to more than {limits.max_unpacked_bytes} bytes",
+                                Problem.TOO_LARGE,
                             )
                         out.write(chunk)
     except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:

@@ -1,11 +1,11 @@
 """Ingesting a pushed run (``verihub results push``): unpack, verify, bind, store, record.
 
 Order of work, so that a refusal stores nothing: the archive is unpacked into a temporary
-folder (:func:`hub.server.runpack.unpack_run`: exactly the three run files), verified with the
+folder (:func:`hub.server.results.runpack.unpack_run`: exactly the three run files), verified with the
 leaderboard's own checks (:func:`leaderboard.verify_run`, whose summary recomputed from the
 rollouts is what the hub records, never the uploaded one), and bound to an environment version
 the pusher may see by its content hash. Only then is the archive stored as a blob and one
-transaction adds the :class:`hub.server.models.Run` row; a crash in between leaves at most an
+transaction adds the :class:`hub.server.core.models.Run` row; a crash in between leaves at most an
 unreferenced blob (``verihub hub gc``).
 
 The run is recorded under the authenticated pusher, whatever the upload says. It is private to
@@ -27,13 +27,15 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from hub.server.accounts import Principal
-from hub.server.config import Limits
-from hub.server.models import PENDING, Environment, Run, Version
-from hub.server.names import parse_ref
-from hub.server.queries import find_env, visible_envs
-from hub.server.runpack import pack_run, unpack_run
-from hub.server.storage import LocalStorage
+from hub.client.runpack import pack_run
+from hub.registry.names import parse_ref
+from hub.server.accounts.users import Principal
+from hub.server.core.config import Limits
+from hub.server.core.models import PENDING, Environment, Run, Version
+from hub.server.core.problems import HubProblem, Problem
+from hub.server.core.queries import find_env, visible_envs
+from hub.server.core.storage import LocalStorage
+from hub.server.results.runpack import unpack_run
 from leaderboard.entry import BoardEntry, TokenPrices, clean_label, entry_from_run
 from leaderboard.verify import RunRejected, VerifiedRun, verify_run
 
@@ -43,12 +45,8 @@ __all__ = ["MAX_LABEL", "Ingested", "ResultError", "ingest_run", "pack_run", "ru
 MAX_LABEL = 120
 
 
-class ResultError(ValueError):
-    """A pushed run was refused; ``status`` is the HTTP status."""
-
-    def __init__(self, message: str, status: int) -> None:
-        super().__init__(message)
-        self.status = status
+class ResultError(HubProblem):
+    """A pushed run was refused."""
 
 
 @dataclass(frozen=True)
@@ -107,25 +105,31 @@ def _bind(session: Session, who: Principal, env_ref: str | None, v: VerifiedRun)
         try:
             owner, env_id, at = parse_ref(env_ref)
         except ValueError as exc:
-            raise ResultError(f"--env: {exc}", 400) from exc
+            raise ResultError(f"--env: {exc}", Problem.INVALID) from exc
         if at is not None:
-            raise ResultError("--env takes OWNER/ID: the version is the one the run's config names", 400)
+            raise ResultError(
+                "--env takes OWNER/ID: the version is the one the run's config names", Problem.INVALID
+            )
         env = find_env(session, who, owner=owner, env_id=env_id)
         if env is None:
-            raise ResultError(f"no environment {owner}/{env_id} on this hub", 404)
+            raise ResultError(f"no environment {owner}/{env_id} on this hub", Problem.NOT_FOUND)
         if env.env_id != c.env_id:
-            raise ResultError(f"the run is of environment {c.env_id!r}, not of {owner}/{env_id}", 422)
+            raise ResultError(
+                f"the run is of environment {c.env_id!r}, not of {owner}/{env_id}", Problem.UNPROCESSABLE
+            )
     else:
         found = [e for e in visible_envs(session, who) if e.env_id == c.env_id]
         if not found:
             raise ResultError(
                 f"this hub has no environment {c.env_id!r} you can see: push the environment first "
                 "(`verihub push`), or name it with --env OWNER/ID",
-                404,
+                Problem.NOT_FOUND,
             )
         if len(found) > 1:
             refs = ", ".join(sorted(f"{e.owner.name}/{e.env_id}" for e in found))
-            raise ResultError(f"several environments are {c.env_id!r} ({refs}); choose one with --env", 409)
+            raise ResultError(
+                f"several environments are {c.env_id!r} ({refs}); choose one with --env", Problem.CONFLICT
+            )
         env = found[0]
     return _version(env, c.env_version, c.env_hash)
 
@@ -139,13 +143,13 @@ def _version(env: Environment, version: str, env_hash: str) -> Version:
         raise ResultError(
             f"the run is of {ref}@{version}, a version this hub does not hold (it holds: {have}); "
             "push that version first",
-            422,
+            Problem.UNPROCESSABLE,
         )
     if match[0].content_hash != env_hash:
         raise ResultError(
             f"the run's environment hash {env_hash} differs from {ref}@{version}'s content hash "
             f"{match[0].content_hash}: the run was made with other code than the published version",
-            422,
+            Problem.UNPROCESSABLE,
         )
     return match[0]
 
@@ -171,13 +175,17 @@ def ingest_run(
     """Record the run archive ``upload`` under ``who`` (see the module's docstring); ``prices``
     cost the run's tokens where its rollouts recorded no cost (the pusher's statement)."""
     if not who.allows("push"):
-        raise ResultError(f"this token's scope ({who.scope}) does not allow pushing; use a push token", 403)
+        raise ResultError(
+            f"this token's scope ({who.scope}) does not allow pushing; use a push token", Problem.FORBIDDEN
+        )
     with tempfile.TemporaryDirectory(dir=storage.tmp, prefix="results-") as tmp:
         root = unpack_run(upload, Path(tmp) / "run", limits)
         try:
             verified = verify_run(root)
         except RunRejected as exc:
-            raise ResultError("the run does not verify: " + "; ".join(exc.reasons), 422) from exc
+            raise ResultError(
+                "the run does not verify: " + "; ".join(exc.reasons), Problem.UNPROCESSABLE
+            ) from exc
     run_sha = verified.content_sha256.removeprefix("sha256:")
     with sessions() as session:
         version = _bind(session, who, env_ref, verified)

@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import CursorResult, and_, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from hub.server.models import FAILED, PASSED, QUEUED, RUNNING, Job, Version, utcnow
+from hub.server.core.models import FAILED, PASSED, QUEUED, RUNNING, Job, Version, utcnow
 
 __all__ = ["MAX_ATTEMPTS", "Claim", "claim", "finish", "heartbeat"]
 

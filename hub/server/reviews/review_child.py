@@ -1,4 +1,4 @@
-"""One review, run in its own process by a worker: ``python -m hub.server.review ARCHIVE OUT``.
+"""One review, run in its own process by a worker: ``python -m hub.server.reviews.review_child ARCHIVE OUT``.
 
 The uploaded bundle is unpacked again (same caps as on push) and
 :func:`hub.review.verify.verify_submission` re-verifies it in full: hashes, the recorded
@@ -16,8 +16,8 @@ from typing import Any
 
 from hub.review.check import CheckOptions
 from hub.review.verify import verify_submission
-from hub.server.archive import unpack_upload
-from hub.server.config import Limits
+from hub.server.core.archive import unpack_upload
+from hub.server.core.config import Limits
 
 __all__ = ["FAST_CHECK", "run_review"]
 

@@ -20,10 +20,10 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Route
 
-from hub.server.markdown import render_markdown
-from hub.server.models import Owner
-from hub.server.queries import find_env, search, visible_envs
-from hub.server.webauth import guarded
+from hub.server.accounts.webauth import guarded
+from hub.server.core.models import Owner
+from hub.server.core.queries import find_env, search, visible_envs
+from hub.server.web.markdown import render_markdown
 
 __all__ = ["HEADERS", "render_page", "routes"]
 
@@ -121,7 +121,6 @@ def css(_request: Request) -> Response:
 def routes() -> list[Route]:
     return [
         Route("/", home),
-        Route("/static/hub.css", css),
         Route("/favicon.ico", favicon),
         Route("/{owner}", owner_page),
         Route("/{owner}/{env_id}", env_page),

@@ -19,7 +19,7 @@ from typing import Any
 from serving import serve_http  # noqa: E402  (re-exported for the bounty tests)
 from sqlalchemy import select, update
 
-from hub.server.models import Bounty, Environment, Owner, Version, utcnow
+from hub.server.core.models import Bounty, Environment, Owner, Version, utcnow
 
 __all__ = ["BountyHub", "open_bounty_hub", "serve_http"]
 
@@ -88,7 +88,7 @@ class BountyHub:
 
 
 def _people(config: Any) -> dict[str, str]:
-    from hub.server.accounts import add_org, add_user, create_token
+    from hub.server.accounts.users import add_org, add_user, create_token
     from hub.server.admin import open_hub
 
     with open_hub(config) as s:
@@ -113,7 +113,7 @@ def open_bounty_hub(tmp_path: Path) -> Iterator[BountyHub]:
     from starlette.testclient import TestClient
 
     from hub.server.app import create_app
-    from hub.server.config import HubConfig
+    from hub.server.core.config import HubConfig
 
     config = HubConfig(data=tmp_path / "hub", lease_s=30.0, review_fast=True)
     tokens = _people(config)

@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
+from hub.client.api import pack_bundle
 from hub.review.check import CheckOptions
 from hub.review.submit import MANIFEST, Manifest, bundle_files, submit
-from hub.server.client import pack_bundle
 
 REPO = Path(__file__).resolve().parents[3]
 FAST = CheckOptions(num_tasks=10, gold_tasks=8, probe_tasks=2, grade_timeout_s=2.0)
@@ -173,7 +173,7 @@ class Hub:
 
 
 def make_tokens(config: Any) -> dict[str, str]:
-    from hub.server.accounts import add_org, add_user, create_token
+    from hub.server.accounts.users import add_org, add_user, create_token
     from hub.server.admin import open_hub
 
     with open_hub(config) as s:
@@ -195,7 +195,7 @@ def hub(tmp_path: Path) -> Iterator[Hub]:
     from starlette.testclient import TestClient
 
     from hub.server.app import create_app
-    from hub.server.config import HubConfig
+    from hub.server.core.config import HubConfig
 
     config = HubConfig(data=tmp_path / "hub", lease_s=30.0, review_fast=True)
     tokens = make_tokens(config)

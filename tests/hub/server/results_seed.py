@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from hub.env import Sampling
-from hub.server.models import PASSED, Environment, Owner, Run, Version
+from hub.server.core.models import PASSED, Environment, Owner, Run, Version
 from leaderboard import entry_from_run, verify_run
 from leaderboard.testing import fake_env_hash, write_run
 
@@ -166,7 +166,7 @@ def seed(hub: Any, tmp: Path) -> Seeded:
         (secret,) = _env(session, "bob", "secret", ["1.0.0"], private=True)
         ids["strong"] = _run(session, storage, tmp, "strong", v100, "alice", "model-a", STRONG)
         ids["tied"] = _run(session, storage, tmp, "tied", v100, "alice", "model-c", TIED, label="c, tuned")
-        report = json.dumps(  # the shape hub.server.reverify_child writes
+        report = json.dumps(  # the shape hub.server.results.reverify_child writes
             {
                 "share": 1.0,
                 "total": 8,

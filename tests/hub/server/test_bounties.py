@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from sqlalchemy.orm import Session
 
-from hub.server.models import utcnow
+from hub.server.core.models import utcnow
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bounty_kit import BountyHub, open_bounty_hub  # noqa: E402
@@ -236,8 +236,8 @@ def test_a_private_version_stays_hidden(bounty_hub: BountyHub) -> None:
 
 
 def test_two_racing_claims_take_one(bounty_hub: BountyHub) -> None:
-    from hub.server.accounts import authenticate
-    from hub.server.bounties import BountyError, act, get_bounty
+    from hub.server.accounts.users import authenticate
+    from hub.server.bounties.workflow import BountyError, act, get_bounty
 
     h = bounty_hub
     bid = int(h.create().json()["id"])
@@ -251,7 +251,7 @@ def test_two_racing_claims_take_one(bounty_hub: BountyHub) -> None:
         try:
             act(slow, authenticate(slow, h.tokens["alice"]), bid, "claim")
         except BountyError as exc:
-            assert exc.status == 409 and "changed meanwhile" in str(exc)
+            assert exc.problem.value == "conflict" and "changed meanwhile" in str(exc)
         else:
             raise AssertionError("the second claim went through")
     assert h.get(bid)["claimant"] == "bob"
@@ -275,7 +275,7 @@ def test_migration_adds_the_reviewer_role_to_existing_owners(tmp_path: Path) -> 
     from alembic.config import Config
     from sqlalchemy import text
 
-    from hub.server.db import _MIGRATIONS, make_engine, migrate
+    from hub.server.core.db import _MIGRATIONS, make_engine, migrate
 
     engine = make_engine(f"sqlite:///{tmp_path / 'old.db'}")
     cfg = Config()

@@ -17,7 +17,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bounty_kit import BountyHub, open_bounty_hub, serve_http  # noqa: E402
 
-from hub.server.models import utcnow  # noqa: E402
+from hub.server.core.models import utcnow  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "hub" / "bounties"

@@ -74,7 +74,7 @@ def test_bounty_commands_from_creation_to_payout(
 
 
 def test_reviewer_role_commands(live: tuple[BountyHub, str], capsys: pytest.CaptureFixture[str]) -> None:
-    from hub.server.models import Owner
+    from hub.server.core.models import Owner
 
     h, _ = live
     data = str(h.config.data)

@@ -25,10 +25,10 @@ def test_migration_and_racing_claims_on_postgres() -> None:
     from alembic import command
     from alembic.config import Config
 
-    from hub.server.accounts import Principal, add_user
-    from hub.server.bounties import BountyError, act, create_bounty
-    from hub.server.db import _MIGRATIONS, make_engine, migrate, sessions
-    from hub.server.models import utcnow
+    from hub.server.accounts.users import Principal, add_user
+    from hub.server.bounties.workflow import BountyError, act, create_bounty
+    from hub.server.core.db import _MIGRATIONS, make_engine, migrate, sessions
+    from hub.server.core.models import utcnow
 
     with postgres_cluster() as url:
         engine = make_engine(url)
@@ -50,7 +50,7 @@ def test_migration_and_racing_claims_on_postgres() -> None:
             bid = create_bounty(s, reviewer, title="t", spec="s", reward="r", deadline=deadline).id
             s.commit()
         won: list[str] = []
-        lost: list[int] = []
+        lost: list[str] = []
         start = threading.Barrier(len(users))
 
         def claim(name: str, user_id: int) -> None:
@@ -62,14 +62,14 @@ def test_migration_and_racing_claims_on_postgres() -> None:
                     won.append(name)
                 except BountyError as exc:
                     s.rollback()
-                    lost.append(exc.status)
+                    lost.append(exc.problem.value)
 
         threads = [threading.Thread(target=claim, args=(u.name, u.id)) for u in users]
         for t in threads:
             t.start()
         for t in threads:
             t.join(timeout=60)
-        assert len(won) == 1 and lost == [409] * 7
+        assert len(won) == 1 and lost == ["conflict"] * 7
         with make() as s:
             rows = s.execute(text("SELECT action FROM bounty_events WHERE bounty_id = :b"), {"b": bid}).all()
         assert [r[0] for r in rows] == ["create", "claim"]

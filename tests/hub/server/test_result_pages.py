@@ -265,8 +265,8 @@ def test_pages_are_linked_and_routed(hub: Any, seeded: Seeded) -> None:
 
 
 def test_verification_reasons_are_read_from_any_report_shape(tmp_path: Path) -> None:
-    from hub.server.band_tasks import tasks_from_archive
-    from hub.server.results_data import verify_status
+    from hub.server.results.band_tasks import tasks_from_archive
+    from hub.server.results.data import verify_status
 
     assert verify_status("verified", '{"reason": "ignored"}') == ("verified", "")
     told = '{"graded": 20, "total": 75, "n_differ": 0, "differ": []}'
@@ -290,7 +290,7 @@ def test_verification_reasons_are_read_from_any_report_shape(tmp_path: Path) -> 
 
 
 def test_hostile_labels_and_reasons_are_escaped(hub: Any, seeded: Seeded) -> None:
-    from hub.server.models import Run
+    from hub.server.core.models import Run
 
     evil = '<img src=x onerror="alert(1)">'
     with hub.sessions()() as session:
@@ -305,7 +305,7 @@ def test_hostile_labels_and_reasons_are_escaped(hub: Any, seeded: Seeded) -> Non
 
 def _store_tasks(hub: Any, public_id: str, blob: bytes | None, *, sha: str | None = None) -> None:
     """Record a re-verification that stored ``blob`` as the run's environment tasks."""
-    from hub.server.models import Run
+    from hub.server.core.models import Run
 
     if blob is not None:
         sha = hub.client.app.state.storage.put_bytes(blob)
@@ -375,7 +375,7 @@ def test_band_export_falls_back_to_the_rollouts_prompts(hub: Any, seeded: Seeded
 
 def test_stored_tasks_are_read_as_untrusted(tmp_path: Path) -> None:
     from hub.env import Task
-    from hub.server.band_tasks import dump_tasks, load_tasks, stored_tasks_sha
+    from hub.server.results.band_tasks import dump_tasks, load_tasks, stored_tasks_sha
 
     tasks = [Task(id=f"t{i}", prompt="p", answer=i) for i in range(3)]
     data = dump_tasks([*tasks, Task(id="x", prompt="p")], {"t0", "t1", "t2"})
@@ -392,7 +392,7 @@ def test_pages_come_from_the_cache_until_something_changes(
 ) -> None:
     """Drawing a card costs its plots: a second request is served from the page cache, per
     viewer; a change through the API (a run made private) drops the cache."""
-    import hub.server.result_pages as pages
+    import hub.server.results.pages as pages
 
     drawn: list[str] = []
     real = pages.eval_card

@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from serving import serve_http  # noqa: E402
 from sqlalchemy import func, select
 
-from hub.server.models import Run
-from hub.server.runpack import RUN_FILES, pack_run
+from hub.client.runpack import RUN_FILES, pack_run
+from hub.server.core.models import Run
 from leaderboard.verify import verify_run
 
 RESULTS = "/api/v1/results"
@@ -134,7 +134,7 @@ def test_identical_pushes_that_race_give_one_run(
 ) -> None:
     """Both pushes pass every look-up for an existing run (as when they run at the same moment):
     the database's unique index stops the second insert, and the loser answers the winner's run."""
-    import hub.server.results as results
+    import hub.server.results.runs as results
 
     real, calls = results._existing, []
 
@@ -388,7 +388,7 @@ def test_runs_of_a_private_environment_stay_invisible(
 
 def test_gc_keeps_run_archives(published: Any, run_dir: Path, pack: Callable[[Path], Path]) -> None:
     from hub.server.admin import collect_garbage
-    from hub.server.storage import LocalStorage
+    from hub.server.core.storage import LocalStorage
 
     hub = published
     assert post(hub, pack(run_dir)).status_code == 201
@@ -401,8 +401,8 @@ def test_gc_keeps_run_archives(published: Any, run_dir: Path, pack: Callable[[Pa
 
 def test_local_refusal_before_upload(tmp_path: Path, run_dir: Path) -> None:
     """The client checks the run as the hub would, and says why before sending anything."""
+    from hub.client.api import push_results
     from hub.env.errors import UsageError
-    from hub.server.client import push_results
 
     nowhere = "http://127.0.0.1:9"  # nothing listens there: a request would fail differently
     with pytest.raises(UsageError, match="not a run directory"):
@@ -472,7 +472,7 @@ def test_cli_push_list_set_and_eval_push(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from hub.server.client import save_login
+    from hub.client.api import save_login
 
     hub = published
     monkeypatch.setenv("VERIHUB_CONFIG", str(tmp_path / "config.toml"))

@@ -31,12 +31,12 @@ from hub.env.types import Rollout, Task
 from hub.run.metrics import SummaryBuilder
 from hub.run.rundir import RunDir
 from hub.sandbox import unavailable_reason
-from hub.server import reverify
-from hub.server.config import HubConfig
-from hub.server.db import make_engine, sessions
-from hub.server.models import EnvFile, Environment, Job, Owner, Run, Version, utcnow
-from hub.server.reverify_child import draw_sample, sample_size
-from hub.server.storage import LocalStorage
+from hub.server.core.config import HubConfig
+from hub.server.core.db import make_engine, sessions
+from hub.server.core.models import EnvFile, Environment, Job, Owner, Run, Version, utcnow
+from hub.server.core.storage import LocalStorage
+from hub.server.results import reverify
+from hub.server.results.reverify_child import draw_sample, sample_size
 from hub.server.worker import work
 from leaderboard import entry_from_run, verify_run
 
@@ -137,7 +137,7 @@ def widen(rollouts: list[Rollout], copies: int, per_task: int) -> list[Rollout]:
 def queue(tmp_path: Path) -> Iterator[tuple[HubConfig, sessionmaker[Session], LocalStorage, int]]:
     """A migrated hub database with one version (its wheel blob absent); yields (config, sessions,
     storage, version id)."""
-    from hub.server.accounts import add_user
+    from hub.server.accounts.users import add_user
     from hub.server.admin import open_hub
 
     config = HubConfig(data=tmp_path / "hub", lease_s=30.0)
@@ -221,7 +221,7 @@ def test_only_one_worker_wins_a_run_on_postgres(tmp_path: Path) -> None:
 
     if pg_bin() is None or importlib.util.find_spec("psycopg") is None:
         pytest.skip("needs PostgreSQL (apt-get install postgresql) and psycopg (pip install 'verihub[hub]')")
-    from hub.server.db import migrate
+    from hub.server.core.db import migrate
 
     with postgres_cluster() as url:
         engine = make_engine(url)
@@ -343,7 +343,7 @@ def test_the_child_regrades_only_the_sample_and_a_hang_is_a_differing_verdict(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from hub.review.check.regrade import RegradeResult
-    from hub.server import reverify_child
+    from hub.server.results import reverify_child
 
     archive = tar_run(synthetic_run(tmp_path / "run", 30), tmp_path / "run.tar.gz")
     wheel = tmp_path / "blob"
@@ -383,7 +383,7 @@ def test_the_child_writes_the_runs_environment_tasks_only_and_caps_them(
     """Every task id of the run is asked for (not only the sampled rollouts'); what the package
     answers is untrusted: other ids and repeats are dropped, and past the cap nothing is written."""
     from hub.review.check.regrade import RegradeResult
-    from hub.server import reverify_child
+    from hub.server.results import reverify_child
 
     archive = tar_run(synthetic_run(tmp_path / "run", 30), tmp_path / "run.tar.gz")
     wheel = tmp_path / "blob"

@@ -16,8 +16,8 @@ from typing import Any
 
 from sqlalchemy import func, select, update
 
-from hub.server.client import pack_bundle
-from hub.server.models import Token, Version
+from hub.client.api import pack_bundle
+from hub.server.core.models import Token, Version
 
 JSON_V1 = "application/vnd.pypi.simple.v1+json"
 
@@ -180,7 +180,7 @@ def test_tokens_wrong_expired_revoked_and_rate_limited(
             .values(expires_at=dt.datetime(2000, 1, 1))
         )
     assert hub.push(archive, "bob").status_code == 401
-    from hub.server.accounts import revoke_token
+    from hub.server.accounts.users import revoke_token
     from hub.server.admin import open_hub
 
     with open_hub(hub.config) as s:
@@ -253,7 +253,7 @@ def test_concurrent_pushes_of_one_version(hub: Any, arith_bundle: Any, variant: 
 def test_publish_bundled(hub: Any, arith_bundle: Any) -> None:
     """`verihub hub publish-bundled`: the shipped arith, built as `submit` builds it, under verihub."""
     from hub.review.check import CheckOptions
-    from hub.server.bundled import publish_bundled
+    from hub.server.packages.bundled import publish_bundled
 
     fast = CheckOptions(num_tasks=10, gold_tasks=8, probe_tasks=2, grade_timeout_s=2.0)
     said: list[str] = []
@@ -275,7 +275,7 @@ def test_gc_removes_only_unreferenced_blobs(
     hub: Any, arith_bundle: Any, packed: Callable[[Path], Path]
 ) -> None:
     from hub.server.admin import collect_garbage
-    from hub.server.storage import LocalStorage
+    from hub.server.core.storage import LocalStorage
 
     assert hub.push(packed(arith_bundle.bundle)).status_code == 201
     store = LocalStorage(hub.config.data)

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from hub.server.client import pack_bundle
+from hub.client.api import pack_bundle
 
 REPO = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.slow
@@ -90,7 +90,7 @@ class Server:
                 self.proc.wait()
 
     def api(self, path: str, token: str | None = None) -> Any:
-        from hub.server.client import hub_request
+        from hub.client.api import hub_request
 
         return hub_request(self.url, path, token=token)
 
@@ -304,9 +304,9 @@ def test_push_review_and_install_with_pip_uv_and_verihub(
 
 def _consistent(data: Path) -> tuple[int, list[str]]:
     """(versions, problems): every version has its three files, their blobs and a job."""
-    from hub.server.config import HubConfig
-    from hub.server.db import make_engine, sessions
-    from hub.server.models import Job, Version
+    from hub.server.core.config import HubConfig
+    from hub.server.core.db import make_engine, sessions
+    from hub.server.core.models import Job, Version
 
     engine = make_engine(HubConfig(data=data).database)
     problems = []
@@ -330,7 +330,7 @@ def test_kill_9_during_push_and_review(tmp_path: Path, arith_bundle: Any) -> Non
     data, cfg = tmp_path / "hub", tmp_path / "config.toml"
     tokens = _tokens(data, cfg)
     archive = pack_bundle(arith_bundle.bundle, tmp_path / "arith.tar.gz")
-    from hub.server.client import HubError, hub_request
+    from hub.client.api import HubError, hub_request
 
     for delay in (0.05, 0.3, 0.6):  # the push takes about a second: kill it at several points
         server = Server(data, lease_s=3.0).start()

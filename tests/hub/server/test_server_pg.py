@@ -31,8 +31,8 @@ def pg_server() -> Iterator[str]:
 
 @pytest.fixture
 def pg_url(pg_server: str) -> str:
-    from hub.server.db import make_engine
-    from hub.server.models import Base
+    from hub.server.core.db import make_engine
+    from hub.server.core.models import Base
 
     engine = make_engine(pg_server)
     with engine.begin() as conn:  # a clean schema per test
@@ -43,10 +43,10 @@ def pg_url(pg_server: str) -> str:
 
 
 def test_migration_and_skip_locked_claims(pg_url: str, tmp_path: Path) -> None:
-    from hub.server.config import HubConfig
-    from hub.server.db import make_engine, migrate, sessions
-    from hub.server.jobs import claim
-    from hub.server.models import EnvFile, Environment, Job, Owner, Version
+    from hub.server.core.config import HubConfig
+    from hub.server.core.db import make_engine, migrate, sessions
+    from hub.server.core.models import EnvFile, Environment, Job, Owner, Version
+    from hub.server.reviews.jobs import claim
 
     engine = make_engine(pg_url)
     migrate(engine)
@@ -113,7 +113,7 @@ def test_publish_review_and_conflicts_on_postgres(
     from starlette.testclient import TestClient
 
     from hub.server.app import create_app
-    from hub.server.config import HubConfig
+    from hub.server.core.config import HubConfig
     from hub.server.worker import work
 
     config = HubConfig(data=tmp_path / "hub", db_url=pg_url, review_fast=True)

@@ -1,7 +1,7 @@
 """Hub server building blocks without a bundle: tokens, names, archive safety, storage, negotiation.
 
 Each archive case was checked to fail with its defence removed: e.g. dropping the symlink test
-in :func:`hub.server.archive.unpack_upload` makes ``test_links_are_refused`` fail, dropping the
+in :func:`hub.server.core.archive.unpack_upload` makes ``test_links_are_refused`` fail, dropping the
 ratio cap makes the bomb case fail (the file is written in full).
 """
 
@@ -17,13 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from hub.server.archive import ArchiveError, check_wheel, unpack_upload
-from hub.server.config import Limits
-from hub.server.index import negotiate
-from hub.server.names import edit_distance, normalize, parse_ref
-from hub.server.ratelimit import FailureLimiter
-from hub.server.storage import LocalStorage, sha256_file
-from hub.server.tokens import hash_secret, new_token, parse_token, scope_allows, verify_secret
+from hub.registry.names import edit_distance, normalize, parse_ref
+from hub.server.accounts.ratelimit import FailureLimiter
+from hub.server.accounts.tokens import hash_secret, new_token, parse_token, scope_allows, verify_secret
+from hub.server.core.archive import ArchiveError, check_wheel, unpack_upload
+from hub.server.core.config import Limits
+from hub.server.core.storage import LocalStorage, sha256_file
+from hub.server.packages.index import negotiate
+from hub.server.web.errors import STATUS
 
 
 def test_tokens_are_salted_hashes_checked_in_constant_time() -> None:
@@ -107,7 +108,7 @@ def test_unsafe_members_are_refused(
     dest.mkdir()
     with pytest.raises(ArchiveError, match=words) as exc:
         unpack_upload(archive, dest, Limits())
-    assert exc.value.status == 400
+    assert STATUS[exc.value.problem] == 400
     assert not (tmp_path / "evil.txt").exists()
     assert not any(p.is_symlink() for p in dest.rglob("*"))
 
@@ -130,7 +131,7 @@ def test_a_huge_tar_header_counts_against_the_unpacked_cap(tmp_path: Path, kind:
     dest.mkdir()
     with pytest.raises(ArchiveError, match="unpacks to more than") as exc:
         unpack_upload(archive, dest, Limits(max_unpacked_bytes=1024**2, max_ratio=10**6))
-    assert exc.value.status == 413 and not any(dest.iterdir())
+    assert STATUS[exc.value.problem] == 413 and not any(dest.iterdir())
 
 
 def test_archive_bombs_and_oversized_uploads_are_refused(tmp_path: Path) -> None:
@@ -140,7 +141,7 @@ def test_archive_bombs_and_oversized_uploads_are_refused(tmp_path: Path) -> None
     dest.mkdir()
     with pytest.raises(ArchiveError, match="expands more than") as exc:
         unpack_upload(bomb, dest, Limits(max_ratio=50, ratio_floor=1024**2))
-    assert exc.value.status == 413
+    assert STATUS[exc.value.problem] == 413
     assert sum(p.stat().st_size for p in dest.rglob("*") if p.is_file()) <= 2 * 1024**2
     dest2 = tmp_path / "out2"
     dest2.mkdir()
@@ -148,7 +149,7 @@ def test_archive_bombs_and_oversized_uploads_are_refused(tmp_path: Path) -> None
         unpack_upload(bomb, dest2, Limits(max_unpacked_bytes=1024**2, max_ratio=10**6))
     with pytest.raises(ArchiveError, match="cap is") as exc:
         unpack_upload(bomb, dest2, Limits(max_upload_bytes=1024))
-    assert exc.value.status == 413
+    assert STATUS[exc.value.problem] == 413
     many = _tar(tmp_path / "many.tar.gz", [_file(f"f{i}") for i in range(30)])
     with pytest.raises(ArchiveError, match="more than 20 members"):
         unpack_upload(many, tmp_path / "out3", Limits(max_members=20))
@@ -222,8 +223,8 @@ def test_failure_limiter() -> None:
 
 
 def test_config_file_is_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hub.client.api import clear_login, hub_settings, save_login
     from hub.registry.config import configured_catalogues
-    from hub.server.client import clear_login, hub_settings, save_login
 
     cfg = tmp_path / "config.toml"
     cfg.write_text('[hub]\ncatalogues = ["/srv/cat.json"]\n', encoding="utf-8")
@@ -239,7 +240,7 @@ def test_config_file_is_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 
 
 def test_page_cache_is_dropped_on_bump(tmp_path: Path) -> None:
-    from hub.server.cache import PageCache, bump
+    from hub.server.core.cache import PageCache, bump
 
     cache = PageCache(tmp_path)
     stamp = cache.stamp()
@@ -253,9 +254,9 @@ def test_page_cache_is_dropped_on_bump(tmp_path: Path) -> None:
 
 
 def test_push_refuses_what_it_cannot_upload(tmp_path: Path) -> None:
+    from hub.client.api import pack_bundle
+    from hub.client.push import push
     from hub.env.errors import UsageError
-    from hub.server.client import pack_bundle
-    from hub.server.push import push
 
     with pytest.raises(UsageError, match="needs a token"):
         push(tmp_path, hub="http://127.0.0.1:9", token=None)

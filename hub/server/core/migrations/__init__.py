@@ -1,1 +1,1 @@
-"""Alembic migrations of the hub database (applied by :func:`hub.server.db.migrate`)."""
+"""Alembic migrations of the hub database (applied by :func:`hub.server.core.db.migrate`)."""

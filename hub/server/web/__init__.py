@@ -1,0 +1,7 @@
+"""The server's HTML: page rendering with Jinja templates (:mod:`.pages`, ``templates/``) and the
+README renderer and sanitiser (:mod:`.markdown`).
+
+Imports: :mod:`hub.server.core`, :mod:`hub.server.accounts`.
+"""
+
+__all__: list[str] = []
