@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 
 import typer
@@ -11,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hub.cli.app import app
+from hub.cli.options import EnvArgOpt, parse_env_args
 from hub.env.errors import UsageError
 from hub.review.calibrate import Calibration
 
@@ -18,19 +18,6 @@ __all__ = ["calibrate_cmd", "check_cmd", "init_cmd", "submit_cmd", "verify_cmd"]
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
-
-
-def _env_args(pairs: list[str] | None) -> dict[str, object]:
-    out: dict[str, object] = {}
-    for pair in pairs or []:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.isidentifier():
-            raise UsageError(f"--env-arg {pair!r} must look like NAME=VALUE (VALUE may be JSON)")
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
 
 
 @app.command("init")
@@ -56,7 +43,7 @@ def check_cmd(
     target: str = typer.Argument(..., help="An environment package folder, or an installed environment id."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     out: Path = typer.Option(None, "--out", help="Also write the JSON report to this file."),
-    env_arg: list[str] = typer.Option(None, "--env-arg", help="NAME=VALUE passed to load_environment."),
+    env_arg: list[str] = EnvArgOpt,
     num_tasks: int = typer.Option(50, "--num-tasks", min=1, help="Tasks read per split for the id checks."),
     gold_tasks: int = typer.Option(100, "--gold-tasks", min=1, help="Tasks whose gold answer is graded."),
     probe_tasks: int = typer.Option(10, "--probe-tasks", min=1, help="Tasks that get the hacking probes."),
@@ -78,7 +65,7 @@ def check_cmd(
     from hub.review.check import CheckOptions, Limits, check
 
     opts = CheckOptions(
-        env_args=_env_args(env_arg),
+        env_args=parse_env_args(env_arg),
         num_tasks=num_tasks,
         gold_tasks=gold_tasks,
         probe_tasks=probe_tasks,
@@ -113,7 +100,7 @@ def calibrate_cmd(
     split: str = typer.Option(
         "train", "--split", help="Task split (train: calibration picks tasks to train on; test warns)."
     ),
-    env_arg: list[str] = typer.Option(None, "--env-arg", help="NAME=VALUE passed to load_environment."),
+    env_arg: list[str] = EnvArgOpt,
     out: Path = typer.Option(..., "--out", "-o", help="Output folder (run/, calibration.json, learnable.*)."),
     tasks: int = typer.Option(50, "--tasks", min=0, help="Rows of the per-task table to print (0: none)."),
 ) -> None:
@@ -137,7 +124,7 @@ def calibrate_cmd(
             saturated_at=saturated_at,
             base_url=base_url,
             split=split,
-            env_args=_env_args(env_arg),
+            env_args=parse_env_args(env_arg),
             sampling=Sampling(max_tokens=max_tokens, temperature=temperature),
             options=EvalOptions(concurrency=concurrency),
         )

@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 
 from hub.cli.hubserver import hub_app
+from hub.cli.options import HubOpt, TokenOpt
 from hub.env.errors import UsageError
 
 __all__ = ["bounty_app"]
@@ -24,8 +25,6 @@ bounty_app = typer.Typer(
 )
 hub_app.add_typer(bounty_app, name="bounty")
 
-HubOpt = typer.Option(None, "--hub", help="Hub URL (default: the one you logged in to).")
-TokenOpt = typer.Option(None, "--token", envvar="VERIHUB_HUB_TOKEN", help="Token (default: stored).")
 IdArg = typer.Argument(..., help="The bounty's number.", min=1)
 NoteOpt = typer.Option("", "--note", help="Why (shown in the bounty's history).")
 JsonOpt = typer.Option(False, "--json", help="Print the hub's JSON.")

@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 
 from hub.cli.app import app
+from hub.cli.options import HubOpt, TokenOpt
 from hub.env.errors import UsageError
 
 __all__ = ["hub_app", "login_cmd", "logout_cmd", "push_cmd"]
@@ -301,10 +302,10 @@ def logout_cmd() -> None:
 @app.command("push")
 def push_cmd(
     target: Path = typer.Argument(..., help="A package folder, a bundle folder or a bundle .tar.gz."),
-    hub: str = typer.Option(None, "--hub", help="Hub URL (default: the one you logged in to)."),
+    hub: str = HubOpt,
     owner: str = typer.Option(None, "--owner", help="Publish under this organisation (default: you)."),
     private: bool = typer.Option(False, "--private", help="Only you (and your organisation) see it."),
-    token: str = typer.Option(None, "--token", envvar="VERIHUB_HUB_TOKEN", help="Token (default: stored)."),
+    token: str = TokenOpt,
 ) -> None:
     """Build the submission bundle as `verihub submit` does and publish it on a hub."""
     from hub.client.api import hub_settings

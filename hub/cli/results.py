@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hub.cli.app import app
+from hub.cli.options import HubOpt, TokenOpt
 from hub.env.errors import UsageError
 
 __all__ = [
@@ -36,9 +37,6 @@ results_app = typer.Typer(
     rich_markup_mode=None,
 )
 app.add_typer(results_app, name="results")
-
-HubOpt = typer.Option(None, "--hub", help="Hub URL (default: the one you logged in to).")
-TokenOpt = typer.Option(None, "--token", envvar="VERIHUB_HUB_TOKEN", help="Token (default: stored).")
 
 
 def _visibility(run: dict[str, Any]) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from pathlib import Path
@@ -12,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hub.cli.app import app
+from hub.cli.options import EnvArgOpt, parse_env_args
 from hub.cli.progress import RunProgress
 from hub.env import aio
 from hub.env.errors import RunInterrupted, UsageError
@@ -24,19 +24,6 @@ __all__ = ["eval_cmd", "print_summary", "regrade_cmd", "show_cmd", "view_cmd"]
 
 console = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
-
-
-def _parse_env_args(pairs: list[str]) -> dict[str, object]:
-    out: dict[str, object] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.isidentifier():
-            raise UsageError(f"--env-arg {pair!r} must look like NAME=VALUE (VALUE may be JSON)")
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
 
 
 def _default_out(env_id: str, model: str) -> Path:
@@ -68,17 +55,12 @@ others (endpoint, key, concurrency, rate limits, timeouts, retries, grading) are
 
 def sandbox_default() -> bool:
     """``[eval] sandbox = true`` in the user config file (see ``hub.registry.config.config_path``)."""
-    import tomllib
-
-    from hub.registry.config import config_path
+    from hub.registry.config import config_path, read_config
 
     path = config_path()
     if not path.is_file():
         return False
-    try:
-        value = tomllib.loads(path.read_text(encoding="utf-8")).get("eval", {}).get("sandbox", False)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}; fix the file or pass --sandbox/--no-sandbox") from None
+    value = read_config(path).get("eval", {}).get("sandbox", False)
     if not isinstance(value, bool):
         raise UsageError(f"{path}: [eval] sandbox must be true or false")
     return value
@@ -137,7 +119,7 @@ def eval_cmd(
     ray_address: str = typer.Option(
         None, "--ray-address", help="With --grade-on ray: the Ray cluster (default: start a local one)."
     ),
-    env_arg: list[str] = typer.Option(None, "--env-arg", help="NAME=VALUE passed to load_environment."),
+    env_arg: list[str] = EnvArgOpt,
     stream: bool = typer.Option(
         False, "--stream", help="Ask the server for streamed answers (SSE); for servers that require it."
     ),
@@ -251,7 +233,7 @@ def eval_cmd(
                         seed=seed,
                         split=split,
                         sampling=sampling,
-                        env_args=_parse_env_args(env_arg or []),
+                        env_args=parse_env_args(env_arg),
                         group_advantages=group_advantages,
                         shuffle=shuffle,
                         logprobs=logprobs,

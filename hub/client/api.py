@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from hub.env.errors import UsageError, VerihubError
-from hub.registry.config import config_path
+from hub.registry.config import config_path, read_config
 from hub.registry.fetch import open_url
 
 __all__ = [
@@ -42,37 +42,16 @@ class HubError(VerihubError):
 
 
 def _read_config(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        return {}
-    import tomllib
-
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}; fix or remove it") from exc
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value)  # a JSON string is a valid TOML basic string
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    raise UsageError(f"cannot write {value!r} into the config file")
+    return read_config(path) if path.is_file() else {}
 
 
 def _write_config(path: Path, data: dict[str, Any]) -> None:
-    lines = [f"{k} = {_toml_value(v)}" for k, v in data.items() if not isinstance(v, dict)]
-    for section, table in data.items():
-        if isinstance(table, dict):
-            lines += ["", f"[{section}]"] + [f"{k} = {_toml_value(v)}" for k, v in table.items()]
+    import tomli_w
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config-")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write("\n".join(lines).lstrip("\n") + "\n")
+    with os.fdopen(fd, "wb") as fh:
+        tomli_w.dump(data, fh)
     os.chmod(tmp, 0o600)
     os.replace(tmp, path)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
+import sys
 import urllib.parse
 from pathlib import Path
 from typing import Any
@@ -40,13 +41,10 @@ def config_path() -> Path:
 
 def read_config(path: Path) -> dict[str, Any]:
     """The TOML document at ``path`` (a one-line :class:`UsageError` when it cannot be read)."""
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        try:
-            import tomli as tomllib  # type: ignore[no-redef]
-        except ModuleNotFoundError as exc:
-            raise UsageError(f"reading {path} on Python 3.10 needs `pip install tomli`") from exc
+    else:  # a base dependency on Python 3.10
+        import tomli as tomllib
     try:
         data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:

@@ -213,10 +213,6 @@ class SummaryBuilder:
         )
 
 
-def _finite_number(x: object) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-
-
 def _zero_variance(tasks: list[_TaskAcc]) -> float | None:
     groups = [a for a in tasks if a.n >= 2]
     if not groups:

@@ -1,4 +1,4 @@
-"""Running untrusted environment code in a bubblewrap sandbox (issue #13).
+"""Running untrusted environment code in a bubblewrap sandbox.
 
 Public interface (everything else in this package is internal)::
 

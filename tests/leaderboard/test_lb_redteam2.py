@@ -1,4 +1,4 @@
-"""Red-team round 2: tampered or inconsistent runs that used to reach a board, and site hazards.
+"""Red team: tampered or inconsistent runs that used to reach a board, and site hazards.
 
 Each test forges a run the way a careful cheat would: the rollouts are edited and ``summary.json``
 is recomputed from them with the very ``SummaryBuilder`` the verifier uses, so only the check under

@@ -1,4 +1,4 @@
-"""Re-verification of pushed runs (issue #15 item 6): the queue in the ``runs`` table, the sample
+"""Re-verification of pushed runs: the queue in the ``runs`` table, the sample
 rule, and real regrades of a real ``arith`` run with the published wheel in the sandbox.
 
 Run rows are inserted directly (pushing runs is another module's job): the run directory is the

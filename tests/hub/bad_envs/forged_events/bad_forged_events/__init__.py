@@ -1,7 +1,7 @@
 """Bad environment fixture: it writes a forged 'everything passed' report into the old check
 worker's event stream and exits.
 
-The worker is gone (#13): verdicts are drawn outside the sandbox, so this fixture forges nothing
+The worker is gone: verdicts are drawn outside the sandbox, so this fixture forges nothing
 any more and its pass-all grader is caught by the probes. The forgery that targets the channel
 that replaced the stream is tests/sandbox/hostile/forger.
 """
