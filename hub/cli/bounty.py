@@ -57,7 +57,10 @@ def _summary(b: dict[str, Any]) -> str:
 
 def _action(action: str, bounty_id: int, hub: str | None, token: str | None, **fields: str) -> None:
     b = _call(hub, token, f"/api/v1/bounties/{bounty_id}/{action}", {k: v for k, v in fields.items() if v})
-    console.print(f"bounty #{b['id']} is {b['state']} now", soft_wrap=True)
+    if action == "payout":
+        console.print(f"payout of bounty #{b['id']} recorded (the bounty stays {b['state']})", soft_wrap=True)
+    else:
+        console.print(f"bounty #{b['id']} is {b['state']} now", soft_wrap=True)
     if b.get("claim_expires_at") and b["state"] == "claimed":
         console.print(f"the claim expires {_when(b['claim_expires_at'])}", soft_wrap=True)
 

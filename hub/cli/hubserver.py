@@ -35,7 +35,10 @@ hub_app.add_typer(user_app, name="user")
 hub_app.add_typer(org_app, name="org")
 hub_app.add_typer(token_app, name="token")
 
-_DATA_HELP = "The hub's data folder: artifacts, and the SQLite database unless --db is given."
+_DATA_HELP = (
+    "The hub's data folder: artifacts, and the SQLite database unless --db is given "
+    "[default: $VERIHUB_HUB_DATA; `hub serve` and `hub migrate` fall back to ./hub-data]."
+)
 _DB_HELP = "Database URL: sqlite:///PATH (default DATA/hub.db) or postgresql://USER@HOST/DB."
 
 
@@ -52,6 +55,26 @@ def _config(
         review_fast=fast,
         reverify_share=share,
     )
+
+
+def _admin_config(data: Path | None, db: str | None) -> object:
+    """The config of an existing hub: its data folder must be named, and its database must exist
+    (an administration command never creates an empty hub by accident)."""
+    from hub.server.core.config import HubConfig
+
+    if data is None and not os.environ.get("VERIHUB_HUB_DATA"):
+        raise UsageError(
+            "name the hub's data folder: --data DIR (or VERIHUB_HUB_DATA); for a hub you reach over "
+            "HTTP use `verihub status`, `verihub yank` and `verihub visibility`"
+        )
+    cfg = _config(data, db)
+    assert isinstance(cfg, HubConfig)
+    if not cfg.db_url and not (cfg.data / "hub.db").is_file():
+        raise UsageError(
+            f"there is no hub in {cfg.data} (no hub.db); start one with "
+            f"`verihub hub serve --data {cfg.data}` or `verihub hub migrate --data {cfg.data}`"
+        )
+    return cfg
 
 
 DataOpt = typer.Option(None, "--data", help=_DATA_HELP)
@@ -111,10 +134,30 @@ def worker_cmd(
 def migrate_cmd(data: Path = DataOpt, db: str = DbOpt) -> None:
     """Create or upgrade the hub's database schema (Alembic migrations)."""
     from hub.server.admin import open_hub
+    from hub.server.core.config import HubConfig
+    from hub.server.core.db import current_revision, make_engine
 
-    with open_hub(_config(data, db)):  # type: ignore[arg-type]
+    cfg = _config(data, db)
+    assert isinstance(cfg, HubConfig)
+    cfg.data.mkdir(parents=True, exist_ok=True)
+    engine = make_engine(cfg.database)
+    try:
+        before = current_revision(engine)
+    finally:
+        engine.dispose()
+    with open_hub(cfg):
         pass
-    console.print("the hub database is up to date")
+    engine = make_engine(cfg.database)
+    try:
+        after = current_revision(engine)
+    finally:
+        engine.dispose()
+    if before is None:
+        console.print(f"created the hub database schema (revision {after})")
+    elif before != after:
+        console.print(f"upgraded the hub database from revision {before} to {after}")
+    else:
+        console.print(f"the hub database is already at the newest revision ({after})")
 
 
 @user_app.command("add")
@@ -129,9 +172,10 @@ def user_add_cmd(
     from hub.server.accounts.users import add_user
     from hub.server.admin import open_hub
 
-    with open_hub(_config(data, db)) as session:  # type: ignore[arg-type]
+    with open_hub(_admin_config(data, db)) as session:  # type: ignore[arg-type]
         add_user(session, name, admin=admin, reviewer=reviewer)
-    console.print(f"user {name} created; next: `verihub hub token create {name} --scope push`")
+    scope = "review" if reviewer else "admin" if admin else "push"
+    console.print(f"user {name} created; next: `verihub hub token create {name} --scope {scope}`")
 
 
 @user_app.command("role")
@@ -145,7 +189,7 @@ def user_role_cmd(
     from hub.server.accounts.users import set_reviewer
     from hub.server.admin import open_hub
 
-    with open_hub(_config(data, db)) as session:  # type: ignore[arg-type]
+    with open_hub(_admin_config(data, db)) as session:  # type: ignore[arg-type]
         set_reviewer(session, name, reviewer)
     console.print(f"{name} is {'now' if reviewer else 'no longer'} a reviewer")
 
@@ -161,7 +205,7 @@ def org_add_cmd(
     from hub.server.accounts.users import add_org
     from hub.server.admin import open_hub
 
-    with open_hub(_config(data, db)) as session:  # type: ignore[arg-type]
+    with open_hub(_admin_config(data, db)) as session:  # type: ignore[arg-type]
         add_org(session, name, member or [])
     console.print(f"organisation {name}: members {', '.join(member or []) or 'unchanged'}")
 
@@ -178,7 +222,7 @@ def token_create_cmd(
     from hub.server.accounts.users import create_token
     from hub.server.admin import open_hub
 
-    with open_hub(_config(data, db)) as session:  # type: ignore[arg-type]
+    with open_hub(_admin_config(data, db)) as session:  # type: ignore[arg-type]
         text = create_token(session, name, scope, expires_days=expires)
     print(text)
     sys.stderr.write("this token is shown once; store it now (`verihub login --hub URL`)\n")
@@ -194,7 +238,7 @@ def token_revoke_cmd(
     from hub.server.accounts.users import revoke_token
     from hub.server.admin import open_hub
 
-    with open_hub(_config(data, db)) as session:  # type: ignore[arg-type]
+    with open_hub(_admin_config(data, db)) as session:  # type: ignore[arg-type]
         token_id = revoke_token(session, token)
     console.print(f"token {token_id} revoked")
 
@@ -209,7 +253,7 @@ def status_cmd(
     """Review state (queued, running, passed, failed) and the full report."""
     from hub.server.admin import open_hub, status
 
-    with open_hub(_config(data, db)) as session:  # type: ignore[arg-type]
+    with open_hub(_admin_config(data, db)) as session:  # type: ignore[arg-type]
         rows = status(session, ref)
     if as_json:
         print(json.dumps(rows, indent=2))
@@ -234,7 +278,7 @@ def yank_cmd(
     """Hide a version from resolution (PEP 592) without deleting it."""
     from hub.server.admin import open_hub, yank
 
-    with open_hub(_config(data, db)) as session:  # type: ignore[arg-type]
+    with open_hub(_admin_config(data, db)) as session:  # type: ignore[arg-type]
         done = yank(session, ref, reason)
     console.print(f"{done} yanked: {reason}")
 
@@ -246,7 +290,7 @@ def approve_cmd(
     """Clear an environment's look-alike flag after a person checked it."""
     from hub.server.admin import approve, open_hub
 
-    with open_hub(_config(data, db)) as session:  # type: ignore[arg-type]
+    with open_hub(_admin_config(data, db)) as session:  # type: ignore[arg-type]
         done = approve(session, ref)
     console.print(f"{done} approved")
 
@@ -257,7 +301,7 @@ def gc_cmd(data: Path = DataOpt, db: str = DbOpt) -> None:
     while the hub is stopped: a push in flight stores its files before it commits."""
     from hub.server.admin import collect_garbage
 
-    removed = collect_garbage(_config(data, db))  # type: ignore[arg-type]
+    removed = collect_garbage(_admin_config(data, db))  # type: ignore[arg-type]
     console.print(f"removed {len(removed)} unreferenced file(s)")
 
 

@@ -119,7 +119,7 @@ class LocalModelServer:
             ) from exc
         params = xllamacpp.CommonParams()
         params.model.path = str(self.path)
-        params.model_alias = self.name
+        params.model_alias = {self.name}  # a set of names: a plain string would become its letters
         params.cpuparams.n_threads = self.threads
         params.cpuparams_batch.n_threads = self.threads
         params.hostnames = [self.host]

@@ -88,8 +88,10 @@ def test_plain_and_streamed_answers_then_sigterm(served: tuple[subprocess.Popen[
     proc, port = served
     client = openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="anything")
     msgs = [{"role": "user", "content": "Say hello."}]
+    assert [m.id for m in client.models.list().data] == ["smollm2"]  # the alias, not its letters
     plain = client.chat.completions.create(model="smollm2", messages=msgs, max_tokens=4, temperature=0)
     assert plain.choices[0].message.role == "assistant"
+    assert plain.model == "smollm2"
     assert plain.usage is not None and 0 < plain.usage.completion_tokens <= 4
     stream = client.chat.completions.create(
         model="smollm2",

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from hub.env.errors import UsageError
 
-__all__ = ["default_db_url", "is_sqlite", "make_engine", "migrate", "sessions"]
+__all__ = ["current_revision", "default_db_url", "is_sqlite", "make_engine", "migrate", "sessions"]
 
 _MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
@@ -53,6 +53,14 @@ def make_engine(url: str) -> Engine:
 
 def sessions(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(engine, expire_on_commit=False)
+
+
+def current_revision(engine: Engine) -> str | None:
+    """The Alembic revision the database is at; None for a database without the hub's schema."""
+    from alembic.runtime.migration import MigrationContext
+
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
 
 
 def migrate(engine: Engine) -> str:
