@@ -6,18 +6,18 @@ import asyncio
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from hub.cli.app import app
+from hub.cli.consoles import make_console
 from hub.cli.options import EnvArgOpt, parse_env_args
 from hub.env.errors import UsageError
 from hub.review.calibrate import Calibration
 
 __all__ = ["calibrate_cmd", "check_cmd", "init_cmd", "submit_cmd", "verify_cmd"]
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+console = make_console()
+err_console = make_console(stderr=True)
 
 
 @app.command("init")

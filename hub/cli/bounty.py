@@ -11,15 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 
+from hub.cli.consoles import make_console
 from hub.cli.hubserver import hub_app
 from hub.cli.options import HubOpt, TokenOpt
 from hub.env.errors import UsageError
 
 __all__ = ["bounty_app"]
 
-console = Console(highlight=False, markup=False)
+console = make_console(markup=False)
 bounty_app = typer.Typer(
     name="bounty", help="Bounties on a hub: create, claim, submit, review, pay.", no_args_is_help=True
 )

@@ -14,6 +14,7 @@ __all__ = ["main"]
 
 def _register() -> None:
     from hub.cli import (  # noqa: F401  (they add commands)
+        author,
         authoring,
         bounty,
         envs,

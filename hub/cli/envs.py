@@ -6,17 +6,17 @@ import json
 import sys
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from hub.cli.app import app
+from hub.cli.consoles import make_console
 from hub.env.errors import UnknownEnvironmentError, VerihubError
 from hub.registry.catalogue import load_catalogue
 from hub.registry.entrypoints import installed, list_environments, package_hash
 
 __all__ = ["info_cmd", "list_cmd"]
 
-console = Console(highlight=False)
+console = make_console()
 
 
 @app.command("list")

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from hub.cli.app import app
+from hub.cli.consoles import make_console
 from hub.env.errors import UsageError
 from hub.env.types import Sampling
 from hub.run.evaluate import EvalOptions
@@ -16,7 +16,7 @@ from hub.train.export import export_run
 
 __all__ = ["eval_sharded_cmd", "export_cmd"]
 
-err = Console(stderr=True, highlight=False)
+err = make_console(stderr=True)
 
 
 @app.command("export")

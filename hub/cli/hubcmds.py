@@ -6,16 +6,16 @@ import json
 import sys
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from hub.cli.app import app
+from hub.cli.consoles import make_console
 from hub.registry.catalogue import load_catalogue
 from hub.registry.install import install, uninstall
 
 __all__ = ["install_cmd", "search_cmd", "uninstall_cmd"]
 
-console = Console(highlight=False)
+console = make_console()
 
 
 def _warn_problems(problems: list[str]) -> None:
@@ -81,6 +81,7 @@ def install_cmd(
             allow_unreviewed=allow_unreviewed,
             no_deps=no_deps,
             pip_args=pip_arg or (),
+            on_note=lambda note: console.print(f"note: {note}", soft_wrap=True),
         )
         console.print(
             f"installed {spec.split('@')[0]} {got.entry.version} from {url} "

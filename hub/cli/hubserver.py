@@ -9,15 +9,15 @@ import sys
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from hub.cli.app import app
+from hub.cli.consoles import make_console
 from hub.cli.options import HubOpt, TokenOpt
 from hub.env.errors import UsageError
 
 __all__ = ["hub_app", "login_cmd", "logout_cmd", "push_cmd"]
 
-console = Console(highlight=False)
+console = make_console()
 
 hub_app = typer.Typer(
     name="hub",
@@ -57,9 +57,10 @@ def _config(
     )
 
 
-def _admin_config(data: Path | None, db: str | None) -> object:
-    """The config of an existing hub: its data folder must be named, and its database must exist
-    (an administration command never creates an empty hub by accident)."""
+def _admin_config(data: Path | None, db: str | None, *, create: bool = False) -> object:
+    """The config of a hub named by ``--data`` (or VERIHUB_HUB_DATA), never a default folder. Only
+    the commands that set a hub up (``create``: user and organisation add) may create its database;
+    the others need a hub that exists, so none makes an empty hub by accident."""
     from hub.server.core.config import HubConfig
 
     if data is None and not os.environ.get("VERIHUB_HUB_DATA"):
@@ -69,7 +70,7 @@ def _admin_config(data: Path | None, db: str | None) -> object:
         )
     cfg = _config(data, db)
     assert isinstance(cfg, HubConfig)
-    if not cfg.db_url and not (cfg.data / "hub.db").is_file():
+    if not create and not cfg.db_url and not (cfg.data / "hub.db").is_file():
         raise UsageError(
             f"there is no hub in {cfg.data} (no hub.db); start one with "
             f"`verihub hub serve --data {cfg.data}` or `verihub hub migrate --data {cfg.data}`"
@@ -172,7 +173,7 @@ def user_add_cmd(
     from hub.server.accounts.users import add_user
     from hub.server.admin import open_hub
 
-    with open_hub(_admin_config(data, db)) as session:  # type: ignore[arg-type]
+    with open_hub(_admin_config(data, db, create=True)) as session:  # type: ignore[arg-type]
         add_user(session, name, admin=admin, reviewer=reviewer)
     scope = "review" if reviewer else "admin" if admin else "push"
     console.print(f"user {name} created; next: `verihub hub token create {name} --scope {scope}`")
@@ -205,7 +206,7 @@ def org_add_cmd(
     from hub.server.accounts.users import add_org
     from hub.server.admin import open_hub
 
-    with open_hub(_admin_config(data, db)) as session:  # type: ignore[arg-type]
+    with open_hub(_admin_config(data, db, create=True)) as session:  # type: ignore[arg-type]
         add_org(session, name, member or [])
     console.print(f"organisation {name}: members {', '.join(member or []) or 'unchanged'}")
 
@@ -349,14 +350,29 @@ def push_cmd(
     hub: str = HubOpt,
     owner: str = typer.Option(None, "--owner", help="Publish under this organisation (default: you)."),
     private: bool = typer.Option(False, "--private", help="Only you (and your organisation) see it."),
+    wait: bool = typer.Option(False, "--wait", help="Wait for the hub's review and print its outcome."),
     token: str = TokenOpt,
 ) -> None:
     """Build the submission bundle as `verihub submit` does and publish it on a hub."""
+    from hub.cli.author import describe_review
     from hub.client.api import hub_settings
+    from hub.client.author import wait_for_review
     from hub.client.push import push
 
     url, tok = hub_settings(hub, token)
-    answer = push(target, hub=url, token=tok, owner=owner, private=private)
-    console.print(f"{answer['ref']}@{answer['version']}: {answer['message']}", soft_wrap=True)
+    answer = push(
+        target, hub=url, token=tok, owner=owner, private=private, on_step=lambda m: console.print(m + " ...")
+    )
+    ref = f"{answer['ref']}@{answer['version']}"
+    console.print(f"{ref}: {answer['message']}", soft_wrap=True)
     if answer.get("flagged"):
         console.print(f"note: flagged for a person to look at: {answer['flagged']}", soft_wrap=True)
+    console.print(f"page: {url}/{answer['ref']}", soft_wrap=True)
+    if not wait:
+        console.print(f"the review runs on the hub now; follow it with `verihub status {ref} --wait`")
+        return
+    status = wait_for_review(url, ref, token=tok, on_state=lambda s: console.print(f"review {s}"))
+    for line in describe_review(status):
+        console.print(line, soft_wrap=True)
+    if status["state"] == "failed":
+        raise typer.Exit(1)

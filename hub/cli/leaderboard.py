@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hub.cli.app import app
+from hub.cli.consoles import make_console
 from hub.env.errors import UsageError
 
 __all__ = ["add_cmd", "build_cmd", "label_cmd", "leaderboard_app", "show_cmd"]
@@ -32,7 +33,7 @@ app.add_typer(leaderboard_app, name="leaderboard")
 
 def _console(*, stderr: bool = False) -> Console:
     # Made per call, so the terminal width ($COLUMNS) is read when the command runs.
-    return Console(stderr=stderr, highlight=False)
+    return make_console(stderr=stderr)
 
 
 _BoardOpt = Annotated[

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from hub.cli.app import app
+from hub.cli.consoles import make_console
 from hub.cli.options import HubOpt, TokenOpt
 from hub.env.errors import UsageError
 
@@ -26,7 +26,7 @@ __all__ = [
     "set_cmd",
 ]
 
-console = Console(highlight=False)
+console = make_console()
 
 results_app = typer.Typer(
     name="results",

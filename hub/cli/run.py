@@ -7,10 +7,10 @@ import time
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from hub.cli.app import app
+from hub.cli.consoles import make_console
 from hub.cli.options import EnvArgOpt, parse_env_args
 from hub.cli.progress import RunProgress
 from hub.env import aio
@@ -22,8 +22,8 @@ from hub.run.rundir import RunDir
 
 __all__ = ["eval_cmd", "print_summary", "regrade_cmd", "show_cmd", "view_cmd"]
 
-console = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+console = make_console()
+err = make_console(stderr=True)
 
 
 def _default_out(env_id: str, model: str) -> Path:

@@ -6,7 +6,7 @@ install exactly that wheel, check its entry point and hash it again once install
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
@@ -66,13 +66,21 @@ def install_from_hub(
     allow_unreviewed: bool = False,
     no_deps: bool = False,
     pip_args: Sequence[str] = (),
+    on_note: Callable[[str], None] | None = None,
 ) -> InstallResult:
+    """Install ``OWNER/ID[@VERSION]`` from a hub: the wheel verified as :func:`install` does.
+
+    A yanked version is installed only when pinned exactly, and ``on_note`` hears why it was yanked.
+    """
     try:
         owner, env_id, version = parse_ref(ref)
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
     info = hub_request(hub, f"/api/v1/envs/{owner}/{env_id}", token=token)
     chosen = pick_version(info, version, allow_unreviewed=allow_unreviewed)
+    if chosen["yanked"] and on_note is not None:
+        why = chosen.get("yank_reason") or "no reason given"
+        on_note(f"{owner}/{env_id}@{chosen['version']} is yanked ({why}); installing it: you pinned it")
     wheel = next((f for f in chosen["files"] if f["kind"] == "wheel"), None)
     if wheel is None:
         raise UsageError(f"{ref}@{chosen['version']} has no wheel on the hub")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +21,12 @@ def push(
     owner: str | None = None,
     private: bool = False,
     submit_options: dict[str, Any] | None = None,
+    on_step: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Push a package folder (built with :func:`hub.review.submit.submit`), a bundle folder, or a
-    bundle archive (``.tar.gz``); returns the hub's answer."""
+    bundle archive (``.tar.gz``); returns the hub's answer. ``on_step`` hears each step as it
+    starts (building and checking, uploading N bytes, the hub's verdict on the upload)."""
+    say = on_step or (lambda _msg: None)
     if not token:
         raise UsageError("pushing needs a token: `verihub login --hub URL` first, or --token")
     query = {"owner": owner} if owner else {}
@@ -36,6 +40,7 @@ def push(
         elif (target / "pyproject.toml").is_file():
             from hub.review.submit import submit
 
+            say(f"building and checking {target} (as `verihub submit` does)")
             bundle, manifest = submit(target, out=Path(tmp) / "bundle", **(submit_options or {}))
             if not manifest.check_passed:
                 text = (bundle / "check" / "report.txt").read_text(encoding="utf-8")
@@ -47,6 +52,7 @@ def push(
             archive = pack_bundle(bundle, Path(tmp) / "bundle.tar.gz")
         else:
             raise UsageError(f"{target} is not a package folder, a bundle folder or a bundle .tar.gz")
+        say(f"uploading {archive.stat().st_size:,} bytes to {hub}")
         answer: dict[str, Any] = hub_request(
             hub, "/api/v1/push", token=token, method="POST", body=archive, query=query
         )

@@ -24,7 +24,16 @@ from hub.server.core.queries import find_env, offered, search
 from hub.server.packages.publish import publish
 from hub.server.web.errors import error
 
-__all__ = ["catalogue_route", "env_route", "push_route", "search_route", "version_route", "yank_route"]
+__all__ = [
+    "catalogue_route",
+    "env_route",
+    "push_route",
+    "routes",
+    "search_route",
+    "version_route",
+    "visibility_route",
+    "yank_route",
+]
 
 
 def version_json(env: Environment, v: Version, *, full: bool = False) -> dict[str, Any]:
@@ -146,6 +155,27 @@ def yank_route(request: Request) -> Response:
         )
 
 
+@guarded_write
+def visibility_route(request: Request) -> Response:
+    """``?private=1`` or ``?private=0``: an owner makes an environment private or public."""
+    from hub.server.accounts.users import can_publish_as
+
+    who = request.state.who
+    value = request.query_params.get("private", "")
+    if value not in ("0", "1"):
+        return error(400, "say ?private=1 (private) or ?private=0 (public)")
+    session, env = _lookup(request)
+    with session:
+        if env is None:
+            return error(404, "no such environment")
+        if not who.allows("push") or not can_publish_as(session, who, env.owner):
+            return error(403, f"you may not change the visibility of {env.owner.name}/{env.env_id}")
+        env.private = value == "1"
+        session.commit()
+        bump(request.app.state.config.data)
+        return JSONResponse({"ref": f"{env.owner.name}/{env.env_id}", "private": env.private})
+
+
 @guarded
 def search_route(request: Request) -> Response:
     q, tag = request.query_params.get("q", ""), request.query_params.get("tag", "")
@@ -200,6 +230,7 @@ def routes() -> list[Route]:
         Route("/search", search_route),
         Route("/catalogue.json", catalogue_route),
         Route("/envs/{owner}/{env_id}", env_route),
+        Route("/envs/{owner}/{env_id}/visibility", visibility_route, methods=["POST"]),
         Route("/envs/{owner}/{env_id}/{version}", version_route),
         Route("/envs/{owner}/{env_id}/{version}/yank", yank_route, methods=["POST"]),
     ]

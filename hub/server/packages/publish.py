@@ -169,6 +169,12 @@ def publish(
                     license="",
                 )
                 session.add(env)
+            elif private and not env.private:
+                raise PublishError(
+                    f"{ref} is public, and a push does not change that; make it private first with "
+                    f"`verihub visibility {ref} --private`, then push",
+                    Problem.CONFLICT,
+                )
             elif env.project != project:
                 raise PublishError(
                     f"{ref} is published as {env.distribution!r}; the distribution name cannot change",

@@ -1,0 +1,93 @@
+"""An author's remote commands: ``verihub status``, ``verihub yank``, ``verihub visibility``.
+
+They talk to the hub one is logged in to (``verihub login``), or ``--hub``/``--token``; the
+``verihub hub ...`` commands are for a hub's operator, on its data folder.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import typer
+
+from hub.cli.app import app
+from hub.cli.consoles import make_console
+from hub.cli.options import HubOpt, TokenOpt
+
+__all__ = ["describe_review", "status_cmd", "visibility_cmd", "yank_cmd"]
+
+console = make_console()
+
+
+def describe_review(status: dict[str, Any]) -> list[str]:
+    """Lines saying where a version's review stands, its yank, and its failed checks."""
+    ref = f"{status['ref']}@{status['version']}"
+    lines = [f"{ref}: review {status['state']}"]
+    if status.get("yanked"):
+        lines.append(f"yanked: {status.get('yank_reason') or 'no reason given'}")
+    report = status.get("report") or {}
+    for result in report.get("results", []) if isinstance(report, dict) else []:
+        if result.get("status") in ("fail", "warn"):
+            lines.append(f"  {result['status'].upper()} {result.get('name')}: {result.get('reason', '')}")
+    return lines
+
+
+@app.command("status")
+def status_cmd(
+    ref: str = typer.Argument(..., help="OWNER/ID (the newest version) or OWNER/ID@VERSION."),
+    wait: bool = typer.Option(False, "--wait", help="Follow the review until it ends."),
+    as_json: bool = typer.Option(False, "--json", help="Print the version and its report as JSON."),
+    hub: str = HubOpt,
+    token: str = TokenOpt,
+) -> None:
+    """A pushed version's review state and report, from the hub (exit 1 when the review failed)."""
+    from hub.client.api import hub_settings
+    from hub.client.author import review_status, wait_for_review
+
+    url, tok = hub_settings(hub, token)
+    if wait:
+        status = wait_for_review(url, ref, token=tok, on_state=lambda s: console.print(f"review {s}"))
+    else:
+        status = review_status(url, ref, token=tok)
+    if as_json:
+        console.print_json(json.dumps(status))
+    else:
+        for line in describe_review(status):
+            console.print(line)
+    if status["state"] == "failed":
+        raise typer.Exit(1)
+
+
+@app.command("yank")
+def yank_cmd(
+    ref: str = typer.Argument(..., help="OWNER/ID@VERSION."),
+    reason: str = typer.Option(..., "--reason", help="Why (pip shows it to whoever pins the version)."),
+    hub: str = HubOpt,
+    token: str = TokenOpt,
+) -> None:
+    """Yank a version: installs skip it unless it is pinned exactly (PEP 592)."""
+    from hub.client.api import hub_settings
+    from hub.client.author import yank
+
+    url, tok = hub_settings(hub, token)
+    answer = yank(url, ref, reason, token=tok)
+    console.print(f"{answer['ref']}@{answer['version']} is yanked: {reason}")
+
+
+@app.command("visibility")
+def visibility_cmd(
+    ref: str = typer.Argument(..., help="OWNER/ID."),
+    private: bool = typer.Option(
+        ..., "--private/--public", help="Private: only its owners see it. Public: everyone."
+    ),
+    hub: str = HubOpt,
+    token: str = TokenOpt,
+) -> None:
+    """Make an environment private or public (every version, its runs and pages)."""
+    from hub.client.api import hub_settings
+    from hub.client.author import set_visibility
+
+    url, tok = hub_settings(hub, token)
+    answer = set_visibility(url, ref, private=private, token=tok)
+    console.print(f"{answer['ref']} is {'private' if answer['private'] else 'public'} now")
