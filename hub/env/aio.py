@@ -6,9 +6,10 @@ Set ``VERIHUB_EVENT_LOOP=asyncio`` to force the standard loop.
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Coroutine
 from typing import Any, TypeVar
+
+from hub.env.settings import settings
 
 __all__ = ["run"]
 
@@ -17,7 +18,7 @@ T = TypeVar("T")
 
 def run(coro: Coroutine[Any, Any, T]) -> T:
     """Run ``coro`` to completion on a fresh event loop."""
-    if os.environ.get("VERIHUB_EVENT_LOOP", "auto") != "asyncio":
+    if settings().event_loop != "asyncio":
         try:
             import uvloop
         except ImportError:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from hub.env.errors import UsageError
+from hub.env.settings import settings
 
 __all__ = [
     "HUB_CATALOGUE_PATH",
@@ -32,9 +33,9 @@ HUB_CATALOGUE_PATH = "/api/v1/catalogue.json"
 
 def config_path() -> Path:
     """The user config file: ``$VERIHUB_CONFIG`` or ``~/.config/verihub/config.toml``."""
-    env = os.environ.get("VERIHUB_CONFIG")
-    if env:
-        return Path(env).expanduser()
+    env = settings().config
+    if env is not None:
+        return env.expanduser()
     base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(base) / "verihub" / "config.toml"
 

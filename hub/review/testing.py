@@ -6,15 +6,16 @@ Tests never download: they read local copies of public datasets. The folder is f
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+from hub.env.settings import settings
 
 __all__ = ["shared_data_dir"]
 
 
 def shared_data_dir(start: Path | None = None) -> Path:
     """The folder of shared test data; raises FileNotFoundError with a hint when missing."""
-    env = os.environ.get("VERIHUB_SHARED_DATA")
+    env = settings().shared_data
     if env:
         return Path(env)
     here = (start or Path.cwd()).resolve()

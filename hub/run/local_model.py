@@ -11,7 +11,6 @@ Ctrl-C. llama.cpp's server answers plain and streamed (``stream: true``) chat co
 from __future__ import annotations
 
 import importlib.util
-import os
 import socket
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ from types import TracebackType
 from typing import Any
 
 from hub.env.errors import UsageError
+from hub.env.settings import settings
 
 __all__ = ["LOCAL_MODELS", "LocalModelServer", "is_local_model", "local_model_path"]
 
@@ -125,7 +125,7 @@ class LocalModelServer:
         params.hostnames = [self.host]
         params.n_parallel = self.parallel
         params.n_ctx = self.context_per_slot * self.parallel
-        params.verbosity = -1 if not os.environ.get("VERIHUB_LOCAL_VERBOSE") else 3
+        params.verbosity = 3 if settings().local_verbose else -1
         params.warmup = False
         last_error: Exception | None = None
         tries = 1 if self._wanted_port is not None else 3  # a free port can be taken before the bind

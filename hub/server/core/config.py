@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hub.env.errors import UsageError
+from hub.env.settings import settings
 from hub.server.core.db import default_db_url
 
 __all__ = ["HubConfig", "Limits"]
@@ -49,13 +50,16 @@ class HubConfig:
     @classmethod
     def from_env(cls) -> HubConfig:
         """The config a uvicorn worker process reads (set by ``verihub hub serve``)."""
-        data = Path(os.environ["VERIHUB_HUB_DATA"])
+        env = settings()
+        if env.hub_data is None:
+            raise UsageError("VERIHUB_HUB_DATA is not set: start hub servers with `verihub hub serve`")
+        data = env.hub_data
         return cls(
             data=data,
-            db_url=os.environ.get("VERIHUB_HUB_DB", ""),
-            lease_s=float(os.environ.get("VERIHUB_HUB_LEASE_S", "60")),
-            review_fast=os.environ.get("VERIHUB_HUB_REVIEW_FAST") == "1",
-            reverify_share=float(os.environ.get("VERIHUB_HUB_REVERIFY_SHARE", "0.1")),
+            db_url=env.hub_db,
+            lease_s=env.hub_lease_s,
+            review_fast=env.hub_review_fast,
+            reverify_share=env.hub_reverify_share,
         )
 
     def to_env(self) -> dict[str, str]:
