@@ -5,6 +5,7 @@ from __future__ import annotations
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Mount, Route
 
+from hub.server.accounts.authcache import AuthCache
 from hub.server.accounts.ratelimit import FailureLimiter
 from hub.server.bounties import api as bounty_api
 from hub.server.bounties import pages as bounty_pages
@@ -33,6 +34,7 @@ def create_app(config: HubConfig, *, auto_migrate: bool | None = None) -> Starle
     app.state.storage = LocalStorage(config.data)
     app.state.limiter = FailureLimiter(config.auth_failures_per_minute)
     app.state.page_cache = PageCache(config.data)
+    app.state.auth_cache = AuthCache()
     return app
 
 

@@ -39,6 +39,7 @@ class Principal:
     name: str
     scope: str
     is_admin: bool
+    expires_at: dt.datetime | None = None  #: the token's expiry (naive UTC), None when it has none
 
     def allows(self, need: str) -> bool:
         return scope_allows(self.scope, need)
@@ -156,7 +157,9 @@ def authenticate(session: Session, text: str) -> Principal | None:
         with _verified_lock:
             _verified[token_id] = fingerprint
     user = row.user
-    return Principal(user_id=user.id, name=user.name, scope=row.scope, is_admin=user.is_admin)
+    return Principal(
+        user_id=user.id, name=user.name, scope=row.scope, is_admin=user.is_admin, expires_at=row.expires_at
+    )
 
 
 def visible_owner_ids(session: Session, who: Principal | None) -> set[int]:

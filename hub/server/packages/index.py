@@ -126,17 +126,33 @@ def _who_and_scope(request: Request) -> tuple[Principal | None, str]:
     return who, ",".join(str(o) for o in sorted(owners))
 
 
+async def _checked(request: Request, header: str, stamp: tuple[int, int]) -> tuple[Principal | None, str]:
+    """Who ``header`` is and what it may see, from the auth cache when this process checked the
+    same header since the hub's last write (a rate-limited client is refused all the same)."""
+    state = request.app.state
+    client = request.client.host if request.client else "?"
+    hit = state.auth_cache.get(header, stamp)
+    if hit is not None and not state.limiter.blocked(client):
+        return hit  # type: ignore[no-any-return]
+    who, scope = await run_in_threadpool(_who_and_scope, request)
+    if who is not None:
+        state.auth_cache.put(header, stamp, (who, scope), expires_at=who.expires_at)
+    return who, scope
+
+
 def cached(fn: Callable[[Request], Response]) -> Callable[[Request], Awaitable[Response]]:
     """Authenticate, then serve the page from the process's page cache (see
     :mod:`hub.server.core.cache`), keyed by what the requester may see; render it on a miss."""
 
     @functools.wraps(fn)
     async def inner(request: Request) -> Response:
-        # anonymous requests need no thread (no credentials to check)
-        anonymous = "authorization" not in request.headers
-        who, scope = (None, "") if anonymous else await run_in_threadpool(_who_and_scope, request)
-        request.state.who = who
         cache = request.app.state.page_cache
+        header = request.headers.get("authorization")
+        if header is None:  # anonymous requests need no thread (no credentials to check)
+            who, scope = None, ""
+        else:
+            who, scope = await _checked(request, header, cache.stamp())
+        request.state.who = who
         key = (request.url.path, request.url.query, request.headers.get("accept", ""), scope)
         hit = cache.get(key)
         if hit is not None:
