@@ -1,9 +1,8 @@
 """The re-verification queue of pushed runs, kept in the ``runs`` table (``Run.verify_*``).
 
 Every pushed run starts ``pending``. A worker claims the oldest pending run whose lease is unset
-or ran out (its worker died), exactly as :mod:`hub.server.reviews.jobs` claims review jobs: on PostgreSQL
-the candidate row is locked with ``SELECT ... FOR UPDATE SKIP LOCKED``, and on every backend the
-claim itself is a conditional ``UPDATE`` that only one worker can win. A claimed run stays
+or ran out (its worker died), through the same lease queue as review jobs
+(:mod:`hub.server.core.leases`). A claimed run stays
 ``pending`` (the schema has no running state): ``verify_worker`` and ``verify_lease_until`` say who
 holds it until when, and :func:`heartbeat` pushes the lease forward while the regrade runs. A run
 claimed more than :data:`MAX_ATTEMPTS` times without finishing ends in ``error`` with that reason.
@@ -14,20 +13,21 @@ re-verification child wrote (:mod:`hub.server.results.reverify_child`).
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import CursorResult, and_, or_, select, update
+from sqlalchemy import and_, or_
 from sqlalchemy.orm import Session, sessionmaker
 
+from hub.server.core.leases import Queue, claim_next, extend
 from hub.server.core.models import PENDING, UNVERIFIED, VERIFIED, VERIFY_ERROR, Run, utcnow
 from hub.server.core.storage import Storage
 
 __all__ = [
     "MAX_ATTEMPTS",
     "OUTCOMES",
+    "QUEUE",
     "TIMEOUT_S",
     "RunClaim",
     "claim",
@@ -55,11 +55,18 @@ class RunClaim:
     wheel_filename: str
 
 
-def _claimable(now: dt.datetime) -> Any:
-    return and_(
+QUEUE = Queue(
+    model=Run,
+    claimable=lambda now: and_(
         Run.verify_state == PENDING,
         or_(Run.verify_lease_until.is_(None), Run.verify_lease_until < now),
-    )
+    ),
+    held=lambda worker: and_(Run.verify_worker == worker, Run.verify_state == PENDING),
+    worker=Run.verify_worker,
+    attempts=Run.verify_attempts,
+    lease_until=Run.verify_lease_until,
+)
+"""Pushed runs as a lease queue (:mod:`hub.server.core.leases`)."""
 
 
 def _record(session: Session, run: Run, state: str, report: dict[str, Any]) -> None:
@@ -73,25 +80,9 @@ def claim(sessions: sessionmaker[Session], worker: str, lease_s: float) -> RunCl
     """Take the next pending run, or None when there is none."""
     while True:
         with sessions() as session, session.begin():
-            now = utcnow()
-            run = session.scalars(
-                select(Run).where(_claimable(now)).order_by(Run.id).limit(1).with_for_update(skip_locked=True)
-            ).first()
+            run = claim_next(session, QUEUE, worker, lease_s)
             if run is None:
                 return None
-            won: CursorResult[Any] = session.execute(  # type: ignore[assignment]
-                update(Run)
-                .where(Run.id == run.id, _claimable(now))
-                .values(
-                    verify_worker=worker,
-                    verify_attempts=Run.verify_attempts + 1,
-                    verify_lease_until=now + dt.timedelta(seconds=lease_s),
-                )
-                .execution_options(synchronize_session=False)
-            )
-            if won.rowcount != 1:  # another worker got it first: look again
-                continue
-            session.refresh(run)
             if run.verify_attempts > MAX_ATTEMPTS:
                 reason = (
                     f"the re-verification stopped unfinished {MAX_ATTEMPTS} times (worker crash or timeout)"
@@ -112,13 +103,7 @@ def claim(sessions: sessionmaker[Session], worker: str, lease_s: float) -> RunCl
 def heartbeat(sessions: sessionmaker[Session], claim: RunClaim, worker: str, lease_s: float) -> bool:
     """Extend the lease; False when the run is no longer this worker's."""
     with sessions() as session, session.begin():
-        res: CursorResult[Any] = session.execute(  # type: ignore[assignment]
-            update(Run)
-            .where(Run.id == claim.run_id, Run.verify_worker == worker, Run.verify_state == PENDING)
-            .values(verify_lease_until=utcnow() + dt.timedelta(seconds=lease_s))
-            .execution_options(synchronize_session=False)
-        )
-        return bool(res.rowcount == 1)
+        return extend(session, QUEUE, claim.run_id, worker, lease_s)
 
 
 def finish(

@@ -1,26 +1,24 @@
 """The review queue, kept in the database.
 
 A worker claims the oldest job that is queued, or running with an expired lease (its worker
-died: ``kill -9``, a lost machine). On PostgreSQL the candidate row is locked with
-``SELECT ... FOR UPDATE SKIP LOCKED`` so concurrent workers never wait on each other; on
-every backend the claim itself is a conditional ``UPDATE`` that only one worker can win.
+died: ``kill -9``, a lost machine), through the lease queue of :mod:`hub.server.core.leases`.
 While a review runs, its worker pushes ``lease_until`` forward (:func:`heartbeat`). A job that
 was claimed ``MAX_ATTEMPTS`` times without finishing is failed with that explanation.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import CursorResult, and_, or_, select, update
+from sqlalchemy import and_, or_
 from sqlalchemy.orm import Session, sessionmaker
 
+from hub.server.core.leases import Queue, claim_next, extend
 from hub.server.core.models import FAILED, PASSED, QUEUED, RUNNING, Job, Version, utcnow
 
-__all__ = ["MAX_ATTEMPTS", "Claim", "claim", "finish", "heartbeat"]
+__all__ = ["MAX_ATTEMPTS", "QUEUE", "Claim", "claim", "finish", "heartbeat"]
 
 MAX_ATTEMPTS = 3
 
@@ -35,35 +33,25 @@ class Claim:
     bundle_sha256: str
 
 
-def _claimable(now: dt.datetime) -> Any:
-    return or_(Job.state == QUEUED, and_(Job.state == RUNNING, Job.lease_until < now))
+QUEUE = Queue(
+    model=Job,
+    claimable=lambda now: or_(Job.state == QUEUED, and_(Job.state == RUNNING, Job.lease_until < now)),
+    held=lambda worker: and_(Job.worker == worker, Job.state == RUNNING),
+    worker=Job.worker,
+    attempts=Job.attempts,
+    lease_until=Job.lease_until,
+    on_claim=lambda now: {"state": RUNNING, "started_at": now},
+)
+"""The review jobs as a lease queue (:mod:`hub.server.core.leases`)."""
 
 
 def claim(sessions: sessionmaker[Session], worker: str, lease_s: float) -> Claim | None:
     """Take the next job, or None when there is none."""
     while True:
         with sessions() as session, session.begin():
-            now = utcnow()
-            job = session.scalars(
-                select(Job).where(_claimable(now)).order_by(Job.id).limit(1).with_for_update(skip_locked=True)
-            ).first()
+            job = claim_next(session, QUEUE, worker, lease_s)
             if job is None:
                 return None
-            won: CursorResult[Any] = session.execute(  # type: ignore[assignment]
-                update(Job)
-                .where(Job.id == job.id, _claimable(now))
-                .values(
-                    state=RUNNING,
-                    worker=worker,
-                    attempts=Job.attempts + 1,
-                    lease_until=now + dt.timedelta(seconds=lease_s),
-                    started_at=now,
-                )
-                .execution_options(synchronize_session=False)
-            )
-            if won.rowcount != 1:  # another worker got it first: look again
-                continue
-            session.refresh(job)
             version = session.get(Version, job.version_id)
             assert version is not None
             if job.attempts > MAX_ATTEMPTS:
@@ -87,13 +75,7 @@ def claim(sessions: sessionmaker[Session], worker: str, lease_s: float) -> Claim
 def heartbeat(sessions: sessionmaker[Session], claim: Claim, worker: str, lease_s: float) -> bool:
     """Extend the lease; False when the job is no longer this worker's."""
     with sessions() as session, session.begin():
-        res: CursorResult[Any] = session.execute(  # type: ignore[assignment]
-            update(Job)
-            .where(Job.id == claim.job_id, Job.worker == worker, Job.state == RUNNING)
-            .values(lease_until=utcnow() + dt.timedelta(seconds=lease_s))
-            .execution_options(synchronize_session=False)
-        )
-        return bool(res.rowcount == 1)
+        return extend(session, QUEUE, claim.job_id, worker, lease_s)
 
 
 def _finish(session: Session, job: Job, version: Version, *, passed: bool, report: dict[str, Any]) -> None:
