@@ -19,7 +19,7 @@ import tarfile
 import tempfile
 import zipfile
 import zlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -107,11 +107,43 @@ def _ratio_ok(unpacked: int, packed: int, limits: Limits) -> bool:
 
 def unpack_upload(archive: Path, dest: Path, limits: Limits) -> Path:
     """Unpack the uploaded ``archive`` into the empty folder ``dest``; returns ``dest``."""
+    unpack_archive(archive, dest, limits)
+    return dest
+
+
+def _kind(member: tarfile.TarInfo) -> str:
+    return "symlink" if member.issym() else "hard link" if member.islnk() else "special file"
+
+
+def unpack_archive(
+    archive: Path,
+    dest: Path,
+    limits: Limits,
+    *,
+    names: Collection[str] | None = None,
+    what: str = "this archive",
+    holds: str = "",
+    bomb_ratio: bool = True,
+) -> list[str]:
+    """The one safe reader of a gzipped tar: unpack ``archive`` into the folder ``dest``; returns
+    the files written, in archive order.
+
+    The archive is read as one stream through the caps of ``limits`` (its compressed size, the
+    decompressed stream with tar headers, the members' bytes, their number and, with
+    ``bomb_ratio``, the expansion ratio). Every member must have a safe relative name and be a
+    regular file (or a folder, unless ``names`` is given); with ``names``, only those files, each
+    once (``what`` names such an archive and ``holds`` says what it holds, for the messages).
+    Files are created with ``O_EXCL | O_NOFOLLOW``. Raises :class:`ArchiveError` at the first
+    refusal, before reading further; ``dest`` may then hold partial files, so unpack into a
+    temporary folder.
+    """
     packed = archive.stat().st_size
     if packed > limits.max_upload_bytes:
         raise ArchiveError(
             f"the upload is {packed} bytes; the cap is {limits.max_upload_bytes}", Problem.TOO_LARGE
         )
+    only = f"; {holds}" if holds else ""
+    written: list[str] = []
     total = members = 0
     try:  # read as a stream through the cap, so that tar headers (a huge pax header) count too
         with (
@@ -126,13 +158,18 @@ def unpack_upload(archive: Path, dest: Path, limits: Limits) -> Path:
                         f"the archive has more than {limits.max_members} members", Problem.TOO_LARGE
                     )
                 rel = safe_member_name(member.name)
-                target = dest / rel
-                if member.isdir():
-                    target.mkdir(parents=True, exist_ok=True)
+                if member.isdir() and names is None:
+                    (dest / rel).mkdir(parents=True, exist_ok=True)
                     continue
+                if member.isdir():
+                    raise ArchiveError(f"archive member {member.name!r} is a folder{only}")
                 if not member.isreg():
-                    kind = "symlink" if member.issym() else "hard link" if member.islnk() else "special file"
-                    raise ArchiveError(f"archive member {member.name!r} is a {kind}; only files are allowed")
+                    raise ArchiveError(
+                        f"archive member {member.name!r} is a {_kind(member)}; only regular files are allowed"
+                    )
+                if names is not None and member.name not in names:
+                    raise ArchiveError(f"archive member {member.name!r} is not part of {what}{only}")
+                target = dest / rel
                 target.parent.mkdir(parents=True, exist_ok=True)
                 src = tf.extractfile(member)
                 if src is None:  # pragma: no cover - regular members always have data
@@ -146,17 +183,18 @@ def unpack_upload(archive: Path, dest: Path, limits: Limits) -> Path:
                                 f"the archive unpacks to more than {limits.max_unpacked_bytes} bytes",
                                 Problem.TOO_LARGE,
                             )
-                        if not _ratio_ok(total, packed, limits):
+                        if bomb_ratio and not _ratio_ok(total, packed, limits):
                             raise ArchiveError(
                                 f"the archive expands more than {limits.max_ratio:g}x (an archive bomb?)",
                                 Problem.TOO_LARGE,
                             )
                         out.write(chunk)
+                written.append(rel.as_posix())
     except FileExistsError as exc:
-        raise ArchiveError(f"the archive lists {exc.filename} twice") from exc
+        raise ArchiveError(f"the archive lists {Path(str(exc.filename)).name} twice") from exc
     except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         raise ArchiveError(f"the upload is not a gzipped tar archive ({type(exc).__name__})") from exc
-    return dest
+    return written
 
 
 def check_wheel(path: Path, limits: Limits) -> None:

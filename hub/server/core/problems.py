@@ -33,7 +33,7 @@ class Problem(enum.Enum):
     RATE_LIMITED = "rate_limited"  #: too many failures; wait
 
 
-class HubProblem(Exception):
+class HubProblem(ValueError):
     """A refusal: the message says what is wrong and what to do next; ``problem`` its kind."""
 
     def __init__(self, message: str, problem: Problem = Problem.INVALID) -> None:

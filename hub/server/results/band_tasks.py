@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-import tarfile
+import tempfile
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Literal
@@ -117,27 +117,24 @@ def _opening(messages: Sequence[Message]) -> tuple[Message, ...]:
 def tasks_from_archive(archive: Path) -> list[Task] | str:
     """The tasks of a pushed run as its rollouts recorded them (id and opening messages; the hub
     never runs an environment's code, so ``answer`` and ``metadata`` are unknown), or why not."""
-    try:
-        with tarfile.open(archive, mode="r:*") as tf:
-            member = next(
-                (m for m in tf if m.isfile() and Path(m.name).name == "rollouts.jsonl"),
-                None,
-            )
-            if member is None:
-                return "the stored run has no rollouts.jsonl"
-            if member.size > _MAX_ROLLOUTS_BYTES:
+    from hub.server.core.config import Limits
+    from hub.server.results.runpack import unpack_run
+
+    with tempfile.TemporaryDirectory(prefix="verihub-band-") as tmp:
+        try:
+            run = unpack_run(archive, Path(tmp) / "run", Limits())  # the reader that took the push
+            rollouts = run / "rollouts.jsonl"
+            if rollouts.stat().st_size > _MAX_ROLLOUTS_BYTES:
                 return "the stored rollouts are too large to read here"
-            fh = tf.extractfile(member)
-            if fh is None:
-                return "the stored rollouts cannot be read"
             prompts: dict[str, tuple[Message, ...]] = {}
-            for line in fh:
-                if line.strip():
-                    r = Rollout.model_validate_json(line)
-                    if r.task_id not in prompts or r.rollout_index == 0:
-                        prompts[r.task_id] = _opening(r.messages)
-    except (OSError, tarfile.TarError, ValidationError) as exc:
-        return f"the stored run cannot be read ({type(exc).__name__})"
+            with rollouts.open("rb") as fh:
+                for line in fh:
+                    if line.strip():
+                        r = Rollout.model_validate_json(line)
+                        if r.task_id not in prompts or r.rollout_index == 0:
+                            prompts[r.task_id] = _opening(r.messages)
+        except (OSError, ValueError) as exc:  # ArchiveError and ValidationError are ValueErrors
+            return f"the stored run cannot be read ({type(exc).__name__})"
     return [Task(id=tid, prompt=msgs) for tid, msgs in prompts.items()]
 
 

@@ -28,7 +28,6 @@ import random
 import secrets
 import shutil
 import sys
-import tarfile
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -39,8 +38,10 @@ from hub.env.types import Rollout
 from hub.review.check import CheckOptions
 from hub.review.check.regrade import RegradeResult, regrade_sandboxed
 from hub.run.rundir import RunDir
+from hub.server.core.config import Limits
 from hub.server.core.models import UNVERIFIED, VERIFIED, VERIFY_ERROR
 from hub.server.results.band_tasks import MAX_TASKS_BYTES, dump_tasks
+from hub.server.results.runpack import unpack_run
 
 __all__ = ["MIN_SAMPLE", "draw_sample", "reverify_run", "sample_size"]
 
@@ -50,7 +51,6 @@ SCAN_CAP = 1_000_000
 
 #: Runs with at most this many gradable rollouts are checked in full; larger ones at least this many.
 MIN_SAMPLE = 20
-_RUN_FILES = ("config.json", "rollouts.jsonl", "summary.json")
 
 
 def sample_size(total: int, share: float) -> int:
@@ -68,17 +68,6 @@ def draw_sample(keys: Sequence[str], share: float, rng: random.Random | None = N
     default), in their original order."""
     chosen = set((rng or secrets.SystemRandom()).sample(list(keys), sample_size(len(keys), share)))
     return [k for k in keys if k in chosen]
-
-
-def _unpack(archive: Path, dest: Path) -> Path:
-    if not hasattr(tarfile, "data_filter"):  # Python before 3.10.12 / 3.11.4
-        raise RuntimeError("this Python's tarfile has no 'data' filter; run the worker on a newer Python")
-    with tarfile.open(archive, "r:gz") as tar:
-        tar.extractall(dest, filter="data")
-    for name in _RUN_FILES:
-        if not (dest / name).is_file():
-            raise ValueError(f"the run archive has no {name}")
-    return dest
 
 
 def _gradable(run: Path) -> tuple[dict[str, tuple[bytes, Rollout]], set[str]]:
@@ -126,7 +115,7 @@ def reverify_run(
     the run are written there (see the module docstring)."""
     report: dict[str, Any] = {"share": share, "error": None}
     with tempfile.TemporaryDirectory(prefix="verihub-reverify-") as tmp:
-        run = _unpack(archive, Path(tmp) / "run")
+        run = unpack_run(archive, Path(tmp) / "run", Limits())  # the reader that took the push
         config = RunDir(run).load_config()
         records, task_ids = _gradable(run)
         sample = draw_sample(list(records), share, rng)
