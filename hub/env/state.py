@@ -17,11 +17,12 @@ extension loading. :func:`snapshot` reads a database table by table for comparin
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -37,6 +38,7 @@ __all__ = [
     "StateClosedError",
     "snapshot",
     "snapshot_diff",
+    "table_digests",
 ]
 
 MAX_SEED_BYTES = 64 * 1024 * 1024
@@ -44,7 +46,7 @@ MAX_SEED_BYTES = 64 * 1024 * 1024
 
 Storage = Literal["memory", "file"]
 Snapshot = dict[str, list[tuple[Any, ...]]]
-"""Table name -> its rows (volatile columns left out), in SQLite's order of all their columns."""
+"""Table name -> its rows (volatile columns left out), in a canonical order (primary key, or all columns)."""
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _DENIED = frozenset({sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH})
@@ -54,8 +56,7 @@ class StateClosedError(RuntimeError):
     """The rollout's database was used after the rollout ended."""
 
 
-def _authorize(action: int, arg1: str | None, arg2: str | None, db: str | None, trigger: str | None) -> int:
-    return sqlite3.SQLITE_DENY if action in _DENIED else sqlite3.SQLITE_OK
+_WRITES = frozenset({sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE})
 
 
 class SeedDatabase:
@@ -70,6 +71,7 @@ class SeedDatabase:
             raise EnvironmentDefinitionError(f"seed database {name} is not a SQLite database")
         self.image = image
         self.name = name
+        self._digests: dict[tuple[tuple[str, tuple[str, ...]], ...], dict[str, str]] = {}
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str], *, max_bytes: int = MAX_SEED_BYTES) -> SeedDatabase:
@@ -135,6 +137,17 @@ class SeedDatabase:
         finally:
             db.close()
 
+    def digests(self, volatile: Mapping[str, Sequence[str]] | None = None) -> dict[str, str]:
+        """:func:`table_digests` of the seed itself (computed once per ``volatile``)."""
+        key = tuple(sorted((k, tuple(v)) for k, v in (volatile or {}).items()))
+        if key not in self._digests:
+            db = self.open()
+            try:
+                self._digests[key] = table_digests(db.connection, volatile)
+            finally:
+                db.close()
+        return self._digests[key]
+
 
 class RolloutDatabase:
     """One rollout's copy of the state: the handle its tools receive.
@@ -146,7 +159,20 @@ class RolloutDatabase:
     """
 
     def __init__(self, conn: sqlite3.Connection, *, path: str | None) -> None:
-        conn.set_authorizer(_authorize)
+        self.written: set[str] = set()
+        """Tables a statement of this connection may have changed (the others equal the seed)."""
+        written = self.written
+
+        def authorize(
+            action: int, arg1: str | None, arg2: str | None, db: str | None, trigger: str | None
+        ) -> int:
+            if action in _DENIED:
+                return sqlite3.SQLITE_DENY
+            if action in _WRITES and arg1 is not None:
+                written.add(arg1)
+            return sqlite3.SQLITE_OK
+
+        conn.set_authorizer(authorize)
         conn.row_factory = sqlite3.Row
         self._conn: sqlite3.Connection | None = conn
         self.path = path
@@ -221,17 +247,50 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def snapshot(conn: sqlite3.Connection, volatile: Mapping[str, Sequence[str]] | None = None) -> Snapshot:
-    """Every user table's rows, ``volatile`` columns (table -> names) left out, rows sorted."""
+def _columns(
+    conn: sqlite3.Connection, volatile: Mapping[str, Sequence[str]], tables: Iterable[str] | None
+) -> dict[str, tuple[list[str], str]]:
+    """Table -> (compared columns, ORDER BY clause). A primary key that is compared orders the
+    rows by itself (no sort: the table's own order); otherwise every compared column does."""
+    wanted = None if tables is None else set(tables)
+    names = [
+        str(r[0])
+        for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        )
+    ]
+    out: dict[str, tuple[list[str], str]] = {}
+    for table in names:
+        if wanted is not None and table not in wanted:
+            continue
+        skip = set(volatile.get(table, ()))
+        info = [(str(r[1]), int(r[5])) for r in conn.execute(f"PRAGMA table_info({_quote(table)})")]
+        cols = [name for name, _ in info if name not in skip]
+        key = [name for name, pk in sorted(info, key=lambda x: x[1]) if pk > 0]
+        order = key if key and not skip.intersection(key) else cols
+        out[table] = (cols, ", ".join(map(_quote, order)))
+    return out
+
+
+def snapshot(
+    conn: sqlite3.Connection,
+    volatile: Mapping[str, Sequence[str]] | None = None,
+    tables: Iterable[str] | None = None,
+) -> Snapshot:
+    """Every user table's rows (or those of ``tables``), ``volatile`` columns (table -> names)
+    left out, rows sorted."""
     volatile = volatile or {}
-    tables = [
+    wanted = None if tables is None else set(tables)
+    names = [
         str(r[0])
         for r in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
         )
     ]
     out: Snapshot = {}
-    for table in tables:
+    for table in names:
+        if wanted is not None and table not in wanted:
+            continue
         skip = set(volatile.get(table, ()))
         cols = [
             str(r[1]) for r in conn.execute(f"PRAGMA table_info({_quote(table)})") if str(r[1]) not in skip
@@ -242,6 +301,27 @@ def snapshot(conn: sqlite3.Connection, volatile: Mapping[str, Sequence[str]] | N
         listed = ", ".join(map(_quote, cols))
         rows = conn.execute(f"SELECT {listed} FROM {_quote(table)} ORDER BY {listed}").fetchall()
         out[table] = [tuple(r) for r in rows]
+    return out
+
+
+def table_digests(
+    conn: sqlite3.Connection,
+    volatile: Mapping[str, Sequence[str]] | None = None,
+    tables: Iterable[str] | None = None,
+) -> dict[str, str]:
+    """A SHA-256 of each table's rows as :func:`snapshot` reads them, computed inside SQLite
+    (each value ``quote()``-d, so types stay apart): no Python object per row."""
+    volatile = volatile or {}
+    out: dict[str, str] = {}
+    for table, (cols, order) in _columns(conn, volatile, tables).items():
+        if not cols:
+            out[table] = hashlib.sha256(b"").hexdigest()
+            continue
+        row = " || char(31) || ".join(f"quote({_quote(c)})" for c in cols)
+        inner = f"SELECT {row} AS r FROM {_quote(table)} ORDER BY {order}"
+        sql = f"SELECT group_concat(r, char(30)) FROM ({inner})"
+        text = conn.execute(sql).fetchone()[0] or ""
+        out[table] = hashlib.sha256(str(text).encode()).hexdigest()
     return out
 
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import hashlib
 import inspect
 import itertools
 import json
@@ -35,12 +34,20 @@ import tempfile
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from graders.grade import Grade
 from hub.env.environment import TaskSource
 from hub.env.errors import EnvironmentDefinitionError
-from hub.env.state import RolloutDatabase, SeedDatabase, Snapshot, Storage, snapshot, snapshot_diff
+from hub.env.state import (
+    RolloutDatabase,
+    SeedDatabase,
+    Snapshot,
+    Storage,
+    snapshot,
+    snapshot_diff,
+    table_digests,
+)
 from hub.env.state_grading import (
     Action,
     StateRequirements,
@@ -51,7 +58,7 @@ from hub.env.state_grading import (
 from hub.env.tools import MAX_CALLS_PER_TURN, Tool, ToolEnv
 from hub.env.types import Message, Rollout, State, Step, Task
 
-__all__ = ["STATE_KEY", "StatefulToolEnv"]
+__all__ = ["STATE_KEY", "Replay", "StatefulToolEnv"]
 
 STATE_KEY = "verihub_state"
 """``state.data`` key of the rollout's database (and the key tools receive it under)."""
@@ -130,7 +137,7 @@ class StatefulToolEnv(ToolEnv):
         self._seed = seed
         self._live: weakref.WeakSet[RolloutDatabase] = weakref.WeakSet()
         self._folder: str | None = None
-        self._gold_digest: dict[str, str] = {}
+        self._gold_digest: dict[str, tuple[frozenset[str], dict[str, str]]] = {}
         if verify_gold:
             self.verify_gold(verify_gold)
 
@@ -199,12 +206,25 @@ class StatefulToolEnv(ToolEnv):
             return f"error: {type(exc).__name__}: {exc}"
         return result if isinstance(result, str) else json.dumps(result, default=str)
 
-    def replay(self, task: Task, actions: Sequence[Action]) -> tuple[Snapshot, list[str]]:
-        """The final state (and each action's result) of ``actions`` on a fresh copy."""
+    def replay(
+        self,
+        task: Task,
+        actions: Sequence[Action],
+        *,
+        tables: Iterable[str] | None = None,
+        rows: bool = False,
+        digest: bool = True,
+    ) -> Replay:
+        """``actions`` on a fresh copy: digests (and with ``rows``, the rows) of the tables they
+        wrote and of ``tables`` (of every table when ``tables`` is None), and each action's result."""
         db = self.seed_for(task).open()
         try:
             results = [self.call_now(db, a) for a in actions]
-            return snapshot(db.connection, self.volatile), results
+            written = frozenset(db.written)
+            listed = None if tables is None else written | set(tables)
+            digests = table_digests(db.connection, self.volatile, listed) if digest else {}
+            state = snapshot(db.connection, self.volatile, listed) if rows else {}
+            return Replay(digests, state, results, written)
         finally:
             db.close()
 
@@ -220,53 +240,71 @@ class StatefulToolEnv(ToolEnv):
     def gold_actions(self, task: Task) -> tuple[Action, ...]:
         return self.requirements(task).gold_actions
 
-    def _gold(self, task: Task) -> tuple[Snapshot, list[str]]:
+    def _gold(
+        self, task: Task, tables: Iterable[str] = (), *, rows: bool = False, digest: bool = True
+    ) -> Replay:
         spec = self.requirements(task)
-        state, results = self.replay(task, spec.gold_actions)
-        for i, (action, result) in enumerate(zip(spec.gold_actions, results, strict=True)):
+        gold = self.replay(task, spec.gold_actions, tables=tables, rows=rows, digest=digest)
+        for i, (action, result) in enumerate(zip(spec.gold_actions, gold.results, strict=True)):
             if result.startswith("error"):
                 raise EnvironmentDefinitionError(
                     f"task {task.id}: gold action {i + 1} ({action.name}) fails on replay: {result[:200]}"
                 )
-        return state, results
+        if digest:
+            self._gold_digest[task.id] = (gold.written, {t: gold.digests[t] for t in gold.written})
+        return gold
 
-    def verify_gold(self, per_split: int) -> None:
-        """Replay the gold actions of up to ``per_split`` tasks of each split, twice."""
+    def verify_gold(self, per_split: int, *, twice: int = 16) -> None:
+        """Replay the gold actions of up to ``per_split`` tasks of each split (the first ``twice``
+        of them twice, to catch tools that are not deterministic; the others' final states are
+        read when a rollout of theirs is first graded)."""
         for split in self.splits:
             tasks: Iterable[Task] = self.tasks(split)
-            for task in itertools.islice(tasks, per_split):
-                first, _ = self._gold(task)
-                second, _ = self._gold(task)
-                if first != second:
+            for i, task in enumerate(itertools.islice(tasks, per_split)):
+                first = self._gold(task, digest=i < twice)
+                if i >= twice:
+                    continue
+                second = self._gold(task)
+                if first.digests != second.digests:
+                    again = [self._gold(task, rows=True).state for _ in range(2)]
                     raise EnvironmentDefinitionError(
                         f"task {task.id}: two replays of its gold actions end in different states "
                         "(a tool is not deterministic; declare its changing columns volatile): "
-                        + "; ".join(snapshot_diff(first, second))
+                        + "; ".join(snapshot_diff(*again))
                     )
-                self._gold_digest[task.id] = _digest(first)
 
     async def grade(self, task: Task, rollout: Rollout) -> Grade:
         spec = self.requirements(task)
         actions = executed_actions(rollout.messages)
         equal, diff = True, []
         if spec.check_state:
-            got, _ = self.replay(task, actions)
-            want_digest = self._gold_digest.get(task.id)
-            if want_digest is None or _digest(got) != want_digest:
-                want, _ = self._gold(task)
-                self._gold_digest[task.id] = _digest(want)
-                equal = got == want
-                diff = snapshot_diff(got, want) if not equal else []
+            if task.id not in self._gold_digest:
+                self._gold(task)
+            gold_written, gold_digests = self._gold_digest[task.id]
+            got = self.replay(task, actions, tables=gold_written)
+            seed_digests = self.seed_for(task).digests(self.volatile)
+            want = {t: gold_digests.get(t, seed_digests.get(t)) for t in got.digests}
+            equal = got.digests == want
+            if not equal:
+                tables = got.written | gold_written
+                mine = self.replay(task, actions, tables=tables, rows=True).state
+                diff = snapshot_diff(mine, self._gold(task, tables=tables, rows=True).state)
         return grade_requirements(
             spec, actions=actions, completion=rollout.completion, state_equal=equal, state_diff=diff
         )
+
+
+class Replay(NamedTuple):
+    """What a replay left: digests of the tables it looked at (their rows when asked), each
+    action's result, and the tables its statements wrote."""
+
+    digests: dict[str, str]
+    state: Snapshot
+    results: list[str]
+    written: frozenset[str]
 
 
 def _close_ref(ref: weakref.ref[RolloutDatabase]) -> None:
     db = ref()
     if db is not None:
         db.close()
-
-
-def _digest(state: Snapshot) -> str:
-    return hashlib.sha256(repr(sorted(state.items())).encode()).hexdigest()

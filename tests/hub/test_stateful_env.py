@@ -82,8 +82,17 @@ async def test_an_interrupted_rollout_leaves_no_database_file(tmp_path: Path, ho
     files = lambda: list(Path(env._folder or tmp_path).glob("verihub-state-*"))  # noqa: E731
     if how == "cancel":
         job = asyncio.ensure_future(rollout())
-        await asyncio.sleep(0.05)
-        assert len(files()) == 1
+        for _ in range(500):  # until the rollout has made its call and sleeps
+            await asyncio.sleep(0.01)
+            if (
+                env._live
+                and next(iter(env._live)).query("SELECT balance FROM accounts WHERE name = 'alice'")[0][
+                    "balance"
+                ]
+                == 101
+            ):
+                break
+        assert len([f for f in files() if f.suffix == ".sqlite"]) == 1
         job.cancel()
         with pytest.raises(asyncio.CancelledError):
             await job
