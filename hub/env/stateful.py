@@ -14,7 +14,8 @@ A tool's first parameter receives the rollout's :class:`~hub.env.state.RolloutDa
 model sees only the other parameters. Each call is one transaction (rolled back when the tool
 raises or returns text starting with ``error``). The copy is made at ``reset`` and closed when
 the episode ends, when the rollout's state is dropped (cancelled, timed out, crashed: the
-runner lets go of it), when the asyncio task that opened it ends, and at :meth:`aclose`.
+runner lets go of it; a sandboxed environment's server drops it on ``release``), and at
+:meth:`aclose`. Reset and steps may run in different asyncio tasks.
 
 Grading (:mod:`hub.env.state_grading`) replays the transcript's successful calls on a fresh copy
 and compares the result with the gold replay, so a grade depends on the record alone (``verihub
@@ -25,7 +26,6 @@ action, a task without requirements or a tool whose results differ between repla
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import inspect
 import itertools
@@ -162,17 +162,17 @@ class StatefulToolEnv(ToolEnv):
         db = self.open_state(task)
         state.data[STATE_KEY] = db
         weakref.finalize(state, db.close)  # cancelled, timed out, crashed: the state is dropped
-        current = asyncio.current_task()
-        if current is not None:  # a cancelled run ends its tasks before dropping their frames
-            ref = weakref.ref(db)
-            current.add_done_callback(lambda _task: _close_ref(ref))
         return state
 
     def tool_context(self, state: State) -> Mapping[str, Any]:
         return {STATE_KEY: state.data[STATE_KEY]}
 
     async def step(self, state: State, action: Message) -> Step:
-        step = await super().step(state, action)
+        try:
+            step = await super().step(state, action)
+        except BaseException:  # cancelled or timed out during a tool call: the rollout is over
+            self.close_state(state)
+            raise
         if step.terminated or step.truncated:
             self.close_state(state)
         return step
@@ -302,9 +302,3 @@ class Replay(NamedTuple):
     state: Snapshot
     results: list[str]
     written: frozenset[str]
-
-
-def _close_ref(ref: weakref.ref[RolloutDatabase]) -> None:
-    db = ref()
-    if db is not None:
-        db.close()

@@ -80,32 +80,33 @@ async def test_an_interrupted_rollout_leaves_no_database_file(tmp_path: Path, ho
         await asyncio.sleep(3600)
 
     files = lambda: list(Path(env._folder or tmp_path).glob("verihub-state-*"))  # noqa: E731
+    # the database closes when the rollout's state is dropped, and at aclose at the latest
     if how == "cancel":
         job = asyncio.ensure_future(rollout())
         for _ in range(500):  # until the rollout has made its call and sleeps
             await asyncio.sleep(0.01)
-            if (
-                env._live
-                and next(iter(env._live)).query("SELECT balance FROM accounts WHERE name = 'alice'")[0][
-                    "balance"
-                ]
-                == 101
-            ):
+            live = list(env._live)
+            if live and live[0].one("SELECT balance FROM accounts WHERE name = 'alice'") == {"balance": 101}:
                 break
         assert len([f for f in files() if f.suffix == ".sqlite"]) == 1
         job.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await job
-    elif how == "timeout":
-        with pytest.raises(asyncio.TimeoutError):
-            await asyncio.wait_for(rollout(), timeout=0.05)
+        outcome = await asyncio.gather(job, return_exceptions=True)
+        assert isinstance(outcome[0], asyncio.CancelledError)
     else:
-        with pytest.raises(RuntimeError):
-            await rollout()
+        try:
+            if how == "timeout":
+                await asyncio.wait_for(rollout(), timeout=0.05)
+            else:
+                await rollout()
+        except (asyncio.TimeoutError, RuntimeError) as exc:
+            assert isinstance(exc, asyncio.TimeoutError if how == "timeout" else RuntimeError)
+        else:
+            raise AssertionError("the rollout should have failed")
     gc.collect()
-    assert files() == [] and env.live_states() == 0
-    await env.aclose()
-    assert env._folder is None
+    if how == "crash":  # the failed rollout's state is dropped at once, and its database with it
+        assert files() == [] and env.live_states() == 0
+    await env.aclose()  # evaluate() does this when a run ends, on success, failure or cancel
+    assert files() == [] and env.live_states() == 0 and env._folder is None
 
 
 async def test_aclose_closes_what_is_still_open() -> None:
@@ -233,3 +234,20 @@ def test_a_task_answer_is_never_a_plain_string_for_the_model() -> None:
     env = make_env()
     t: Task = next(iter(env.tasks()))
     assert "gold_actions" in t.answer and "deposit" not in (t.prompt if isinstance(t.prompt, str) else "")
+
+
+async def test_a_rollout_cancelled_during_a_tool_call_closes_its_database_at_once() -> None:
+    env = make_env(storage="file")
+    state = await env.reset(TASKS[0])
+    db = state.data[STATE_KEY]
+    with db.transaction():  # an earlier call still holds the database: the next one waits
+        job = asyncio.ensure_future(env.step(state, call("deposit", name="alice", amount=1)))
+        await asyncio.sleep(0.05)
+        job.cancel()
+        assert isinstance((await asyncio.gather(job, return_exceptions=True))[0], asyncio.CancelledError)
+    for _ in range(200):  # the abandoned call's thread may take the lock first; it closes after it
+        if db.closed:
+            break
+        await asyncio.sleep(0.01)
+    assert db.closed and db.path is not None and not Path(db.path).exists()
+    await env.aclose()
