@@ -20,8 +20,9 @@ runner lets go of it; a sandboxed environment's server drops it on ``release``),
 Grading (:mod:`hub.env.state_grading`) replays the transcript's successful calls on a fresh copy
 and compares the result with the gold replay, so a grade depends on the record alone (``verihub
 regrade`` works) and tools must be deterministic apart from the declared volatile columns. At load
-the gold actions of every task (up to ``verify_gold`` per split) are replayed twice: a failing
-action, a task without requirements or a tool whose results differ between replays is refused.
+the gold actions of every task (up to ``verify_gold`` per split) are replayed, the first 16 of
+each split twice: a failing action, a task without requirements or a tool whose results differ
+between two replays is refused.
 """
 
 from __future__ import annotations
@@ -30,10 +31,10 @@ import dataclasses
 import inspect
 import itertools
 import json
+import shutil
 import tempfile
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from graders.grade import Grade
@@ -186,9 +187,7 @@ class StatefulToolEnv(ToolEnv):
         for db in list(self._live):
             db.close()
         if self._folder is not None:
-            for leftover in Path(self._folder).glob("verihub-state-*"):
-                leftover.unlink(missing_ok=True)
-            Path(self._folder).rmdir()
+            shutil.rmtree(self._folder, ignore_errors=True)
             self._folder = None
         await super().aclose()
 
