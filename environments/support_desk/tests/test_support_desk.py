@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -166,3 +167,11 @@ def test_the_system_prompt_states_the_policies(env: StatefulToolEnv) -> None:
     prompt = env.system_prompt or ""
     for phrase in ("30 days", "60 days", "$100.00", "never yourself", "on-call supervisor"):
         assert phrase in prompt
+
+
+async def test_gold_as_a_model_earns_one_on_every_rollout_and_reports_pass_hat_k(tmp_path: Path) -> None:
+    from hub.run.evaluate import evaluate
+
+    summary = await evaluate("support_desk", model="gold", out=tmp_path / "run", num_tasks=12, rollouts=2)
+    assert summary.n_rollouts == 24 and summary.mean_reward == 1.0
+    assert summary.pass_all_k == {"1": 1.0, "2": 1.0}
