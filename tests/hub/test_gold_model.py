@@ -56,3 +56,17 @@ async def test_gold_answers_plainly_for_an_unknown_opening() -> None:
 def test_gold_needs_stateful_tasks() -> None:
     with pytest.raises(UsageError, match="gold actions"):
         GoldClient([Task(id="t", prompt="2+2", answer="4")], None)
+
+
+async def test_rollouts_cut_by_the_turn_limit_leave_no_database_open(tmp_path: Path) -> None:
+    env = make_env(storage="file")
+    config = make_config("bank", num_tasks=len(TASKS), rollouts=2, max_turns=1, model="gold", base_url=None)
+    rundir = RunDir(tmp_path / "run")
+    rundir.create(config)
+    await Runner(env=env, client=GoldClient(TASKS, None), config=config, rundir=rundir).run(TASKS)
+    rollouts = list(rundir.iter_rollouts())
+    assert len(rollouts) == 6 and all(r.truncated for r in rollouts)
+    assert {r.task_id for r in rollouts if r.passed} == {"pay-alice", "pay-bob"}  # one call was enough
+    assert env.live_states() == 0  # the runner dropped each state as its rollout ended
+    assert env._folder is not None and list(Path(env._folder).iterdir()) == []
+    await env.aclose()
