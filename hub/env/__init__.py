@@ -10,6 +10,7 @@ Reading guide:
 - :mod:`hub.env.stateful`: ``StatefulToolEnv``, tools on a rollout's own database.
 - :mod:`hub.env.state_grading`: a stateful task's requirements and grading against them.
 - :mod:`hub.env.mcp_serve`: a tool environment's tools over MCP stdio (``verihub mcp-serve``).
+- :mod:`hub.env.mcp_tools`: ``McpToolEnv``, tools from an MCP server started per rollout.
 - :mod:`hub.env.pooled`: ``PooledGrade``, synchronous grading in a worker pool with a hard timeout.
 - :mod:`hub.env.grading`: grading one rollout under a time limit, choosing a split's tasks.
 - :mod:`hub.env.rewards`: an environment as an RL reward function and a training dataset.
