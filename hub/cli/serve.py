@@ -14,7 +14,7 @@ from hub.cli.app import app
 from hub.env.errors import UsageError
 from hub.run.local_model import LOCAL_MODELS, LocalModelServer
 
-__all__ = ["serve_model_cmd"]
+__all__ = ["mcp_serve_cmd", "serve_model_cmd"]
 
 
 def _is_loopback(host: str) -> bool:
@@ -69,3 +69,22 @@ def serve_model_cmd(
             signal.signal(sig, handler)
     sys.stdout.write("stopped\n")
     sys.stdout.flush()
+
+
+@app.command("mcp-serve")
+def mcp_serve_cmd(
+    env_id: str = typer.Argument(..., help="an installed environment with tools (a ToolEnv)"),
+    task: str = typer.Option(
+        None, "--task", help="the task whose state the session gets (default: the first)"
+    ),
+    split: str = typer.Option("test", "--split", help="the split the task is taken from"),
+) -> None:
+    """Serve an environment's tools over MCP on stdin/stdout (each session: its own state copy).
+
+    An MCP client starts it as a stdio server, e.g. command `verihub`, args `mcp-serve support_desk`.
+    """
+    from hub.env import aio
+    from hub.env.mcp_serve import serve_stdio
+    from hub.registry.entrypoints import load_environment
+
+    aio.run(serve_stdio(load_environment(env_id), task_id=task, split=split))  # type: ignore[arg-type]

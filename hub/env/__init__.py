@@ -6,6 +6,11 @@ Reading guide:
 - :mod:`hub.env.environment`: ``Environment`` and its subclasses ``SingleTurnEnv``,
   ``MultiTurnEnv``, ``GradedEnv`` (start here; its docstring is the guide to writing one).
 - :mod:`hub.env.tools`: ``ToolEnv`` and typed Python functions as OpenAI tools.
+- :mod:`hub.env.state`: per-rollout SQLite state (``SeedDatabase``, ``RolloutDatabase``, snapshots).
+- :mod:`hub.env.stateful`: ``StatefulToolEnv``, tools on a rollout's own database.
+- :mod:`hub.env.state_grading`: a stateful task's requirements and grading against them.
+- :mod:`hub.env.mcp_serve`: a tool environment's tools over MCP stdio (``verihub mcp-serve``).
+- :mod:`hub.env.mcp_tools`: ``McpToolEnv``, tools from an MCP server started per rollout.
 - :mod:`hub.env.pooled`: ``PooledGrade``, synchronous grading in a worker pool with a hard timeout.
 - :mod:`hub.env.grading`: grading one rollout under a time limit, choosing a split's tasks.
 - :mod:`hub.env.rewards`: an environment as an RL reward function and a training dataset.
@@ -27,10 +32,14 @@ from hub.env.errors import (
 )
 from hub.env.grading import grade_rollout, select_tasks
 from hub.env.pooled import PooledGrade
+from hub.env.state import RolloutDatabase, SeedDatabase
+from hub.env.state_grading import Action, StateRequirements
+from hub.env.stateful import StatefulToolEnv
 from hub.env.tools import Tool, ToolEnv, tool_schema
 from hub.env.types import Message, Rollout, RolloutError, Sampling, State, Step, Task, Timing, ToolCall, Usage
 
 __all__ = [
+    "Action",
     "Environment",
     "EnvironmentDefinitionError",
     "GradedEnv",
@@ -39,11 +48,15 @@ __all__ = [
     "MultiTurnEnv",
     "PooledGrade",
     "Rollout",
+    "RolloutDatabase",
     "RolloutError",
     "RunDirError",
     "Sampling",
+    "SeedDatabase",
     "SingleTurnEnv",
     "State",
+    "StateRequirements",
+    "StatefulToolEnv",
     "Step",
     "Task",
     "TaskSource",

@@ -54,10 +54,13 @@ class Tool:
     args_model: type[BaseModel]
 
     @classmethod
-    def from_function(cls, fn: Callable[..., Any]) -> Tool:
+    def from_function(cls, fn: Callable[..., Any], *, bound: tuple[str, ...] = ()) -> Tool:
+        """``bound``: parameters the environment fills in (a rollout's state), kept out of the schema."""
         sig = inspect.signature(fn)
         fields: dict[str, Any] = {}
         for pname, param in sig.parameters.items():
+            if pname in bound:
+                continue
             if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
                 raise EnvironmentDefinitionError(f"tool {fn.__name__}: *args/**kwargs are not supported")
             if param.annotation is inspect.Parameter.empty:
@@ -78,11 +81,12 @@ class Tool:
             "function": {"name": self.name, "description": self.description, "parameters": params},
         }
 
-    async def call(self, arguments: str, *, timeout_s: float) -> str:
+    async def call(self, arguments: str, *, timeout_s: float, bound: Mapping[str, Any] | None = None) -> str:
         """Run the tool on the model's JSON arguments; errors come back as text for the model.
 
         A synchronous tool runs on its own thread; past ``timeout_s`` the model gets a timeout
-        error at once and the thread is abandoned (see the module docstring).
+        error at once and the thread is abandoned (see the module docstring). ``bound`` adds the
+        arguments the environment fills in (never the model).
         """
         if len(arguments) > MAX_ARGUMENT_CHARS:
             return f"error: arguments longer than {MAX_ARGUMENT_CHARS} characters"
@@ -99,6 +103,7 @@ class Tool:
             first = exc.errors()[0]
             return f"error: invalid arguments: {'.'.join(map(str, first['loc']))}: {first['msg']}"
         kwargs = {name: getattr(args, name) for name in type(args).model_fields}
+        kwargs.update(bound or {})
         try:
             if inspect.iscoroutinefunction(self.fn):
                 result = await asyncio.wait_for(self.fn(**kwargs), timeout=timeout_s)
@@ -201,19 +206,26 @@ class ToolEnv(MultiTurnEnv):
             return Step(terminated=True)
         calls = action.tool_calls
         limit = self.max_calls_per_turn
-        replies = [await self._answer(call) for call in calls[:limit]]
+        replies = [await self._answer(call, state) for call in calls[:limit]]
         # every call needs an answer (the next request is rejected otherwise), but past the limit
         # none runs: a message of hundreds of calls must not hold the rollout for hours
         skipped = f"error: too many tool calls in one message (limit {limit}); this call was not run"
         replies += [self._reply(call, skipped) for call in calls[limit:]]
         return Step(messages=tuple(replies))
 
-    async def _answer(self, call: ToolCall) -> Message:
+    def tool_context(self, state: State) -> Mapping[str, Any]:
+        """Arguments the environment gives every tool call of this rollout (none by default;
+        :class:`hub.env.stateful.StatefulToolEnv` gives the rollout's database)."""
+        return {}
+
+    async def _answer(self, call: ToolCall, state: State) -> Message:
         tool = self.tools.get(call.name)
         if tool is None:
             content = f"error: unknown tool {call.name!r}; available: {', '.join(self.tools)}"
         else:
-            content = await tool.call(call.arguments, timeout_s=self.tool_timeout_s)
+            content = await tool.call(
+                call.arguments, timeout_s=self.tool_timeout_s, bound=self.tool_context(state)
+            )
         return self._reply(call, content)
 
     def _reply(self, call: ToolCall, content: str) -> Message:

@@ -27,7 +27,8 @@ from hub.env.grading import TaskSelection
 from hub.env.provenance import recording_sources
 from hub.env.types import Sampling, Task
 from hub.registry.entrypoints import load_environment, package_hash
-from hub.run.client import ClientOptions, OpenAIClient
+from hub.run.client import ChatClient, ClientOptions, OpenAIClient
+from hub.run.gold import GoldClient, is_gold_model
 from hub.run.local_model import LocalModelServer, is_local_model
 from hub.run.metrics import Summary
 from hub.run.regrade import regrade
@@ -80,8 +81,19 @@ class EvalOptions:
 
 
 @contextlib.asynccontextmanager
-async def open_client(model: str, base_url: str | None, options: EvalOptions) -> AsyncIterator[OpenAIClient]:
-    """A ready client for ``model``: the embedded server for ``local:NAME``, else ``base_url``."""
+async def open_client(
+    model: str,
+    base_url: str | None,
+    options: EvalOptions,
+    *,
+    env: Environment | None = None,
+    tasks: Iterable[Task] = (),
+) -> AsyncIterator[ChatClient]:
+    """A ready client for ``model``: the embedded server for ``local:NAME``, the built-in gold
+    policy for ``gold`` (it needs ``env`` and ``tasks``), else ``base_url``."""
+    if is_gold_model(model):
+        yield GoldClient(tasks, env.system_prompt if env is not None else None)
+        return
     with contextlib.ExitStack() as stack:
         if is_local_model(model):
             server = stack.enter_context(
@@ -186,7 +198,7 @@ def prepare_run(
             env_hash=package_hash(env_id),
             env_args=args,
             model=model,
-            base_url=None if is_local_model(model) else base_url,
+            base_url=None if is_local_model(model) or is_gold_model(model) else base_url,
             sampling=sampling or Sampling(),
             seed=seed,
             split=split,
@@ -253,7 +265,7 @@ async def evaluate(
     try:
         rundir.ensure_new()  # fail before starting a model
         env = grading_env(env, config, opts)
-        async with open_client(model, base_url, opts) as client:
+        async with open_client(model, base_url, opts, env=env, tasks=tasks) as client:
             with rundir.writing("eval"):
                 rundir.create(config)
                 return await run_tasks(env, client, config, rundir, tasks, opts)
@@ -292,7 +304,9 @@ async def resume(
     try:
         env = grading_env(env, config, opts)  # the grading backend is not part of the config
         with rundir.writing("eval --resume"):  # before the model starts: a busy run fails fast
-            async with open_client(config.model, base_url or config.base_url, opts) as client:
+            async with open_client(
+                config.model, base_url or config.base_url, opts, env=env, tasks=tasks
+            ) as client:
                 if base_url is not None and base_url != config.base_url:
                     config = config.model_copy(update={"base_url": base_url})
                     rundir.replace_config(config)
@@ -321,7 +335,7 @@ def grading_env(env: Environment, config: RunConfig, options: EvalOptions) -> En
 
 async def run_tasks(
     env: Environment,
-    client: OpenAIClient,
+    client: ChatClient,
     config: RunConfig,
     rundir: RunDir,
     tasks: Iterable[Task],

@@ -22,6 +22,7 @@ CHECK_NAMES: dict[str, str] = {
     "gold": "every reference answer passes its grader",
     "perturbed_gold": "a perturbed reference answer fails",
     "hacking_probes": "reward-hacking probes fail on every sampled task",
+    "stateful_probes": "stateful tasks fail on no action, an answer alone, another task's actions",
     "grading_time": "grading finishes within the time limit",
     "grader_errors": "the grader never crashes on gold, perturbed or hostile input",
     "file_access": "no file is read outside the package and the run directory",

@@ -38,6 +38,7 @@ from hub.review.check.drive import (
     tripwire_results,
 )
 from hub.review.check.report import CHECK_NAMES, CheckReport
+from hub.review.check.stateful_probes import run_stateful_probes
 from hub.sandbox import UNSAFE_BANNER, Limits, RemoteError, unavailable_reason
 from hub.sandbox import run as sandbox_run
 from hub.sandbox.remote import RemoteEnvironment, SandboxDiedError, start_environment
@@ -301,6 +302,9 @@ def _dynamic_checks(stage: Path, env_id: str | None, opts: CheckOptions, report:
         finally:
             again.close()
         run_sync(run_probes(prober, report, gold_tasks=opts.gold_tasks, probe_tasks=opts.probe_tasks))
+        run_sync(
+            run_stateful_probes(prober, report, gold_tasks=opts.gold_tasks, probe_tasks=opts.probe_tasks)
+        )
         prober.noted += env.tripwire()
         finished = True
     except Hung as exc:
