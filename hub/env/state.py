@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -59,6 +60,37 @@ class StateClosedError(RuntimeError):
 _WRITES = frozenset({sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE})
 
 
+def _serialize(conn: sqlite3.Connection) -> bytes:
+    """The database's file image (``Connection.serialize`` from Python 3.11, the backup API before)."""
+    if sys.version_info >= (3, 11):
+        return conn.serialize()
+    with tempfile.TemporaryDirectory(prefix="verihub-seed-") as tmp:
+        path = Path(tmp) / "seed.sqlite"
+        dest = sqlite3.connect(path)
+        try:
+            conn.backup(dest)
+        finally:
+            dest.close()
+        return path.read_bytes()
+
+
+def _deserialize(image: bytes) -> sqlite3.Connection:
+    """A new in-memory connection holding ``image`` (``deserialize`` from 3.11, the backup API before)."""
+    conn = sqlite3.connect(":memory:", check_same_thread=False)
+    if sys.version_info >= (3, 11):
+        conn.deserialize(image)
+        return conn
+    with tempfile.TemporaryDirectory(prefix="verihub-seed-") as tmp:
+        path = Path(tmp) / "seed.sqlite"
+        path.write_bytes(image)
+        src = sqlite3.connect(path)
+        try:
+            src.backup(conn)
+        finally:
+            src.close()
+    return conn
+
+
 class SeedDatabase:
     """The starting state of a task: a SQLite database image, copied for each rollout."""
 
@@ -84,7 +116,7 @@ class SeedDatabase:
             )
         source = sqlite3.connect(f"file:{p}?mode=ro", uri=True)
         try:
-            return cls(source.serialize(), name=str(p), max_bytes=max_bytes)
+            return cls(_serialize(source), name=str(p), max_bytes=max_bytes)
         except sqlite3.DatabaseError as exc:
             raise EnvironmentDefinitionError(f"seed database {p} cannot be read: {exc}") from None
         finally:
@@ -103,7 +135,7 @@ class SeedDatabase:
         try:
             with conn:
                 fill(conn)
-            return cls(conn.serialize(), name=name, max_bytes=max_bytes)
+            return cls(_serialize(conn), name=name, max_bytes=max_bytes)
         finally:
             conn.close()
 
@@ -115,9 +147,7 @@ class SeedDatabase:
     def open(self, *, storage: Storage = "memory", folder: str | None = None) -> RolloutDatabase:
         """A new private copy of this database for one rollout."""
         if storage == "memory":
-            conn = sqlite3.connect(":memory:", check_same_thread=False)
-            conn.deserialize(self.image)
-            return RolloutDatabase(conn, path=None)
+            return RolloutDatabase(_deserialize(self.image), path=None)
         if storage == "file":
             fd, path = tempfile.mkstemp(prefix="verihub-state-", suffix=".sqlite", dir=folder)
             try:
