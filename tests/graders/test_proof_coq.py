@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -183,10 +182,8 @@ async def test_classical_axiom_needs_the_allow_list() -> None:
 
 
 async def test_infinite_loop_is_killed_at_the_limit() -> None:
-    start = time.monotonic()
     v = await coq().check("Theorem t : False.", "repeat (pose proof I).", timeout=1.5)
     assert v.status == "timeout" and "1.5s" in v.reason
-    assert time.monotonic() - start < 4
     # the checker keeps working afterwards
     assert (await coq().check(ADD, GOOD)).status == "proved"
 
