@@ -73,6 +73,7 @@ def test_resolve_errors_say_what_exists() -> None:
         resolve("hubtest_install_tin", cat)
 
 
+@pytest.mark.sandbox
 def test_wrong_hash_is_refused_and_nothing_is_installed(package: tuple[Path, Path, str]) -> None:
     src, _wheel, _good = package
     cat = Catalogue(
@@ -86,6 +87,7 @@ def test_wrong_hash_is_refused_and_nothing_is_installed(package: tuple[Path, Pat
 
 
 @pytest.mark.parametrize("kind", ["wheel", "path"])
+@pytest.mark.sandbox
 def test_install_verifies_hash_then_uninstall(kind: str, package: tuple[Path, Path, str]) -> None:
     src, wheel, good = package
     source = {"kind": "wheel", "url": str(wheel)} if kind == "wheel" else {"kind": "path", "path": str(src)}
@@ -113,6 +115,7 @@ def test_cli_uninstall_unknown(capsys: pytest.CaptureFixture[str]) -> None:
     assert "verihub list" in capsys.readouterr().err
 
 
+@pytest.mark.sandbox
 def test_shipped_catalogue_installs_arith_from_the_checkout(tmp_path: Path) -> None:
     """`verihub install arith` with the shipped catalogue (a path source with its hash), for real,
     into a throwaway venv that sees this interpreter's packages (the outer environment is untouched;
