@@ -89,6 +89,7 @@ FIXTURE_MARKS: dict[str, tuple[str, ...]] = {
     "arith_bundle": ("model", "sandbox", "slow"),
     "scaffold_bundle": ("model", "sandbox", "slow"),
     "local_model": ("model", "sandbox", "slow"),
+    "ray_local": ("slow",),  # a local Ray cluster: a dozen processes, tens of seconds to start
 }
 
 
