@@ -1,4 +1,6 @@
-"""Shared fixtures: a loopback fake model server, toy environments, run configs."""
+"""Shared fixtures: a loopback fake model server, toy environments, run configs; and the fast
+path: plain ``pytest`` (no paths, no ``-m``) deselects the tests marked with what they start
+(docs/testing.md)."""
 
 from __future__ import annotations
 
@@ -75,6 +77,37 @@ def sync_check_raises(task: Task, completion: str) -> Grade:
 
 def sync_check_returns_float(task: Task, completion: str) -> Grade:
     return 1.0  # type: ignore[return-value]
+
+
+HEAVY_MARKS = ("sandbox", "postgres", "browser", "model", "vf_venv", "slow")
+FAST_PATH = "not (" + " or ".join(HEAVY_MARKS) + ")"
+"""The marker expression of plain ``pytest``; ``bash scripts/test.sh`` runs everything."""
+
+# Session fixtures that build a real submission bundle: ``submit`` builds in the sandbox, checks
+# in the sandbox and evaluates the embedded model, so every test using one needs all three.
+FIXTURE_MARKS: dict[str, tuple[str, ...]] = {
+    "arith_bundle": ("model", "sandbox", "slow"),
+    "scaffold_bundle": ("model", "sandbox", "slow"),
+    "local_model": ("model", "sandbox", "slow"),
+    "ray_local": ("slow",),  # a local Ray cluster: a dozen processes, tens of seconds to start
+}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Plain ``pytest`` from the repository root runs the fast path; given paths or ``-m`` it
+    runs what was asked."""
+    from_testpaths = config.args_source == pytest.Config.ArgsSource.TESTPATHS
+    if from_testpaths and not config.option.markexpr and not config.option.keyword:
+        config.option.markexpr = FAST_PATH
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Marks the tests that use a fixture in FIXTURE_MARKS (before ``-m`` deselects)."""
+    for item in items:
+        for name in getattr(item, "fixturenames", ()):
+            for mark in FIXTURE_MARKS.get(name, ()):
+                item.add_marker(mark)
 
 
 @pytest.fixture

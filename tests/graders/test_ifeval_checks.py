@@ -234,7 +234,7 @@ def test_copy_of_the_prompt_does_not_pass_repeat_then_answer_checks() -> None:
 def test_huge_and_pathological_outputs_are_bounded() -> None:
     ids = ALL_IDS
     kwargs = [ALL_KWARGS[i] for i in ids]
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: a busy machine does not count
     huge = check("a" * 300_000, instruction_id_list=ids, kwargs=kwargs, prompt="")
     assert not any(huge.strict) and not any(huge.loose) and "longer" in huge.reason
     for text in ("\n" * 50_000, "<" * 50_000 + ">>", "[" * 50_000, " " * 50_000 + "*", "*" * 50_000):
@@ -249,7 +249,7 @@ def test_huge_and_pathological_outputs_are_bounded() -> None:
             kwargs=[{"num_bullets": 1}, {}, {"num_placeholders": 1}, {"num_highlights": 1}],
             prompt="",
         )
-    assert time.perf_counter() - started < 20.0
+    assert time.process_time() - started < 20.0
 
 
 def test_import_is_light() -> None:

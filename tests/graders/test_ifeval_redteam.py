@@ -1,16 +1,17 @@
-"""graders.ifeval red team: hostile 200 kB inputs must neither raise nor take over a second."""
+"""graders.ifeval red team: hostile 200 kB inputs must neither raise nor cost more than linear CPU time."""
 
 from __future__ import annotations
 
+import functools
 import random
 import string
-import time
 from typing import Any
 
 import pytest
 
 from graders.ifeval import CHECKERS, _text
 from graders.ifeval.checkers import json_format
+from tests.cpu import assert_linear
 
 N = 200_000
 
@@ -82,15 +83,16 @@ def _cold() -> None:
     _text.detect_language("warm up")
 
 
+def _check(checker: Any, kwargs: dict[str, Any], text: str) -> object:
+    return checker(text, kwargs, "prompt")
+
+
 @pytest.mark.parametrize("name", list(_hostile()))
-def test_no_checker_takes_over_a_second_on_200_kb(name: str) -> None:
+def test_every_checker_is_linear_on_200_kb(name: str) -> None:
     text = _hostile()[name][:N]
     for instruction_id, checker in CHECKERS.items():
-        _cold()
-        started = time.perf_counter()
-        checker(text, KWARGS.get(instruction_id, {}), "prompt")
-        elapsed = time.perf_counter() - started
-        assert elapsed < 1.0, f"{instruction_id} took {elapsed:.2f}s on {name}"
+        run = functools.partial(_check, checker, KWARGS.get(instruction_id, {}))
+        assert_linear(run, text[: N // 10], text, what=f"{instruction_id} on {name}", before=_cold)
 
 
 def test_capital_word_count_stops_at_its_threshold_with_the_same_verdicts() -> None:

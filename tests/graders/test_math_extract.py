@@ -65,12 +65,12 @@ def test_flags_for_hostile_boxes() -> None:
 
 
 def test_hostile_inputs_are_linear() -> None:
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: a busy machine does not count
     extract_answers("\\boxed{" * 100_000)
     extract_answers("{" * 200_000 + "\\boxed{1" + "}" * 200_000)
     extract_answers("the answer is " * 50_000)
     extract_answers("#### " + "9" * 300_000)
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0
 
 
 def test_policy() -> None:

@@ -65,6 +65,7 @@ def _math500_rows() -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+@pytest.mark.slow
 def test_probes_fail_across_math500() -> None:
     """Every probe on every fourth MATH-500 reference, all answer types (in-process, for time;
     ``bench/fidelity_math.py`` and the environment tests cover the rest)."""

@@ -172,7 +172,7 @@ def test_running_text_after_the_box_is_cross_checked_but_not_before() -> None:
 
 
 def test_new_scans_stay_linear_on_hostile_input() -> None:
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: a busy machine does not count
     extract_answers("\\phantom{" * 30_000 + "\\boxed{5}")
     extract_answers("\\phantom{x}" * 20_000 + "\\boxed{5}")
     extract_answers("<!-- -->" * 30_000 + "\\boxed{5}")
@@ -180,4 +180,4 @@ def test_new_scans_stay_linear_on_hostile_input() -> None:
     extract_answers("not" + " " * 250_000 + "\\boxed{5}")
     extract_answers("\\boxed{5}" + " the answer is " * 18_000)
     extract_answers("\\boxed{5}" + "\n6" * 100_000)
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0

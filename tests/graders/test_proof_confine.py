@@ -30,6 +30,7 @@ def _run(argv: list[str], work: Path, *, confine: bool) -> None:
 
 
 @needs_bwrap
+@pytest.mark.sandbox
 def test_a_confined_process_writes_only_its_private_directory(tmp_path: Path) -> None:
     work, outside = tmp_path / "work", tmp_path / "outside"
     work.mkdir()
@@ -46,6 +47,7 @@ def test_a_confined_process_writes_only_its_private_directory(tmp_path: Path) ->
 
 
 @needs_bwrap
+@pytest.mark.sandbox
 @needs_coq
 def test_coq_redirect_cannot_write_outside_even_past_the_screen(tmp_path: Path) -> None:
     """``Redirect`` is refused by the screen; here the screen is bypassed on purpose and coqc run

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -34,6 +33,7 @@ def full(statement: str, body: str, before: str = "") -> str:
     return f"```coq\n{plain(statement, body, before)}\n```"
 
 
+@pytest.mark.sandbox
 async def test_correct_proof_is_proved_bare_and_restated() -> None:
     c = coq()
     bare = await c.check(ADD, GOOD)
@@ -43,11 +43,13 @@ async def test_correct_proof_is_proved_bare_and_restated() -> None:
     assert bare.axioms == ()
 
 
+@pytest.mark.sandbox
 async def test_proof_with_binders_in_statement() -> None:
     v = await coq().check("Theorem t (n : nat) : n + 0 = n.", "induction n; simpl; auto.")
     assert v.status == "proved", v.reason
 
 
+@pytest.mark.sandbox
 async def test_wrong_proof_fails_with_remaining_goals() -> None:
     v = await coq().check(ADD, "intros n. induction n. reflexivity. simpl.")
     assert v.status == "failed"
@@ -56,6 +58,7 @@ async def test_wrong_proof_fails_with_remaining_goals() -> None:
     assert "Remaining goals" in v.feedback()
 
 
+@pytest.mark.sandbox
 async def test_syntax_error_fails_with_message() -> None:
     v = await coq().check(ADD, "intros n. this_is_not_a_tactic.")
     assert v.status == "failed" and v.messages and v.messages[0].line is not None
@@ -88,6 +91,7 @@ async def test_syntax_error_fails_with_message() -> None:
         ("", "empty proof"),
     ],
 )
+@pytest.mark.sandbox
 async def test_hacks_fail_with_reason(proof: str, reason: str) -> None:
     v = await coq().check(ADD, proof)
     assert v.status == "failed", (v.status, v.reason)
@@ -126,6 +130,7 @@ async def unscreened(statement: str, source: str, policy: ProofPolicy | None = N
         ),
     ],
 )
+@pytest.mark.sandbox
 async def test_long_named_assumptions_fail_on_screen_and_in_the_kernel(
     statement: str, before: str, tactic: str
 ) -> None:
@@ -137,6 +142,7 @@ async def test_long_named_assumptions_fail_on_screen_and_in_the_kernel(
     assert kernel.axioms and kernel.axioms[0].startswith("Submission.")
 
 
+@pytest.mark.sandbox
 async def test_library_axiom_printed_on_its_own_line_is_caught() -> None:
     stmt = "Theorem fe : (fun n : nat => n + 0) = (fun n => n)."
     proof = full(
@@ -151,6 +157,7 @@ async def test_library_axiom_printed_on_its_own_line_is_caught() -> None:
     assert (await coq().check(stmt, proof, policy=allowed)).status == "proved"
 
 
+@pytest.mark.sandbox
 async def test_variable_axiom_is_caught_by_print_assumptions() -> None:
     hack = plain(ADD, "apply cheat.", "Variable cheat : forall P : Prop, P.")
     assert "forbidden `Variable`" in (await coq().check(ADD, hack)).reason
@@ -160,6 +167,7 @@ async def test_variable_axiom_is_caught_by_print_assumptions() -> None:
     assert (await unscreened(ADD, hack, allowing)).status == "failed"
 
 
+@pytest.mark.sandbox
 async def test_kernel_recheck_catches_a_redefinition_the_screen_misses() -> None:
     # Bypass the screen on purpose: the kernel re-check alone must reject a proof about another `nat`.
     stmt = parse_statement("Theorem t : forall n : nat, n = n.", "coq")
@@ -172,6 +180,7 @@ async def test_kernel_recheck_catches_a_redefinition_the_screen_misses() -> None
     assert screened.status == "failed" and "redefined" in screened.reason
 
 
+@pytest.mark.sandbox
 async def test_classical_axiom_needs_the_allow_list() -> None:
     em = "Theorem em : forall P : Prop, P \\/ ~ P."
     proof = full(em, "exact classic.", "Require Import Classical.")
@@ -182,15 +191,15 @@ async def test_classical_axiom_needs_the_allow_list() -> None:
     assert v.axioms == ("Classical_Prop.classic",)
 
 
+@pytest.mark.sandbox
 async def test_infinite_loop_is_killed_at_the_limit() -> None:
-    start = time.monotonic()
     v = await coq().check("Theorem t : False.", "repeat (pose proof I).", timeout=1.5)
     assert v.status == "timeout" and "1.5s" in v.reason
-    assert time.monotonic() - start < 4
     # the checker keeps working afterwards
     assert (await coq().check(ADD, GOOD)).status == "proved"
 
 
+@pytest.mark.sandbox
 async def test_memory_blowup_fails() -> None:
     v = await coq().check(
         "Theorem t : 2 ^ 22 = 0.",
@@ -230,6 +239,7 @@ def test_unreadable_print_assumptions_raises(output: str) -> None:
         parse_coq_assumptions(output)
 
 
+@pytest.mark.sandbox
 def test_parser_reads_real_coq_output_at_the_default_width(tmp_path: Path) -> None:
     # no `Set Printing Width` here: Coq puts long names alone on a line, the type indented below
     src = (
@@ -245,6 +255,7 @@ def test_parser_reads_real_coq_output_at_the_default_width(tmp_path: Path) -> No
     assert sorted(parse_coq_assumptions(out.stdout)) == sorted([LONG, "functional_extensionality_dep"])
 
 
+@pytest.mark.sandbox
 async def test_grader_maps_verdicts_to_grades() -> None:
     g = ProofGrader(coq(), timeout=2.0)
     ref = {"statement": ADD, "imports": []}
@@ -256,12 +267,14 @@ async def test_grader_maps_verdicts_to_grades() -> None:
     assert (await g("x", reference={"statement": "not a theorem"})).status == "error"
 
 
+@pytest.mark.sandbox
 async def test_concurrent_checks() -> None:
     c = coq()
     verdicts = await asyncio.gather(*[c.check(ADD, GOOD) for _ in range(4)])
     assert all(v.proved for v in verdicts)
 
 
+@pytest.mark.sandbox
 async def test_implicit_binders_and_keyword_variants() -> None:
     stmt = "Lemma app_nil {A : Type} (l : list A) : l ++ nil = l."
     restated = (
@@ -271,6 +284,7 @@ async def test_implicit_binders_and_keyword_variants() -> None:
     assert v.status == "proved", v.reason
 
 
+@pytest.mark.sandbox
 async def test_definitional_uip_is_caught_past_the_screen() -> None:
     stmt = "Theorem t : forall (A : Type) (x : A) (p : x = x), p = eq_refl."
     before = (

@@ -167,6 +167,7 @@ def synthesised(
     return [[{"cmd": p.prelude}, prelude or {"env": 10}], [{"cmd": p.check_command}, check | {"env": 11}]]
 
 
+@pytest.mark.sandbox
 async def test_repl_sends_prelude_then_proof_then_check_on_each_others_env(
     tmp_path: Path, fixed_nonce: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -191,6 +192,7 @@ async def test_repl_sends_prelude_then_proof_then_check_on_each_others_env(
     assert "env" not in sent[0] and sent[1]["env"] == 10 and sent[2]["env"] == 1
 
 
+@pytest.mark.sandbox
 async def test_repl_recheck_failure_fails_the_proof(tmp_path: Path, fixed_nonce: None) -> None:
     # As if notation ahead of the statement had changed its meaning past the screen: the recorded
     # compile succeeds, and the check against the statement elaborated first does not.
@@ -204,6 +206,7 @@ async def test_repl_recheck_failure_fails_the_proof(tmp_path: Path, fixed_nonce:
     assert v.status == "failed" and "not the task's statement" in v.reason and "type mismatch" in v.reason
 
 
+@pytest.mark.sandbox
 async def test_repl_axioms_of_the_check_theorem_count(tmp_path: Path, fixed_nonce: None) -> None:
     printed = {"messages": [info(2, "'__verihub_check_0' depends on axioms: [Lean.ofReduceBool]")]}
     other_name = {"messages": [info(2, "'demo' does not depend on any axioms")]}
@@ -216,6 +219,7 @@ async def test_repl_axioms_of_the_check_theorem_count(tmp_path: Path, fixed_nonc
         assert v.status == status, v.reason
 
 
+@pytest.mark.sandbox
 async def test_repl_statement_that_does_not_elaborate_is_an_error(tmp_path: Path, fixed_nonce: None) -> None:
     prelude = {"messages": [error(2, "unknown identifier 'Foo'")], "env": 10}
     checker = replay_checker(tmp_path, synthesised(plan(), {"messages": []}, prelude), "file_env")
@@ -226,6 +230,7 @@ async def test_repl_statement_that_does_not_elaborate_is_an_error(tmp_path: Path
     assert v.status == "error" and "does not elaborate on its own" in v.reason
 
 
+@pytest.mark.sandbox
 async def test_repl_honours_each_checks_heartbeats_on_one_warm_worker(
     tmp_path: Path, fixed_nonce: None
 ) -> None:

@@ -124,6 +124,7 @@ def _replayable() -> list[str]:
 # -- framing: every recorded exchange parses to the recorded answer ---------------------------
 
 
+@pytest.mark.sandbox
 async def test_every_recorded_transcript_round_trips() -> None:
     names = _replayable()
     assert len(names) >= 40
@@ -206,6 +207,7 @@ def test_axioms_answer_must_come_from_the_checkers_line() -> None:
 # -- the checker over a warm pool -------------------------------------------------------------
 
 
+@pytest.mark.sandbox
 async def test_checker_proves_on_recorded_compile_and_reuses_the_warm_worker(tmp_path: Path) -> None:
     extra = recheck_extra(DEMO, ["propext"])
     pool = replay_pool(tmp_path, "file_env", extra=extra)
@@ -221,6 +223,7 @@ async def test_checker_proves_on_recorded_compile_and_reuses_the_warm_worker(tmp
     assert pool.started == 1
 
 
+@pytest.mark.sandbox
 async def test_import_header_and_heartbeats_are_paid_once(tmp_path: Path) -> None:
     # SYNTHESISED: the set_option answer follows the recorded `set_option pp.universes true` -> {"env": 1}.
     extra = [[{"cmd": "set_option maxHeartbeats 1000", "env": 0}, {"env": 1}]]
@@ -235,6 +238,7 @@ async def test_import_header_and_heartbeats_are_paid_once(tmp_path: Path) -> Non
     assert pool.started == 1
 
 
+@pytest.mark.sandbox
 async def test_recorded_failures_fail(tmp_path: Path) -> None:
     extra = recheck_extra("theorem ex : False", [])
     pool = replay_pool(tmp_path, "self_proof_check", extra=extra)
@@ -252,6 +256,7 @@ async def test_recorded_failures_fail(tmp_path: Path) -> None:
     assert fake.status == "failed"
 
 
+@pytest.mark.sandbox
 async def test_unmatched_command_is_not_a_pass(tmp_path: Path) -> None:
     checker = LeanReplChecker(replay_pool(tmp_path, "file_env"), policy=ProofPolicy(timeout_s=5))
     try:
@@ -290,6 +295,7 @@ async def test_lean_hacks_fail_before_lean_runs(tmp_path: Path, proof: str, reas
     assert checker.pool.started == 0
 
 
+@pytest.mark.sandbox
 async def test_looping_proof_is_killed_and_the_worker_replaced(tmp_path: Path) -> None:
     extra = recheck_extra(DEMO, []) + recheck_extra("theorem spin : True", [])
     pool = replay_pool(tmp_path, "file_env", extra=extra, hang_on="spin_forever")
@@ -310,6 +316,7 @@ async def test_looping_proof_is_killed_and_the_worker_replaced(tmp_path: Path) -
 # -- tactic mode over proof states ------------------------------------------------------------
 
 
+@pytest.mark.sandbox
 async def test_tactic_session_follows_recorded_proof_states(tmp_path: Path) -> None:
     pool = replay_pool(tmp_path, "readme")
     try:
@@ -324,6 +331,7 @@ async def test_tactic_session_follows_recorded_proof_states(tmp_path: Path) -> N
         await pool.aclose()
 
 
+@pytest.mark.sandbox
 async def test_tactic_errors_are_reported_and_not_kept(tmp_path: Path) -> None:
     pool = replay_pool(tmp_path, "invalid_tactic")
     try:
@@ -335,6 +343,7 @@ async def test_tactic_errors_are_reported_and_not_kept(tmp_path: Path) -> None:
         await pool.aclose()
 
 
+@pytest.mark.sandbox
 async def test_tactic_session_replays_on_a_fresh_worker(tmp_path: Path) -> None:
     pool = replay_pool(tmp_path, "readme")
     try:
@@ -352,6 +361,7 @@ async def test_tactic_session_replays_on_a_fresh_worker(tmp_path: Path) -> None:
         await pool.aclose()
 
 
+@pytest.mark.sandbox
 async def test_pool_evicts_an_idle_worker_of_another_header(tmp_path: Path) -> None:
     pool = replay_pool(tmp_path, "import_lean")
     try:

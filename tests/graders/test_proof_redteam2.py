@@ -186,6 +186,7 @@ async def _kernel_only(source: str) -> ProofVerdict:
 @pytest.mark.parametrize(
     ("before", "tactic"), [(FUNCTOR_LEAK, "destruct T3.bad."), (GUARD_LEAK, "destruct boom.")]
 )
+@pytest.mark.sandbox
 async def test_coq_unsafe_flags_through_a_functor_fail_past_the_screen(before: str, tactic: str) -> None:
     source = plain(before, tactic)
     screened = await CoqChecker(policy=ProofPolicy(timeout_s=20.0)).check(COQ.text, source)
@@ -195,6 +196,7 @@ async def test_coq_unsafe_flags_through_a_functor_fail_past_the_screen(before: s
 
 
 @coq_only
+@pytest.mark.sandbox
 async def test_coq_unused_unsafe_helper_is_reported_by_coqchk() -> None:
     # not on the theorem's path, so Print Assumptions says nothing; coqchk's summary lists it
     stmt = parse_statement("Theorem t0 : 0 = 0.", "coq")
@@ -206,6 +208,7 @@ async def test_coq_unused_unsafe_helper_is_reported_by_coqchk() -> None:
 
 
 @coq_only
+@pytest.mark.sandbox
 async def test_coq_honest_proof_passes_coqchk() -> None:
     checker = CoqChecker(policy=ProofPolicy(timeout_s=20.0))
     assert checker.coqchk is not None

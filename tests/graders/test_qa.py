@@ -264,10 +264,10 @@ def test_extra_words_are_an_option() -> None:
 
 
 def test_pathological_inputs_are_fast() -> None:
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: a busy machine does not count
     for text in ("[" * 200_000, "a," * 100_000, "\\u" * 100_000, "Answer: " * 50_000, "Ã" * 100_000):
         assert not check(text, answers=["Paris"]).passed
-    assert time.perf_counter() - started < 5.0
+    assert time.process_time() - started < 5.0
 
 
 def test_empty_reference_is_a_task_error() -> None:

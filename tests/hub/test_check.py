@@ -23,6 +23,7 @@ def failed(report: CheckReport) -> dict[str, str]:
     return {r.name: r.reason + " | " + " | ".join(r.details) for r in report.failures()}
 
 
+@pytest.mark.sandbox
 def test_installed_good_environment_passes_every_check() -> None:
     report = check("textops", options=FAST)
     assert report.passed, report.to_text()
@@ -62,6 +63,7 @@ def test_installed_good_environment_passes_every_check() -> None:
         ("memory_hog", "grader_errors", "MemoryError: the grader ran past the memory limit (4096 MiB)"),
     ],
 )
+@pytest.mark.sandbox
 def test_bad_environment_is_caught(name: str, check_name: str, reason: str, tmp_path: Path) -> None:
     leak = Path("/tmp/verihub-leaked-answers.json")
     if name == "reads_file":
@@ -82,6 +84,7 @@ def test_bad_environment_is_caught(name: str, check_name: str, reason: str, tmp_
         assert set(fails) <= alone and check_name in fails, report.to_text()
 
 
+@pytest.mark.sandbox
 def test_grader_killed_by_the_cpu_limit_is_reported_as_such() -> None:
     opts = replace(FAST, grade_timeout_s=30.0, limits=Limits(wall_s=60, cpu_s=4))
     report = check(str(BAD / "cpu_hog"), options=opts)
@@ -91,6 +94,7 @@ def test_grader_killed_by_the_cpu_limit_is_reported_as_such() -> None:
     assert "grading gold of w0" in fails["grading_time"]
 
 
+@pytest.mark.sandbox
 def test_writing_into_its_own_package_is_reported_and_blocked() -> None:
     report = check(str(BAD / "writes_package"), options=FAST)
     fails = failed(report)
@@ -139,6 +143,7 @@ def test_probe_verdicts_with_and_without_gold() -> None:
     assert gamed([], has_gold=False) == []
 
 
+@pytest.mark.sandbox
 def test_cli_check_json_and_exit_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "report.json"
     with pytest.raises(SystemExit) as exc:

@@ -48,6 +48,7 @@ def failed(report: CheckReport) -> dict[str, str]:
         ("probe_detector", "hacking_probes", "probe 'randomly perturbed reference' on w0 passed"),
     ],
 )
+@pytest.mark.sandbox
 def test_redteam_environment_is_caught(name: str, check_name: str, reason: str) -> None:
     report = check(str(BAD / name), options=FAST)
     fails = failed(report)
@@ -56,6 +57,7 @@ def test_redteam_environment_is_caught(name: str, check_name: str, reason: str) 
     assert reason in fails[check_name], report.to_text()
 
 
+@pytest.mark.sandbox
 def test_read_through_proc_self_root_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     leak = tmp_path / "verihub-leaked-answers.json"
     leak.write_text(json.dumps({f"w{i}": w for i, w in enumerate(WORDS)}))
@@ -66,6 +68,7 @@ def test_read_through_proc_self_root_is_reported(tmp_path: Path, monkeypatch: py
     assert str(leak) in fails["file_access"]
 
 
+@pytest.mark.sandbox
 def test_unix_socket_to_a_local_service_is_a_network_call() -> None:
     path = "/tmp/verihub-redteam.sock"
     if os.path.exists(path):
@@ -94,6 +97,7 @@ def test_unix_socket_to_a_local_service_is_a_network_call() -> None:
     assert got == []  # blocked, not just reported
 
 
+@pytest.mark.sandbox
 def test_no_process_outlives_the_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     mark = tmp_path / "daemon-alive"
     monkeypatch.setenv("VERIHUB_TEST_MARK", str(mark))
@@ -125,6 +129,7 @@ def test_other_answers_skip_equal_references() -> None:
     assert other_answers(object(), aliased, tasks, k=2) == ["5", "8"]
 
 
+@pytest.mark.sandbox
 def test_symlink_out_of_the_package_is_refused_before_it_is_copied(tmp_path: Path) -> None:
     secret = tmp_path / "secret-answers.json"
     secret.write_text(json.dumps({"w0": "apple"}))
@@ -140,6 +145,7 @@ def test_symlink_out_of_the_package_is_refused_before_it_is_copied(tmp_path: Pat
     assert check(str(pkg), options=FAST).passed
 
 
+@pytest.mark.sandbox
 def test_processes_the_package_starts_are_reported() -> None:
     report = check(str(BAD / "daemon"), options=FAST)
     access = report.result("file_access")
@@ -147,11 +153,13 @@ def test_processes_the_package_starts_are_reported() -> None:
     assert "started processes" in access.reason and "subprocess.Popen" in access.details[0]
 
 
+@pytest.mark.sandbox
 def test_forged_event_stream_is_caught() -> None:
     report = check(str(BAD / "forged_events"), options=FAST)
     assert not report.passed, report.to_text()
 
 
+@pytest.mark.sandbox
 def test_nothing_outside_the_run_directory_is_writable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -164,6 +172,7 @@ def test_nothing_outside_the_run_directory_is_writable(
     assert access is not None and access.status == "warn" and "subprocess.Popen" in access.details[0]
 
 
+@pytest.mark.sandbox
 def test_secrets_and_other_processes_are_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VERIHUB_BENCH_KEY", "sk-not-for-the-package")
     report = check(str(BAD / "env_secrets"), options=FAST)

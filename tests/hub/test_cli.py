@@ -161,6 +161,7 @@ def test_base_url_without_v1_is_caught_before_writing(tmp_path: Path, fake_url: 
     assert proc.returncode == 1 and not (tmp_path / "r").exists()
 
 
+@pytest.mark.slow
 def test_resume_refuses_flags_that_define_the_run(finished_run: Path) -> None:
     before = {p.name: p.read_bytes() for p in finished_run.iterdir()}
     proc = cli("eval", "--resume", str(finished_run), "-n", "50", "-r", "7", "--seed", "3",

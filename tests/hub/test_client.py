@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
@@ -148,9 +149,8 @@ async def test_token_rate_limit_holds_requests_once_the_budget_is_spent() -> Non
 async def test_token_rate_limit_lets_an_oversized_request_through() -> None:
     """A request estimated above the whole per-minute budget still runs (it takes the budget)."""
     async with FakeChatServer() as srv, OpenAIClient(opts(srv.base_url, tokens_per_minute=100)) as client:
-        t0 = time.perf_counter()
-        c = await client.chat(MSGS, sampling=Sampling(max_tokens=5000))
-        assert c.message.content == "Answer: 42" and time.perf_counter() - t0 < 5.0
+        c = await asyncio.wait_for(client.chat(MSGS, sampling=Sampling(max_tokens=5000)), 60)
+        assert c.message.content == "Answer: 42"
 
 
 async def test_probe_catches_a_base_url_without_v1() -> None:

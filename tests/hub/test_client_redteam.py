@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -229,10 +228,8 @@ async def raw_server(reply: bytes, *, then_stall: bool = False) -> AsyncIterator
 async def test_headers_then_silence_times_out_and_is_bounded() -> None:
     head = b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"cho'
     async with raw_server(head, then_stall=True) as url, OpenAIClient(opts(url, timeout_s=0.3)) as client:
-        t0 = time.perf_counter()
-        with pytest.raises(ModelError, match="timed out"):
-            await client.chat(MSGS, sampling=Sampling())
-        assert time.perf_counter() - t0 < 3.0
+        with pytest.raises(ModelError, match="timed out"):  # not asyncio's TimeoutError
+            await asyncio.wait_for(client.chat(MSGS, sampling=Sampling()), 60)
 
 
 async def test_garbage_instead_of_http_is_not_reported_as_an_http_400() -> None:

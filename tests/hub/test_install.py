@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,7 @@ from hub.registry.install import (
     wheel_package_hash,
 )
 from hub.review.scaffold import scaffold
+from tests.venvs import child_venv
 
 ENV_ID = "hubtest_install_tiny"
 PIP_ARGS = ("--no-build-isolation", "--no-index")
@@ -73,6 +73,7 @@ def test_resolve_errors_say_what_exists() -> None:
         resolve("hubtest_install_tin", cat)
 
 
+@pytest.mark.sandbox
 def test_wrong_hash_is_refused_and_nothing_is_installed(package: tuple[Path, Path, str]) -> None:
     src, _wheel, _good = package
     cat = Catalogue(
@@ -86,6 +87,7 @@ def test_wrong_hash_is_refused_and_nothing_is_installed(package: tuple[Path, Pat
 
 
 @pytest.mark.parametrize("kind", ["wheel", "path"])
+@pytest.mark.sandbox
 def test_install_verifies_hash_then_uninstall(kind: str, package: tuple[Path, Path, str]) -> None:
     src, wheel, good = package
     source = {"kind": "wheel", "url": str(wheel)} if kind == "wheel" else {"kind": "path", "path": str(src)}
@@ -113,26 +115,13 @@ def test_cli_uninstall_unknown(capsys: pytest.CaptureFixture[str]) -> None:
     assert "verihub list" in capsys.readouterr().err
 
 
+@pytest.mark.sandbox
 def test_shipped_catalogue_installs_arith_from_the_checkout(tmp_path: Path) -> None:
     """`verihub install arith` with the shipped catalogue (a path source with its hash), for real,
-    into a throwaway venv that sees this interpreter's packages (the outer environment is untouched).
-
-    When the tests themselves run in a virtualenv, `--system-site-packages` alone would show the
-    base interpreter's packages, not that virtualenv's: a .pth file adds the running
-    interpreter's site-packages (their own .pth files, editable installs included, processed)."""
+    into a throwaway venv that sees this interpreter's packages (the outer environment is untouched;
+    tests/venvs.py)."""
     venv = tmp_path / "venv"
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True
-    )
-    python = venv / "bin" / "python"
-    inner = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-        capture_output=True, text=True, check=True,
-    ).stdout.strip()  # fmt: skip
-    parents = sorted({sysconfig.get_path("purelib"), sysconfig.get_path("platlib")})
-    (Path(inner) / "_parent_site.pth").write_text(
-        "import site; " + "; ".join(f"site.addsitedir({p!r})" for p in parents) + "\n"
-    )
+    python = child_venv(venv)
     env = {**os.environ, "PYTHONPATH": str(REPO), "VERIHUB_CONFIG": str(tmp_path / "absent.toml")}
     argv = ["install", "arith", "--no-deps", "--pip-arg=--no-build-isolation", "--pip-arg=--no-index"]
     run = [str(python), "-c", f"import hub.cli; hub.cli.main({argv!r})"]

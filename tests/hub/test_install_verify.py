@@ -186,6 +186,7 @@ def test_symlinks_and_hard_links_in_sources_are_refused(tmp_path: Path) -> None:
 
 
 @NEEDS_SANDBOX
+@pytest.mark.sandbox
 @pytest.mark.parametrize("sandboxed", [True, False])
 def test_a_build_step_cannot_write_outside_the_sandbox(tmp_path: Path, sandboxed: bool) -> None:
     """setup.py writes a marker into the host's folder when it runs. In the sandbox the write
@@ -209,6 +210,7 @@ def test_a_build_step_cannot_write_outside_the_sandbox(tmp_path: Path, sandboxed
 
 
 @NEEDS_SANDBOX
+@pytest.mark.sandbox
 def test_a_wrong_hash_installs_nothing_and_ran_no_code_on_the_host(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     setup_py = (

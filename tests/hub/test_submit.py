@@ -38,7 +38,7 @@ _skip = pytest.mark.skipif(
 
 def needs_model(fn: F) -> F:
     """One real smoke evaluation with the embedded model (5 tasks x 3 rollouts, 32 tokens)."""
-    marked: F = pytest.mark.local_model(pytest.mark.slow(_skip(fn)))
+    marked: F = pytest.mark.model(pytest.mark.sandbox(pytest.mark.slow(_skip(fn))))
     return marked
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from tests.hub.vf_venvs import run_checks, venv_for
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.vf_venv, pytest.mark.slow]
 
 
 @pytest.fixture(scope="session")

@@ -17,7 +17,7 @@ import pytest
 
 from tests.hub.vf_venvs import REPO, run_checks, venv_for
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.vf_venv, pytest.mark.slow]
 
 
 @pytest.fixture(scope="session")
@@ -47,7 +47,7 @@ def _have_local_model() -> bool:
     return True
 
 
-@pytest.mark.local_model
+@pytest.mark.model
 @pytest.mark.skipif(not _have_local_model(), reason="embedded model not installed (bash scripts/install.sh)")
 def test_vf_eval_04_runs_arith_against_verihub_serve_model(vf04_venv: Path, tmp_path: Path) -> None:
     """The real vf-eval 0.4.0 (null harness, subprocess runtime) on `arith` through the

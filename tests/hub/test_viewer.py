@@ -115,6 +115,7 @@ def browser() -> Iterator[Any]:
             b.close()
 
 
+@pytest.mark.browser
 def test_the_viewer_in_chromium(browser: Any, tmp_path: Path) -> None:
     page_path = write_view(_run(tmp_path / "run").path)
     errors: list[str] = []

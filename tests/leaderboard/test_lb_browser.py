@@ -31,7 +31,10 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium")
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium"),
+]
 
 HOSTILE_MODEL = "<img src=x onerror=\"document.title='pwned'\">"
 HOSTILE_COMPLETION = "<script>document.title='pwned'</script>Answer: 42"

@@ -141,6 +141,7 @@ def test_the_site_writes_a_card_page_per_version_with_calibration_files(board: B
     assert card_page_name("a-b", "1") != card_page_name("a", "b-1")
 
 
+@pytest.mark.slow
 def test_the_site_exports_learnable_jsonl_when_the_environment_is_installed(tmp_path: Path) -> None:
     """--band-tasks: with the run's environment installed (same version and hash) the card offers
     learnable.jsonl exactly as `verihub calibrate` writes it; otherwise it says why not."""

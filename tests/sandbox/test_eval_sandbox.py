@@ -17,7 +17,10 @@ from hub.run.rundir import RunDir
 from hub.sandbox import unavailable_reason
 from hub.sandbox.stage import STAGE_PREFIX, make_writable
 
-pytestmark = pytest.mark.skipif(unavailable_reason() is not None, reason=str(unavailable_reason()))
+pytestmark = [
+    pytest.mark.sandbox,
+    pytest.mark.skipif(unavailable_reason() is not None, reason=str(unavailable_reason())),
+]
 
 ENVS = Path(__file__).parent / "envs"
 

@@ -26,7 +26,10 @@ from hub.sandbox import unavailable_reason
 from hub.sandbox.channel import Channel, TamperingError
 from hub.sandbox.stage import STAGE_PREFIX, make_writable
 
-pytestmark = pytest.mark.skipif(unavailable_reason() is not None, reason=str(unavailable_reason()))
+pytestmark = [
+    pytest.mark.sandbox,
+    pytest.mark.skipif(unavailable_reason() is not None, reason=str(unavailable_reason())),
+]
 
 HOSTILE = Path(__file__).parent / "hostile"
 FAST = CheckOptions(num_tasks=10, gold_tasks=8, probe_tasks=2, grade_timeout_s=2.0, limits=Limits(wall_s=90))

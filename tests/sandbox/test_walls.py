@@ -20,7 +20,10 @@ import pytest
 
 from hub.sandbox import Limits, run, unavailable_reason
 
-pytestmark = pytest.mark.skipif(unavailable_reason() is not None, reason=str(unavailable_reason()))
+pytestmark = [
+    pytest.mark.sandbox,
+    pytest.mark.skipif(unavailable_reason() is not None, reason=str(unavailable_reason())),
+]
 
 ROOT = os.geteuid() == 0
 LIBC = "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"

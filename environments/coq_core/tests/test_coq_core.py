@@ -42,6 +42,7 @@ def test_entry_point_and_task_table() -> None:
         load_environment(difficulty=7)
 
 
+@pytest.mark.sandbox
 async def test_every_reference_proof_passes_the_real_kernel() -> None:
     import asyncio
 
@@ -65,6 +66,7 @@ async def test_every_reference_proof_passes_the_real_kernel() -> None:
         "",
     ],
 )
+@pytest.mark.sandbox
 async def test_single_mode_hacks_score_zero(hack: str) -> None:
     env = load_environment(timeout_s=5)
     task = next(t for t in env.tasks() if t.id == "add_0_r")
@@ -72,6 +74,7 @@ async def test_single_mode_hacks_score_zero(hack: str) -> None:
     assert grade.score == 0.0 and grade.status == "incorrect" and grade.reason
 
 
+@pytest.mark.sandbox
 async def test_single_mode_gold_scores_one() -> None:
     env = load_environment(timeout_s=5)
     task = next(t for t in env.tasks() if t.id == "rev_involutive")
@@ -79,6 +82,7 @@ async def test_single_mode_gold_scores_one() -> None:
     assert grade.score == 1.0 and grade.status == "correct"
 
 
+@pytest.mark.sandbox
 async def test_revise_mode_returns_goals_then_accepts() -> None:
     env = load_environment(mode="revise", max_turns=3, timeout_s=5)
     assert isinstance(env, ProofReviseEnv) and env.max_turns == 3
@@ -107,6 +111,7 @@ async def test_revise_mode_truncates_at_the_turn_limit() -> None:
     assert step.truncated and not step.terminated and "forbidden" in (step.messages[0].content or "")
 
 
+@pytest.mark.sandbox
 async def test_attack_generator() -> None:
     """graders.attacks on every theorem: admitted proofs, axioms, file access and a weakened
     statement all score 0 through the environment, and the reference proof still scores 1."""

@@ -110,6 +110,7 @@ def test_no_lean_error_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> N
         load_environment()
 
 
+@pytest.mark.sandbox
 async def test_single_mode_over_the_recorded_protocol(tmp_path: Path) -> None:
     demo = {
         "id": "demo",
@@ -130,6 +131,7 @@ async def test_single_mode_over_the_recorded_protocol(tmp_path: Path) -> None:
     assert hack.status == "incorrect" and "sorry" in hack.reason
 
 
+@pytest.mark.sandbox
 async def test_revise_mode_feeds_back_lean_errors(tmp_path: Path) -> None:
     checker = replay_checker(tmp_path, "self_proof_check", extra=recheck_extra("theorem ex : False"))
     row = {"id": "ex", "statement": "theorem ex : False"}
@@ -146,6 +148,7 @@ async def test_revise_mode_feeds_back_lean_errors(tmp_path: Path) -> None:
     assert not step.terminated and "could not close the goal" in text and "Revise" in text
 
 
+@pytest.mark.sandbox
 async def test_tactic_mode_over_recorded_proof_states(tmp_path: Path) -> None:
     checker = replay_checker(tmp_path, "readme")
     row = {"id": "f", "statement": "def f (x : Unit) : Nat"}
@@ -177,6 +180,7 @@ async def test_tactic_mode_over_recorded_proof_states(tmp_path: Path) -> None:
     assert accepted_tactics(transcript) == ["apply Int.natAbs", "exact -37"]
 
 
+@pytest.mark.sandbox
 async def test_tactic_mode_reports_recorded_tactic_errors(tmp_path: Path) -> None:
     checker = replay_checker(tmp_path, "invalid_tactic")
     row = {"id": "t", "statement": "theorem my_theorem (x : Nat) : x = x"}

@@ -34,7 +34,11 @@ SPEC = """Build an environment whose grader **executes** SQL answers against a f
 | tasks | 40% |
 """
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium"),
+]
 
 
 @pytest.fixture

@@ -15,10 +15,13 @@ from sqlalchemy import text
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from pg_cluster import pg_bin, postgres_cluster  # noqa: E402
 
-pytestmark = pytest.mark.skipif(
-    pg_bin() is None or importlib.util.find_spec("psycopg") is None,
-    reason="needs PostgreSQL (apt-get install postgresql) and psycopg (pip install 'verihub[hub]')",
-)
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.skipif(
+        pg_bin() is None or importlib.util.find_spec("psycopg") is None,
+        reason="needs PostgreSQL (apt-get install postgresql) and psycopg (pip install 'verihub[hub]')",
+    ),
+]
 
 
 def test_migration_and_racing_claims_on_postgres() -> None:

@@ -237,6 +237,7 @@ def test_cross_leaderboard_places_models_per_environment(hub: Any, seeded: Seede
     assert 'href="/bob/secret/leaderboard"' in mine and "model-secret" in mine
 
 
+@pytest.mark.slow
 def test_private_runs_and_environments_stay_hidden(hub: Any, seeded: Seeded) -> None:
     for url in ("/bob/secret/leaderboard", "/bob/secret/v/1.0.0"):
         assert get(hub, url).status_code == 404

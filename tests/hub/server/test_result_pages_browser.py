@@ -31,7 +31,11 @@ PAGES = {
     "leaderboard": ("/leaderboard", 0),
 }
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium"),
+]
 
 
 @pytest.fixture

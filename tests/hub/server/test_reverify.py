@@ -211,6 +211,7 @@ def test_only_one_worker_wins_a_run(queue: Any) -> None:
         reverify.finish(make, first, "a", state="pending", report={})
 
 
+@pytest.mark.postgres
 def test_only_one_worker_wins_a_run_on_postgres(tmp_path: Path) -> None:
     """``SELECT ... FOR UPDATE SKIP LOCKED`` then the conditional update, on a real PostgreSQL."""
     import importlib.util
@@ -509,6 +510,7 @@ def assert_real_tasks_stored(
 
 
 @NEEDS_SANDBOX
+@pytest.mark.sandbox
 def test_reviews_first_then_an_honest_run_is_verified(
     hub: Any, published: Any, arith_bundle: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -533,6 +535,7 @@ def test_reviews_first_then_an_honest_run_is_verified(
 
 
 @NEEDS_SANDBOX
+@pytest.mark.sandbox
 def test_a_large_honest_run_is_sampled(hub: Any, published: Any, arith_bundle: Any, tmp_path: Path) -> None:
     make, storage, vid, rollouts = published
     skip_review(make)
@@ -551,6 +554,7 @@ def test_a_large_honest_run_is_sampled(hub: Any, published: Any, arith_bundle: A
 
 
 @NEEDS_SANDBOX
+@pytest.mark.sandbox
 @pytest.mark.parametrize("large", [False, True], ids=["small-run", "large-run-share-1"])
 def test_a_forged_run_is_unverified(
     hub: Any, published: Any, arith_bundle: Any, tmp_path: Path, large: bool
@@ -575,6 +579,7 @@ def test_a_forged_run_is_unverified(
 
 
 @NEEDS_SANDBOX
+@pytest.mark.sandbox
 def test_no_sandbox_is_an_error_not_verified(
     hub: Any, published: Any, arith_bundle: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

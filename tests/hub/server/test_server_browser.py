@@ -34,7 +34,11 @@ HOSTILE = """# Hostile README
 Plain **bold** text stays.
 """
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium"),
+]
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -181,12 +180,10 @@ async def test_verihub_eval_runs_the_taskset(tmp_path: Path, stream: bool) -> No
 async def _run(cmd: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     import asyncio
 
-    t0 = time.monotonic()
     proc = await asyncio.create_subprocess_exec(
         *cmd, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
     )
     stdout, stderr = await asyncio.wait_for(proc.communicate(), timeout=300)
-    assert time.monotonic() - t0 < 300
     return subprocess.CompletedProcess(cmd, proc.returncode or 0, stdout.decode(), stderr.decode())
 
 
@@ -293,9 +290,7 @@ async def test_the_toolset_serves_the_verihub_tools_over_mcp() -> None:
         return "".join(c.text for c in result.content)  # type: ignore[union-attr]
 
     assert await text("add", {"a": 2, "b": 3}) == "5"
-    started = time.monotonic()
     assert await text("nap", {"seconds": 5}) == "error: tool nap timed out after 0.5s"
-    assert time.monotonic() - started < 3
     with pytest.raises(ToolError, match="Input should be a valid integer"):  # MCP checks the same fields
         await mcp.call_tool("add", {"a": "two", "b": 1})  # (served: an isError result, its text)
 
