@@ -44,6 +44,11 @@ DENIED_SYSCALLS: tuple[str, ...] = (
     "bpf",
     "perf_event_open",
     "userfaultfd",
+    # memory that no process's resident set shows: memfd pages never mapped, System V segments
+    # left attached to nothing (files in the size-capped tmpfs folders are counted instead)
+    "memfd_create",
+    "memfd_secret",
+    "shmget",
     "io_uring_setup",
     "io_uring_enter",
     "io_uring_register",

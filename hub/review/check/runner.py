@@ -40,6 +40,7 @@ from hub.review.check.drive import (
 from hub.review.check.report import CHECK_NAMES, CheckReport
 from hub.sandbox import UNSAFE_BANNER, Limits, RemoteError, unavailable_reason
 from hub.sandbox import run as sandbox_run
+from hub.sandbox.redact import clean
 from hub.sandbox.remote import RemoteEnvironment, SandboxDiedError, start_environment
 from hub.sandbox.stage import (
     STAGE_PREFIX,
@@ -78,9 +79,6 @@ for part in filter(None, attr.split(".")):
 print(backend.build_wheel(out))
 """
 _DATA_SOURCE = re.compile(r"(data\s+source|dataset)[^\n:]{0,20}[:\-]\**\s*\S{2,}", re.IGNORECASE)
-
-
-_SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 
 
 @dataclass(frozen=True)
@@ -289,7 +287,7 @@ def _dynamic_checks(stage: Path, env_id: str | None, opts: CheckOptions, report:
         death(exc, "load", report, opts.limits.cpu_s)
         return False
     report.add("loads", "pass", f"{env!r} in {elapsed(t0)}".replace(" (sandboxed)", ""))
-    report.env_id, report.version = env.id, env.version
+    report.env_id, report.version = clean(env.id, 200), clean(env.version, 100)
     prober = Prober(env, timeout_s=opts.grade_timeout_s, memory_mb=opts.limits.memory_mb)
     finished = False
     try:
