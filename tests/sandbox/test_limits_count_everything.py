@@ -8,6 +8,7 @@ the test can fail. Memory tests use a few hundred MiB against a lowered limit.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -61,8 +62,8 @@ def test_system_v_shared_memory_is_refused(sandboxed: bool, tmp_path: Path) -> N
 @pytest.mark.sandbox
 def test_dev_is_device_nodes_only_and_read_only(tmp_path: Path) -> None:
     code = (
-        "import os\n"
-        "print(sorted(os.listdir('/dev')))\n"
+        "import json, os\n"
+        "print(json.dumps(sorted(os.listdir('/dev'))))\n"
         "try:\n"
         "    open('/dev/ballast', 'wb').write(b'x')\n"
         "    print('wrote /dev')\n"
@@ -72,7 +73,7 @@ def test_dev_is_device_nodes_only_and_read_only(tmp_path: Path) -> None:
     )
     _rc, out, err = _run(code, True, tmp_path)
     listing, verdict, works = out.splitlines()
-    assert set(eval(listing)) <= {
+    assert set(json.loads(listing)) <= {
         "null",
         "zero",
         "full",
