@@ -141,6 +141,7 @@ def bwrap_argv(
     ro_binds: Sequence[Path] = (),
     ro_map: Sequence[tuple[Path, str]] = (),
     rw_dir: Path | None = None,
+    rw_area: Path | None = None,
     network: bool = False,
     seccomp_fd: int | None = None,
     cwd: str = HOME,
@@ -150,7 +151,9 @@ def bwrap_argv(
     docstring). ``ro_binds``: host paths the sandbox reads at the same path; ``ro_map``: (host
     path, sandbox path) pairs; ``rw_dir``: one host folder writable at the same path (for build
     outputs; the supervisor caps its size). ``env`` is the whole environment inside; it travels
-    in the ``--args`` payload (descriptor ``args_fd``), never on the command line."""
+    in the ``--args`` payload (descriptor ``args_fd``), never on the command line.
+    ``rw_area``: a host folder that is, inside, a tmpfs of ``disk_mb`` at the same path, its host
+    content readable at :data:`~hub.sandbox.rwarea.RW_IN` (see :mod:`hub.sandbox.rwarea`)."""
     exe = shutil.which("bwrap") or "bwrap"
     disk = str(limits.disk_mb * 1024 * 1024)
     args = [
@@ -188,6 +191,10 @@ def bwrap_argv(
         args += ["--ro-bind", str(host), inside]
     if rw_dir is not None:
         args += ["--bind", str(rw_dir), str(rw_dir)]
+    if rw_area is not None:
+        from hub.sandbox.rwarea import RW_IN
+
+        args += ["--size", disk, "--tmpfs", str(rw_area), "--ro-bind", str(rw_area), RW_IN]
     args += ["--remount-ro", "/", "--chdir", cwd]
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]

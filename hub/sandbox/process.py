@@ -26,6 +26,7 @@ import resource
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -36,12 +37,14 @@ from typing import IO
 from hub.sandbox.bwrap import HOME, bwrap_argv, unavailable_reason
 from hub.sandbox.cgroup import CgroupGroup, open_group
 from hub.sandbox.policy import Limits, seccomp_filter_fd
+from hub.sandbox.rwarea import AreaError, Receiver, extract, wrap
 
 __all__ = ["CHANNEL_FD", "SandboxProcess", "SandboxUnavailableError", "run", "tree_usage"]
 
 CHANNEL_FD = 3
 _SECCOMP_FD = 4
 _ARGS_FD = 5
+AREA_FD = 6
 _TMPFS = ("/tmp", HOME, "/dev/shm")
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 _HZ = os.sysconf("SC_CLK_TCK")
@@ -107,11 +110,11 @@ def _dir_bytes(path: Path) -> int:
     return total
 
 
-def _tmpfs_bytes(bwrap_pid: int) -> int:
+def _tmpfs_bytes(bwrap_pid: int, more: Sequence[str] = ()) -> int:
     """Bytes held in the sandbox's tmpfs folders (memory no process's RSS shows)."""
     total = 0
     for inner in _children(bwrap_pid)[:1]:
-        for mount in _TMPFS:
+        for mount in (*_TMPFS, *more):
             try:
                 st = os.statvfs(f"/proc/{inner}/root{mount}")
             except OSError:
@@ -158,6 +161,8 @@ class SandboxProcess:
         ro_binds: Sequence[Path] = (),
         ro_map: Sequence[tuple[Path, str]] = (),
         rw_dir: Path | None = None,
+        rw_area: Path | None = None,
+        extra_fds: Sequence[tuple[int, int]] = (),
         network: bool = False,
         channel: bool = False,
         output: tuple[IO[bytes], IO[bytes]] | None = None,
@@ -177,6 +182,7 @@ class SandboxProcess:
         self.peak_rss = 0
         self.cpu_s = 0.0
         self._rw_dir = rw_dir
+        self._areas = () if rw_area is None else (str(rw_area),)
         self._hooks_lock = threading.Lock()
         self._poll_s = poll_s
         self._stop = threading.Event()
@@ -191,6 +197,7 @@ class SandboxProcess:
         try:
             if theirs is not None:
                 moves.append((theirs.fileno(), CHANNEL_FD))
+            moves += list(extra_fds)
             if unsafe:
                 argv = list(command)
             else:
@@ -202,6 +209,7 @@ class SandboxProcess:
                     ro_binds=ro_binds,
                     ro_map=ro_map,
                     rw_dir=rw_dir,
+                    rw_area=rw_area,
                     network=network,
                     seccomp_fd=_SECCOMP_FD,
                     cwd=cwd or HOME,
@@ -308,7 +316,7 @@ class SandboxProcess:
             if self.cgroup is not None:
                 held = max(rss, self.cgroup.memory_bytes())
             elif tick % 2 == 0 or rss > mem_cap // 2:
-                held = rss + _tmpfs_bytes(self.proc.pid)
+                held = rss + _tmpfs_bytes(self.proc.pid, self._areas)
             self.peak_rss = max(self.peak_rss, held)
             why = None
             if cpu > self.limits.cpu_s:
@@ -406,8 +414,9 @@ def run(
     """Run ``argv`` in a fresh sandbox and capture its output.
 
     ``ro_binds``: host paths readable inside at the same path (the interpreter and the system
-    libraries always are); ``rw_dir``: one host folder writable at the same path (size-capped
-    at ``limits.disk_mb``); ``network``: share the host's network (trusted work only);
+    libraries always are); ``rw_dir``: one host folder writable at the same path: inside, a
+    tmpfs of ``limits.disk_mb`` holding a copy of it, whose files are written back when the
+    command ends (not after a limit's kill; see :mod:`hub.sandbox.rwarea`); ``network``: share the host's network (trusted work only);
     ``env``: the whole environment inside (default: ``PATH``, ``HOME``, ``LANG``). The working
     directory is a private tmpfs unless ``cwd`` names one inside (e.g. a folder of ``rw_dir``).
     ``unsafe``: run without the sandbox (``--unsafe-no-sandbox``; limits still apply). A limit
@@ -417,24 +426,53 @@ def run(
     """
     lim = limits or Limits(wall_s=timeout_s, cpu_s=int(timeout_s) + 1, memory_mb=memory_mb)
     base = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": HOME, "LANG": "C.UTF-8", "TMPDIR": "/tmp"}
+    area = None if rw_dir is None or unsafe else Path(rw_dir)
+    command = list(argv)
+    receiver: Receiver | None = None
+    extra: list[tuple[int, int]] = []
+    if area is not None:  # the folder is a size-capped tmpfs inside, sent back at the end
+        r, w = os.pipe()
+        receiver = Receiver(r, cap=lim.disk_mb * 1024 * 1024 + (1 << 20))
+        extra.append((w, AREA_FD))
+        command = wrap(command, sys.executable, area, str(cwd or HOME), AREA_FD)
     # output goes to files (each capped by RLIMIT_FSIZE), of which the last MiB is read back
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        box = SandboxProcess(
-            argv,
-            limits=lim,
-            env=dict(env) if env is not None else base,
-            ro_binds=[Path(p) for p in ro_binds],
-            rw_dir=None if rw_dir is None else Path(rw_dir),
-            network=network,
-            output=(out, err),
-            cwd=None if cwd is None else str(cwd),
-            unsafe=unsafe,
-            unsafe_cwd=None if cwd is None else Path(cwd),
-        )
-        code = box.wait()
-        box._stop.set()
-        box.finish()
-        stdout, stderr = _tail(out), _tail(err)
+    try:
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            try:
+                box = SandboxProcess(
+                    command,
+                    limits=lim,
+                    env=dict(env) if env is not None else base,
+                    ro_binds=[Path(p) for p in ro_binds],
+                    rw_dir=None if rw_dir is None or area is not None else Path(rw_dir),
+                    rw_area=area,
+                    extra_fds=extra,
+                    network=network,
+                    output=(out, err),
+                    cwd=None if cwd is None or area is not None else str(cwd),
+                    unsafe=unsafe,
+                    unsafe_cwd=None if cwd is None else Path(cwd),
+                )
+            finally:
+                for w, _target in extra:
+                    os.close(w)
+            code = box.wait()
+            box._stop.set()
+            box.finish()
+            stdout, stderr = _tail(out), _tail(err)
+        if receiver is not None and area is not None:
+            receiver.join(timeout=30.0)
+            if box.breach is None and code != -signal.SIGKILL:
+                try:
+                    if receiver.overflow:
+                        raise AreaError(f"the sandbox's folder holds more than {lim.disk_mb} MiB")
+                    extract(receiver.file, area, lim.disk_mb * 1024 * 1024)
+                except AreaError as exc:
+                    code = code or 1
+                    stderr += f"\nverihub sandbox: {exc}\n"
+    finally:
+        if receiver is not None:
+            receiver.close()
     if box.breach is not None:
         stderr += f"\nverihub sandbox: killed: {box.breach}\n"
     return subprocess.CompletedProcess(list(argv), code, stdout, stderr)
