@@ -97,7 +97,8 @@ class Limits:
     (``RLIMIT_NPROC`` inside, and the supervisor's count); ``memory_mb`` is also each
     process's address-space limit (``RLIMIT_AS``: one process alone gets a ``MemoryError``);
     ``disk_mb``: the size of the private run directory, of ``/tmp``, ``/dev/shm`` and of a
-    writable folder (each a size-capped tmpfs; what they hold counts towards ``memory_mb``); ``cpu_s``: CPU seconds of all its processes
+    writable folder (each a size-capped tmpfs; what they hold counts towards ``memory_mb``);
+    ``cpu_s``: CPU seconds of all its processes
     (summed by the supervisor, not an rlimit the sandbox could see); ``file_mb``: per file
     (``RLIMIT_FSIZE``). ``wall_s`` and ``cpu_s`` are invisible inside; the others are the same
     for a check and an evaluation unless the user changes them.

@@ -416,7 +416,8 @@ def run(
     ``ro_binds``: host paths readable inside at the same path (the interpreter and the system
     libraries always are); ``rw_dir``: one host folder writable at the same path: inside, a
     tmpfs of ``limits.disk_mb`` holding a copy of it, whose files are written back when the
-    command ends (not after a limit's kill; see :mod:`hub.sandbox.rwarea`); ``network``: share the host's network (trusted work only);
+    command ends (not after a limit's kill; see :mod:`hub.sandbox.rwarea`); ``network``: share
+    the host's network (trusted work only);
     ``env``: the whole environment inside (default: ``PATH``, ``HOME``, ``LANG``). The working
     directory is a private tmpfs unless ``cwd`` names one inside (e.g. a folder of ``rw_dir``).
     ``unsafe``: run without the sandbox (``--unsafe-no-sandbox``; limits still apply). A limit
