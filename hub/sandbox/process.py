@@ -110,8 +110,10 @@ def _dir_bytes(path: Path) -> int:
     return total
 
 
-def _tmpfs_bytes(bwrap_pid: int, more: Sequence[str] = ()) -> int:
-    """Bytes held in the sandbox's tmpfs folders (memory no process's RSS shows)."""
+def _tmpfs_bytes(bwrap_pid: int, size: int, more: Sequence[str] = ()) -> int:
+    """Bytes held in the sandbox's tmpfs folders (memory no process's RSS shows). Only a file
+    system of exactly the sandbox's tmpfs ``size`` counts: while bubblewrap still sets up, the
+    same path is the host's folder."""
     total = 0
     for inner in _children(bwrap_pid)[:1]:
         for mount in (*_TMPFS, *more):
@@ -119,7 +121,8 @@ def _tmpfs_bytes(bwrap_pid: int, more: Sequence[str] = ()) -> int:
                 st = os.statvfs(f"/proc/{inner}/root{mount}")
             except OSError:
                 continue
-            total += (st.f_blocks - st.f_bfree) * st.f_frsize
+            if st.f_blocks * st.f_frsize == size:
+                total += (st.f_blocks - st.f_bfree) * st.f_frsize
     return total
 
 
@@ -315,8 +318,8 @@ class SandboxProcess:
             held = rss
             if self.cgroup is not None:
                 held = max(rss, self.cgroup.memory_bytes())
-            elif tick % 2 == 0 or rss > mem_cap // 2:
-                held = rss + _tmpfs_bytes(self.proc.pid, self._areas)
+            elif not self.unsafe and (tick % 2 == 0 or rss > mem_cap // 2):
+                held = rss + _tmpfs_bytes(self.proc.pid, disk_cap, self._areas)
             self.peak_rss = max(self.peak_rss, held)
             why = None
             if cpu > self.limits.cpu_s:
