@@ -1,6 +1,7 @@
 """The dependencies ``verihub install`` installs with an environment, verified like it.
 
-pip is asked what it *would* install (``pip install --dry-run --report``, wheels only); each
+pip is asked what it *would* install for the wheel's ``Requires-Dist`` (``pip install
+--dry-run --report``, wheels only; nothing when it declares none); each
 distribution it names must come from an index or a local wheel file (a direct URL, a VCS
 reference or a source folder is refused), is downloaded alone (``--no-deps``) and checked by
 :func:`hub.registry.wheels.verify_dependency` (``RECORD`` hashes, no ``.pth``, no second
@@ -13,14 +14,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from packaging.utils import canonicalize_name
 
-from hub.registry.sources import InstallError, run_pip
-from hub.registry.wheels import WheelError, verify_dependency
+from hub.registry import sources
+from hub.registry.sources import InstallError
+from hub.registry.wheels import WheelError, refuse_direct_dependencies, verify_dependency
 
 __all__ = ["fetch_dependencies"]
 
@@ -45,29 +48,34 @@ def _planned(report: dict[str, Any], own: str) -> list[tuple[str, str, str, str 
     return out
 
 
+def _requires(wheel: Path) -> list[str]:
+    """The wheel's ``Requires-Dist`` lines (a direct URL among them is refused)."""
+    try:
+        with zipfile.ZipFile(wheel) as zf:
+            names = [n for n in zf.namelist() if n.count("/") == 1 and n.endswith(".dist-info/METADATA")]
+            metadata = zf.read(names[0]) if len(names) == 1 else b""
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise InstallError(f"{wheel.name} is not a valid wheel (zip) file") from exc
+    try:
+        return refuse_direct_dependencies(metadata, wheel.name)
+    except WheelError as exc:
+        raise InstallError(f"{exc}; nothing was installed") from exc
+
+
 def fetch_dependencies(wheel: Path, distribution: str, dest: Path, pip_args: Sequence[str]) -> list[Path]:
     """Download and verify the wheels pip would install with ``wheel`` (see the module
     docstring) into ``dest``; raises :class:`InstallError` on any refusal."""
+    requires = _requires(wheel)
+    if not requires:
+        return []
     dest.mkdir(parents=True, exist_ok=True)
     report = dest / "pip-report.json"
-    run_pip(
-        [
-            "install",
-            "--dry-run",
-            "-q",
-            "--only-binary",
-            ":all:",
-            "--report",
-            str(report),
-            *pip_args,
-            str(wheel),
-        ],
-        what=f"resolving the dependencies of {wheel.name}",
-    )
+    plan = ["install", "--dry-run", "-q", "--only-binary", ":all:", "--report", str(report)]
+    sources.run_pip([*plan, *pip_args, *requires], what=f"resolving the dependencies of {wheel.name}")
     wheels: list[Path] = []
     for name, version, url, sha256 in _planned(json.loads(report.read_text(encoding="utf-8")), distribution):
         folder = dest / canonicalize_name(name)
-        run_pip(
+        sources.run_pip(
             ["download", "-q", "--no-deps", "--only-binary", ":all:", "-d", str(folder), *pip_args, url],
             what=f"downloading the dependency {name} {version}",
         )

@@ -118,3 +118,15 @@ def test_install_verifies_each_dependency_before_pip_installs(tmp_path: Path, ho
     else:
         got = fetch_dependencies(env, "verihub-vh-depprobe", tmp_path / "deps", args)
         assert [p.name for p in got] == ["vhdep-0.1.0-py3-none-any.whl"]
+
+
+def test_dependencies_resolve_as_wheels_only(tmp_path: Path) -> None:
+    """A dependency released only as an sdist is not resolved (pip would run its setup.py)."""
+    index = tmp_path / "index"
+    index.mkdir()
+    (index / "vhdep-0.1.0.tar.gz").write_bytes(b"not even a tarball")
+    env = env_wheel(tmp_path / "env", ("vhdep",))
+    with pytest.raises(InstallError, match="resolving the dependencies"):
+        fetch_dependencies(
+            env, "verihub-vh-depprobe", tmp_path / "deps", ["--no-index", "--find-links", str(index)]
+        )
