@@ -122,3 +122,18 @@ def test_check_report_of_a_leaky_package_holds_no_secret(planted: list[str]) -> 
     text = report.to_text() + report.model_dump_json()
     assert report.result("loads") is not None and "Leaky(" in text
     assert not [s for s in planted if s in text], text
+
+
+def test_review_problems_are_redacted(
+    planted: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A regrade's error quotes the package; the review's problems do not repeat a secret."""
+    from hub.review import verify
+
+    def leaky(bundle: object, **_kw: object) -> verify.Verification:
+        return verify.Verification(bundle=tmp_path, problems=[f"regrading failed: {DB_URL} {TOKEN}"])
+
+    monkeypatch.setattr(verify, "_verify", leaky)
+    found = verify.verify_submission(tmp_path)
+    assert found.problems and MASK in found.problems[0]
+    assert not [s for s in planted if s in found.problems[0]]
