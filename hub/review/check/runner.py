@@ -249,16 +249,18 @@ def _static_checks(stage: Path, report: CheckReport) -> str | None:
 def _isolation(opts: CheckOptions) -> str:
     lim = opts.limits
     limits = (
-        f"memory {lim.memory_mb} MiB summed over its processes, {lim.processes} processes, "
-        f"{lim.disk_mb} MiB tmpfs for the run directory and /tmp, cpu {lim.cpu_s}s per process, "
-        f"wall {lim.wall_s:g}s"
+        f"memory {lim.memory_mb} MiB summed over its processes and tmpfs folders, {lim.processes} "
+        f"processes, {lim.disk_mb} MiB tmpfs for the run directory, /tmp and /dev/shm, cpu "
+        f"{lim.cpu_s}s per process, wall {lim.wall_s:g}s"
     )
     if opts.unsafe_no_sandbox:
         return f"{UNSAFE_BANNER}; limits: {limits}"
     return (
         "bubblewrap sandbox: own user, pid, net, mount, ipc and uts namespaces, uid 65534, no "
-        "capabilities, seccomp filter, read-only binds of the interpreter, verihub and the staged "
-        f"package only; limits: {limits}; verdicts drawn outside the sandbox over a nonce-checked channel"
+        "capabilities, seccomp filter (memfd and System V shared memory refused), read-only binds of "
+        "the interpreter, verihub and the staged package only, device nodes only in /dev, an "
+        f"allow-listed environment; limits: {limits}; verdicts drawn outside the sandbox over a "
+        "nonce-checked channel"
     )
 
 
