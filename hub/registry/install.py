@@ -14,9 +14,10 @@ Verify first, then install exactly what was verified; no code of the package run
    catalogue's ``content_hash``, and its entry point the catalogue's ``entry_point`` when given;
 3. the wheel's import package may not belong to another installed distribution or shadow an
    importable module (pip would overwrite that distribution's files without a word);
-4. on any refusal nothing is installed; otherwise pip installs *that wheel file* (its declared
-   dependencies come from the index as wheels only, ``--only-binary :all:``, and are not
-   hash-checked);
+4. its dependencies are resolved by pip (wheels only, ``--only-binary :all:``), each downloaded
+   and verified too (:mod:`hub.registry.deps`: from an index, ``RECORD`` right, no ``.pth``, no
+   direct-URL dependency); on any refusal nothing is installed; otherwise pip installs *those
+   wheel files* with ``--no-deps``, nothing else;
 5. after installing, the installed environment must resolve to the entry point verified in the
    wheel and its package is hashed again; on a mismatch it is uninstalled.
 
@@ -39,6 +40,7 @@ from packaging.utils import canonicalize_name
 from hub.env.errors import UsageError
 from hub.registry import sources
 from hub.registry.catalogue import Catalogue, CatalogueEntry, load_catalogue
+from hub.registry.deps import fetch_dependencies
 from hub.registry.sources import InstallError, build_wheel, refuse_links, requirement_for
 from hub.registry.wheels import WheelCheck, WheelError, verify_wheel
 
@@ -166,11 +168,14 @@ def install(
                 f"{entry.id}@{entry.version}: the declared extra files hash to {checked.extra_hash}, the "
                 f"catalogue ({entry.catalogue}) says {entry.extra_hash}; nothing was installed"
             )
-        # dependencies come as wheels only: pip would run an sdist's setup.py here to install it
-        deps = ["--no-deps"] if no_deps else ["--only-binary", ":all:"]
         wheel_sha256 = hashlib.sha256(wheel.read_bytes()).hexdigest()
         _refuse_taking_over(checked)
-        sources.run_pip(["install", "-q", *deps, *pip_args, str(wheel)], what=f"installing {wheel.name}")
+        # dependencies come as wheels only (pip would run an sdist's setup.py here), each verified
+        deps = (
+            [] if no_deps else fetch_dependencies(wheel, checked.distribution, Path(tmp) / "deps", pip_args)
+        )
+        files = [str(p) for p in [*deps, wheel]]
+        sources.run_pip(["install", "-q", "--no-deps", *pip_args, *files], what=f"installing {wheel.name}")
     importlib.invalidate_caches()
     _check_installed_target(entry.id, checked.entry_point)
     if entry.content_hash is not None:

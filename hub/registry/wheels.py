@@ -19,7 +19,10 @@ A wheel is a zip that pip unpacks into site-packages. Everything in it is untrus
 - a ``.dist-info`` folder not named as the wheel (name and version) or whose ``METADATA`` names
   another distribution, and any second metadata folder (``.dist-info``, ``.egg-info``), declared
   or not;
-- archives over :data:`MAX_WHEEL_BYTES` unpacked, or compressed more than :data:`MAX_RATIO` to 1.
+- archives over :data:`MAX_WHEEL_BYTES` unpacked, or compressed more than :data:`MAX_RATIO` to 1;
+- a dependency (``Requires-Dist``) given as a direct URL or a VCS reference (``name @ URL``):
+  pip would fetch it from there, unreviewed and unpinned; dependencies come from named indexes
+  only (and :func:`verify_dependency` checks each wheel ``verihub install`` installs for one).
 
 The content hash (:attr:`WheelCheck.content_hash`) is :func:`hub.registry.package.hash_tree` of the
 import package, the same value :func:`hub.registry.entrypoints.package_hash` gives once installed.
@@ -40,6 +43,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import PurePosixPath
 
+from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
@@ -47,7 +51,15 @@ from hub.env.errors import VerihubError
 from hub.registry.entry_points_txt import EntryPointsError, parse_entry_points
 from hub.registry.package import ENTRY_POINT_GROUP
 
-__all__ = ["MAX_RATIO", "MAX_WHEEL_BYTES", "WheelCheck", "WheelError", "verify_wheel"]
+__all__ = [
+    "MAX_RATIO",
+    "MAX_WHEEL_BYTES",
+    "WheelCheck",
+    "WheelError",
+    "refuse_direct_dependencies",
+    "verify_dependency",
+    "verify_wheel",
+]
 
 MAX_WHEEL_BYTES = 256 * 1024 * 1024
 """Unpacked size cap of an environment wheel."""
@@ -126,6 +138,7 @@ def verify_wheel(path: str, *, env_id: str | None, extra_files: Sequence[str] = 
         contents = {m: zf.read(m) for m in members}
     _check_record(contents, record, dist_info, name)
     _check_metadata_name(contents, dist_info, dist, version, name)
+    refuse_direct_dependencies(contents.get(f"{dist_info}/METADATA", b""), name)
     try:
         groups = parse_entry_points(contents.get(f"{dist_info}/entry_points.txt", b""))
     except EntryPointsError as exc:
@@ -177,6 +190,65 @@ def verify_wheel(path: str, *, env_id: str | None, extra_files: Sequence[str] = 
         extra_files=tuple(sorted(m for m, _ in extras)),
         extra_hash=_tree_hash(extras) if extras else None,
     )
+
+
+def refuse_direct_dependencies(metadata: bytes, name: str) -> list[str]:
+    """The ``Requires-Dist`` lines of ``metadata``; raises :class:`WheelError` on one that is
+    not a plain requirement or names a URL (``pkg @ https://...``, ``pkg @ git+...``)."""
+    head = metadata.decode("utf-8", "replace").replace("\r\n", "\n").split("\n\n", 1)[0]
+    lines = [
+        ln.split(":", 1)[1].strip() for ln in head.splitlines() if ln.lower().startswith("requires-dist:")
+    ]
+    for line in lines:
+        try:
+            req = Requirement(line)
+        except InvalidRequirement as exc:
+            raise WheelError(
+                f"{name}: the dependency {line[:120]!r} is not a valid requirement ({exc})"
+            ) from exc
+        if req.url is not None:
+            raise WheelError(
+                f"{name}: the dependency {req.name} comes from a direct URL or VCS reference "
+                f"({req.url[:120]!r}); refused: pip would install it unreviewed. Depend on a "
+                "released distribution by name"
+            )
+    return lines
+
+
+def verify_dependency(path: str) -> str:
+    """Check a dependency's wheel (not an environment) before ``verihub install`` hands it to
+    pip: ``RECORD`` complete and right, metadata its own, no direct-URL dependency of its own,
+    and nothing that runs at interpreter start: no ``.pth`` file anywhere site-packages would
+    read one (top level, or a ``.data`` scheme's ``purelib``/``platlib``). Returns its name."""
+    name = PurePosixPath(str(path)).name
+    try:
+        dist, version, _build, _tags = parse_wheel_filename(name)
+    except InvalidWheelFilename as exc:
+        raise WheelError(f"{name} is not a wheel file name ({exc})") from exc
+    try:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise WheelError(f"{name} is not a valid wheel (zip) file") from exc
+    with zf:
+        members = _members(zf, name)
+        dist_info = _dist_info(members, name)
+        record = _record(zf, dist_info, name)
+        contents = {m: zf.read(m) for m in members}
+    _check_record(contents, record, dist_info, name)
+    _check_metadata_name(contents, dist_info, dist, version, name)
+    refuse_direct_dependencies(contents.get(f"{dist_info}/METADATA", b""), name)
+    for member in contents:
+        parts = PurePosixPath(member).parts
+        site_level = len(parts) == 1 or (
+            len(parts) == 3 and parts[0].endswith(".data") and parts[1] in ("purelib", "platlib")
+        )
+        if site_level and parts[-1].endswith(".pth"):
+            raise WheelError(
+                f"{name} installs {member!r}, a .pth file run at every interpreter start; refused"
+            )
+        if _is_metadata(parts[0]) and parts[0] != dist_info:
+            raise WheelError(f"{name} carries a second metadata folder {parts[0]!r}; refused")
+    return str(dist)
 
 
 def _kind(parts: tuple[str, ...], dist_info: str) -> str:

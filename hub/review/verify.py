@@ -37,6 +37,7 @@ from hub.review.submit import (
 )
 from hub.run.metrics import Summary, SummaryBuilder
 from hub.run.rundir import RunDir
+from hub.sandbox.redact import MAX_REASON, clean, host_secrets
 
 __all__ = ["Verification", "bind_wheel_to_sdist", "verify_submission"]
 
@@ -138,7 +139,18 @@ def _entry_points(check: WheelCheck) -> str:
 def verify_submission(
     bundle: str | os.PathLike[str], *, check_options: CheckOptions | None = None, rerun_check: bool = True
 ) -> Verification:
-    """Re-verify a bundle written by :func:`submit` (see the module docstring)."""
+    """Re-verify a bundle written by :func:`submit` (see the module docstring). Its problems
+    quote the package (a regrade's error, a build's last line): each is capped and stripped of
+    this process's secrets, as the check report's lines are."""
+    result = _verify(bundle, check_options=check_options, rerun_check=rerun_check)
+    secrets = host_secrets()
+    result.problems = [clean(p, MAX_REASON, secrets) for p in result.problems]
+    return result
+
+
+def _verify(
+    bundle: str | os.PathLike[str], *, check_options: CheckOptions | None, rerun_check: bool
+) -> Verification:
     root = Path(bundle)
     result = Verification(bundle=root)
     mpath = root / MANIFEST

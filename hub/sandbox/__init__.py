@@ -1,4 +1,4 @@
-"""Running untrusted environment code in a bubblewrap sandbox.
+"""Running untrusted environment code in a bubblewrap sandbox (threat model: docs/sandbox.md).
 
 Public interface (everything else in this package is internal)::
 
@@ -6,7 +6,7 @@ Public interface (everything else in this package is internal)::
 
     # one command, output captured (e.g. building a wheel from an untrusted source). Builds
     # write into their source tree: copy it into the writable folder first.
-    shutil.copytree(src, area / "src")       # area: a folder of yours, writable inside
+    shutil.copytree(src, area / "src")       # area: a folder of yours, a size-capped tmpfs inside
     proc = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
                 "--no-index", "-w", str(area / "out"), str(area / "src")],
                rw_dir=area, network=False, timeout_s=300, memory_mb=2048,
@@ -27,6 +27,8 @@ Public interface (everything else in this package is internal)::
   and the system libraries always are (verihub's own code only for environments).
 - :func:`start_environment` / :class:`RemoteEnvironment`: :mod:`hub.sandbox.remote`; the
   protocol: :mod:`hub.sandbox.channel`; the program inside: :mod:`hub.sandbox.envserver`.
+- :func:`hub.sandbox.redact.clean`: what a report may quote of the package's free text (capped,
+  stripped of this process's secrets).
 - :func:`unavailable_reason`: None when a sandbox can be made here, else one line saying what to
   install (``apt-get install bubblewrap``). Callers refuse to run untrusted code then, unless
   the user passed ``--unsafe-no-sandbox`` (``unsafe=True``), and say so on a report's first line.

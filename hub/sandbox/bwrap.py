@@ -5,10 +5,14 @@ for trusted work only), mount and cgroup namespaces (``--unshare-all``); uid and
 (nobody) inside, with every capability dropped and no way back (bubblewrap sets
 ``no_new_privs``; ``--disable-userns`` forbids a nested user namespace); a root filesystem of
 nothing but read-only binds of the interpreter's prefix, the system libraries, verihub's own
-code and what the caller names; a fresh ``/proc`` and ``/dev`` (with a private, size-capped
-``/dev/shm``); a private run directory and ``/tmp``, each a tmpfs capped at ``disk_mb``; a fixed
+code and what the caller names; a fresh ``/proc``, and a ``/dev`` of five device nodes (null,
+zero, full, random, urandom) with a private, size-capped ``/dev/shm`` (no unsized tmpfs, unlike
+``--dev``); a private run directory and ``/tmp``, each a tmpfs capped at ``disk_mb``; a fixed
 host name; a scrubbed environment (``--clearenv`` plus what the caller sets); its own session
-(``--new-session``: no terminal to inject keystrokes into); and death with its parent.
+(``--new-session``: no terminal to inject keystrokes into); and death with its parent. Every
+option, the environment's values included, reaches bubblewrap on a descriptor (``--args FD``):
+the sandbox reads its init's command line in ``/proc/1/cmdline``, and sees only ``bwrap --args
+5 -- COMMAND``.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import subprocess
 import sys
 import sysconfig
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from hub.sandbox.policy import Limits
@@ -27,6 +32,7 @@ from hub.sandbox.policy import Limits
 __all__ = [
     "HOME",
     "HOSTNAME",
+    "Plan",
     "SANDBOX_GID",
     "SANDBOX_UID",
     "bwrap_argv",
@@ -43,16 +49,44 @@ _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _ETC = ("/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives", "/etc/ssl/certs")
 
 
+def _pth_dirs(site_dir: Path) -> list[Path]:
+    """Folders that the ``.pth`` files of ``site_dir`` add to ``sys.path`` (path lines only)."""
+    out = []
+    for pth in sorted(site_dir.glob("*.pth")):
+        try:
+            lines = pth.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            line = line.strip()
+            if not line or line.startswith(("#", "import ", "import\t")):
+                continue
+            path = Path(line) if os.path.isabs(line) else site_dir / line
+            if path.is_dir():
+                out.append(path)
+    return out
+
+
 def python_roots() -> list[Path]:
-    """Folders the interpreter needs: its prefixes and site-packages (a venv's included)."""
+    """Folders the interpreter runs with: its prefixes (a virtualenv's and its base
+    installation's), its site-packages, and the folders their ``.pth`` files add, wherever
+    they are (``/tmp`` included: the sandbox's own ``/tmp`` is mounted below these binds)."""
     roots = {Path(sys.base_prefix), Path(sys.prefix), Path(sys.exec_prefix), Path(sys.base_exec_prefix)}
+    sites: set[Path] = set()
     for key in ("stdlib", "platstdlib", "purelib", "platlib"):
         try:
-            roots.add(Path(sysconfig.get_path(key)))
+            path = Path(sysconfig.get_path(key))
         except KeyError:
             continue
+        roots.add(path)
+        if key in ("purelib", "platlib"):
+            sites.add(path)
+    for site in sites:
+        if site.is_dir():
+            roots.update(_pth_dirs(site))
     exe = Path(sys.executable)
     roots.add(exe.parent)
+    roots.add(Path(os.path.realpath(exe)).parent)
     out: list[Path] = []
     for root in sorted({Path(os.path.realpath(r)) for r in roots} | roots, key=lambda p: len(p.parts)):
         if root.exists() and not any(root == o or o in root.parents for o in out) and str(root) != "/":
@@ -60,15 +94,43 @@ def python_roots() -> list[Path]:
     return out
 
 
-def _bind_system(argv: list[str]) -> None:
+_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+
+
+@dataclass
+class Plan:
+    """A bwrap command line in two parts: ``argv`` (what the process table shows, inside the
+    sandbox too: ``/proc/1/cmdline``: bwrap, ``--args FD`` and the command) and ``args`` (every
+    option, the environment's values included, handed to bwrap on that descriptor)."""
+
+    argv: list[str]
+    args: list[str] = field(default_factory=list)
+
+    def args_bytes(self) -> bytes:
+        """The ``--args`` payload: NUL-terminated arguments."""
+        return b"".join(os.fsencode(a) + b"\0" for a in self.args)
+
+
+def _bind_system(args: list[str]) -> None:
     for path in _SYSTEM:
         if os.path.islink(path):
-            argv += ["--symlink", os.readlink(path), path]
+            args += ["--symlink", os.readlink(path), path]
         elif os.path.isdir(path):
-            argv += ["--ro-bind", path, path]
+            args += ["--ro-bind", path, path]
     for path in _ETC:
         if os.path.exists(path):
-            argv += ["--ro-bind", path, path]
+            args += ["--ro-bind", path, path]
+
+
+def _minimal_dev(args: list[str], disk: str) -> None:
+    """A /dev of five device nodes, the standard links and a size-capped /dev/shm: nothing
+    writable but /dev/shm (``--dev`` would add an unsized tmpfs)."""
+    for node in _DEVICES:
+        if os.path.exists(node):
+            args += ["--dev-bind", node, node]
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "0"), ("stdout", "1"), ("stderr", "2")):
+        args += ["--symlink", target if name == "fd" else f"/proc/self/fd/{target}", f"/dev/{name}"]
+    args += ["--size", disk, "--tmpfs", "/dev/shm"]
 
 
 def bwrap_argv(
@@ -79,20 +141,22 @@ def bwrap_argv(
     ro_binds: Sequence[Path] = (),
     ro_map: Sequence[tuple[Path, str]] = (),
     rw_dir: Path | None = None,
+    rw_area: Path | None = None,
     network: bool = False,
     seccomp_fd: int | None = None,
     cwd: str = HOME,
-) -> list[str]:
-    """The ``bwrap`` argv that runs ``command`` in a fresh sandbox (see the module docstring).
-
-    ``ro_binds``: host paths the sandbox reads at the same path; ``ro_map``: (host path,
-    sandbox path) pairs; ``rw_dir``: one host folder writable at the same path (for build
-    outputs; the supervisor caps its size). ``env`` is the whole environment inside.
-    """
+    args_fd: int = 5,
+) -> Plan:
+    """The bwrap :class:`Plan` that runs ``command`` in a fresh sandbox (see the module
+    docstring). ``ro_binds``: host paths the sandbox reads at the same path; ``ro_map``: (host
+    path, sandbox path) pairs; ``rw_dir``: one host folder writable at the same path (for build
+    outputs; the supervisor caps its size). ``env`` is the whole environment inside; it travels
+    in the ``--args`` payload (descriptor ``args_fd``), never on the command line.
+    ``rw_area``: a host folder that is, inside, a tmpfs of ``disk_mb`` at the same path, its host
+    content readable at :data:`~hub.sandbox.rwarea.RW_IN` (see :mod:`hub.sandbox.rwarea`)."""
     exe = shutil.which("bwrap") or "bwrap"
     disk = str(limits.disk_mb * 1024 * 1024)
-    argv = [
-        exe,
+    args = [
         "--unshare-all",
         *(["--share-net"] if network else []),
         "--unshare-user",
@@ -110,26 +174,31 @@ def bwrap_argv(
         "--clearenv",
     ]
     for key, value in sorted(env.items()):
-        argv += ["--setenv", key, value]
+        args += ["--setenv", key, value]
     # the private tmpfs folders first: a bind below /tmp (a virtualenv or a build folder there)
     # is mounted on top of them, not hidden by them
-    argv += ["--proc", "/proc", "--dev", "/dev", "--size", disk, "--tmpfs", "/dev/shm"]
-    argv += ["--size", disk, "--tmpfs", "/tmp", "--size", disk, "--tmpfs", HOME]
-    _bind_system(argv)
+    args += ["--proc", "/proc"]
+    _minimal_dev(args, disk)
+    args += ["--size", disk, "--tmpfs", "/tmp", "--size", disk, "--tmpfs", HOME]
+    _bind_system(args)
     seen: set[str] = set()
     for root in [*python_roots(), *ro_binds]:
         path = str(root)
         if path not in seen and os.path.exists(path):
             seen.add(path)
-            argv += ["--ro-bind", path, path]
+            args += ["--ro-bind", path, path]
     for host, inside in ro_map:
-        argv += ["--ro-bind", str(host), inside]
+        args += ["--ro-bind", str(host), inside]
     if rw_dir is not None:
-        argv += ["--bind", str(rw_dir), str(rw_dir)]
-    argv += ["--remount-ro", "/", "--chdir", cwd]
+        args += ["--bind", str(rw_dir), str(rw_dir)]
+    if rw_area is not None:
+        from hub.sandbox.rwarea import RW_IN
+
+        args += ["--size", disk, "--tmpfs", str(rw_area), "--ro-bind", str(rw_area), RW_IN]
+    args += ["--remount-ro", "/", "--chdir", cwd]
     if seccomp_fd is not None:
-        argv += ["--seccomp", str(seccomp_fd)]
-    return [*argv, "--", *command]
+        args += ["--seccomp", str(seccomp_fd)]
+    return Plan(argv=[exe, "--args", str(args_fd), "--", *command], args=args)
 
 
 @functools.cache
@@ -145,9 +214,15 @@ def unavailable_reason() -> str | None:
         os.close(seccomp_filter_fd())
     except OSError as exc:
         return f"{exc} (or pass --unsafe-no-sandbox)"
-    argv = bwrap_argv([sys.executable, "-c", "pass"], limits=Limits(disk_mb=1), env={})
+    plan = bwrap_argv([sys.executable, "-c", "pass"], limits=Limits(disk_mb=1), env={})
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+        proc = subprocess.run(
+            [plan.argv[0], *plan.args, *plan.argv[3:]],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bubblewrap does not start ({exc}); pass --unsafe-no-sandbox to run unsandboxed"
     if proc.returncode != 0:

@@ -7,6 +7,11 @@ that is not valid JSON, not an object of exactly those keys, answers no pending 
 carries the wrong nonce is *tampering*: the channel is closed, every pending call raises
 :class:`TamperingError`, and so does every later one. The sandboxed code thus can only answer
 the questions it is asked; the verdicts are drawn outside from those answers.
+
+The reader never dies quietly: whatever a line does to it (a non-ASCII nonce, nesting too deep
+for the JSON parser, a line past :data:`MAX_LINE`), every pending call fails at once. The
+sandbox's supervisor calls :meth:`Channel.abandon` when the sandboxed process ends, so a call
+waiting without a timeout gets an error then, even if a descendant still holds the socket.
 """
 
 from __future__ import annotations
@@ -81,6 +86,9 @@ class Channel:
             why = exc
         except OSError:
             pass
+        except Exception as exc:  # noqa: BLE001 (anything a line does to the reader is tampering)
+            why = TamperingError(f"a message the reader cannot handle ({type(exc).__name__})")
+            self.tampering = str(why)
         self._fail_all(why)
 
     def _answer(self, line: bytes) -> None:
@@ -90,13 +98,19 @@ class Channel:
             raise TamperingError(f"not JSON: {line[:80]!r}") from exc
         if not isinstance(msg, dict) or set(msg) not in _ANSWER_KEYS:
             raise TamperingError(f"not an answer: {line[:80]!r}")
+        rid = msg["id"]
         with self._lock:
-            entry = self._pending.get(msg["id"]) if isinstance(msg["id"], int) else None
+            # exactly int: True would find request 1
+            entry = self._pending.get(rid) if type(rid) is int else None
             if entry is None:
-                raise TamperingError(f"an answer to no pending request (id {msg['id']!r})")
+                raise TamperingError(f"an answer to no pending request (id {str(rid)[:40]!r})")
             nonce, fut = entry
-            if not isinstance(msg["nonce"], str) or not secrets.compare_digest(msg["nonce"], nonce):
-                raise TamperingError(f"an answer with the wrong nonce (id {msg['id']!r})")
+            given = msg["nonce"]
+            # compared as bytes: compare_digest raises TypeError on a non-ASCII str
+            if not isinstance(given, str) or not secrets.compare_digest(
+                given.encode("utf-8", "surrogatepass"), nonce.encode("ascii")
+            ):
+                raise TamperingError(f"an answer with the wrong nonce (id {rid})")
             del self._pending[msg["id"]]
         try:
             if "error" in msg:
@@ -119,6 +133,13 @@ class Channel:
             self._sock.close()
         except OSError:
             pass
+
+    def abandon(self, why: BaseException, grace_s: float = 1.0) -> None:
+        """The sandboxed process ended: let the reader take what was sent before (up to
+        ``grace_s``), then fail every call still waiting with ``why``."""
+        if threading.current_thread() is not self._reader:
+            self._reader.join(timeout=grace_s)
+        self._fail_all(why)
 
     # -- asking ----------------------------------------------------------------------------------
     def submit(self, method: str, params: Mapping[str, Any]) -> Future[Any]:

@@ -44,6 +44,11 @@ DENIED_SYSCALLS: tuple[str, ...] = (
     "bpf",
     "perf_event_open",
     "userfaultfd",
+    # memory that no process's resident set shows: memfd pages never mapped, System V segments
+    # left attached to nothing (files in the size-capped tmpfs folders are counted instead)
+    "memfd_create",
+    "memfd_secret",
+    "shmget",
     "io_uring_setup",
     "io_uring_enter",
     "io_uring_register",
@@ -91,8 +96,9 @@ class Limits:
     kills the whole sandbox past it); ``processes``: processes and threads at once
     (``RLIMIT_NPROC`` inside, and the supervisor's count); ``memory_mb`` is also each
     process's address-space limit (``RLIMIT_AS``: one process alone gets a ``MemoryError``);
-    ``disk_mb``: the size of the private run directory and of ``/tmp`` (each a size-capped
-    tmpfs) and of a writable host folder (polled); ``cpu_s``: CPU seconds of all its processes
+    ``disk_mb``: the size of the private run directory, of ``/tmp``, ``/dev/shm`` and of a
+    writable folder (each a size-capped tmpfs; what they hold counts towards ``memory_mb``);
+    ``cpu_s``: CPU seconds of all its processes
     (summed by the supervisor, not an rlimit the sandbox could see); ``file_mb``: per file
     (``RLIMIT_FSIZE``). ``wall_s`` and ``cpu_s`` are invisible inside; the others are the same
     for a check and an evaluation unless the user changes them.

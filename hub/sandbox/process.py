@@ -2,11 +2,16 @@
 
 :class:`SandboxProcess` starts ``bwrap`` (see :mod:`hub.sandbox.bwrap`) with the per-process
 rlimits of :class:`~hub.sandbox.policy.Limits` and, when asked, one end of a socket pair as
-file descriptor 3 (the only descriptor it inherits besides stdio and the seccomp filter). A
-supervisor thread walks the sandbox's process tree every ``poll_s`` seconds, sums the resident
-memory and the CPU time of every process in it, counts them, measures a writable host folder, and kills the
-whole sandbox (bwrap, and through ``--die-with-parent`` and the pid namespace every process in
-it) the moment a limit is passed; :attr:`SandboxProcess.breach` says which.
+file descriptor 3 (the only descriptor the command inherits besides stdio; bubblewrap also gets
+the seccomp filter and its ``--args``, and consumes them). It runs in a cgroup v2 group of its
+own where one can be made (:mod:`hub.sandbox.cgroup`: the kernel then counts shared memory and
+refuses forks). A supervisor thread walks the sandbox's process tree
+every ``poll_s`` seconds, sums the resident memory of every process in it plus what its tmpfs
+folders hold (or the cgroup's charge), its CPU time, counts its processes, measures a writable
+host folder, and kills the whole sandbox (bwrap, and through ``--die-with-parent`` and the pid
+namespace every process in it) the moment a limit is passed; :attr:`SandboxProcess.breach` says
+which. Functions in :attr:`SandboxProcess.on_exit` run once the sandbox has ended (the channel
+fails its waiting calls there).
 
 :func:`run` is the one-shot form: run a command, capture its output, return a
 ``CompletedProcess`` (returncode ``-9`` and a ``breach`` line on stderr when a limit killed it).
@@ -21,20 +26,26 @@ import resource
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
 from hub.sandbox.bwrap import HOME, bwrap_argv, unavailable_reason
+from hub.sandbox.cgroup import CgroupGroup, open_group
 from hub.sandbox.policy import Limits, seccomp_filter_fd
+from hub.sandbox.rwarea import AreaError, Receiver, extract, wrap
 
 __all__ = ["CHANNEL_FD", "SandboxProcess", "SandboxUnavailableError", "run", "tree_usage"]
 
 CHANNEL_FD = 3
 _SECCOMP_FD = 4
+_ARGS_FD = 5
+AREA_FD = 6
+_TMPFS = ("/tmp", HOME, "/dev/shm")
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 _HZ = os.sysconf("SC_CLK_TCK")
 _TAIL_BYTES = 16 * 1024
@@ -99,11 +110,35 @@ def _dir_bytes(path: Path) -> int:
     return total
 
 
-def _child_setup(limits: Limits, fds: tuple[int, int]) -> None:  # between fork and exec
-    high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) if fd >= 0 else -1 for fd in fds]
-    for target, fd in zip((CHANNEL_FD, _SECCOMP_FD), high, strict=True):
-        if fd >= 0:
-            os.dup2(fd, target)
+def _tmpfs_bytes(bwrap_pid: int, size: int, more: Sequence[str] = ()) -> int:
+    """Bytes held in the sandbox's tmpfs folders (memory no process's RSS shows). Only a file
+    system of exactly the sandbox's tmpfs ``size`` counts: while bubblewrap still sets up, the
+    same path is the host's folder."""
+    total = 0
+    for inner in _children(bwrap_pid)[:1]:
+        for mount in (*_TMPFS, *more):
+            try:
+                st = os.statvfs(f"/proc/{inner}/root{mount}")
+            except OSError:
+                continue
+            if st.f_blocks * st.f_frsize == size:
+                total += (st.f_blocks - st.f_bfree) * st.f_frsize
+    return total
+
+
+def _child_setup(
+    limits: Limits, moves: Sequence[tuple[int, int]], cgroup_procs: str | None
+) -> None:  # between fork and exec
+    if cgroup_procs is not None:
+        fd = os.open(cgroup_procs, os.O_WRONLY)
+        try:
+            os.write(fd, b"0")
+        finally:
+            os.close(fd)
+    top = max([10, *(h for h, _ in moves), *(t for _, t in moves)]) + 1
+    high = [(fcntl.fcntl(h, fcntl.F_DUPFD, top), t) for h, t in moves]
+    for fd, target in high:
+        os.dup2(fd, target)
     # no RLIMIT_CPU: the supervisor sums CPU time from outside, where the sandbox cannot see
     # the limit (a check and an evaluation, whose CPU budgets differ, must look the same inside)
     for res, value in (
@@ -129,6 +164,8 @@ class SandboxProcess:
         ro_binds: Sequence[Path] = (),
         ro_map: Sequence[tuple[Path, str]] = (),
         rw_dir: Path | None = None,
+        rw_area: Path | None = None,
+        extra_fds: Sequence[tuple[int, int]] = (),
         network: bool = False,
         channel: bool = False,
         output: tuple[IO[bytes], IO[bytes]] | None = None,
@@ -148,46 +185,68 @@ class SandboxProcess:
         self.peak_rss = 0
         self.cpu_s = 0.0
         self._rw_dir = rw_dir
+        self._areas = () if rw_area is None else (str(rw_area),)
+        self._hooks_lock = threading.Lock()
         self._poll_s = poll_s
         self._stop = threading.Event()
         self.sock: socket.socket | None = None
+        self.on_exit: list[Callable[[], None]] = []
+        self.cgroup: CgroupGroup | None = None
         theirs: socket.socket | None = None
         if channel:
             self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        filt = -1 if unsafe else seccomp_filter_fd()
+        opened: list[int] = []
+        moves: list[tuple[int, int]] = []
         try:
-            argv = (
-                list(command)
-                if unsafe
-                else bwrap_argv(
+            if theirs is not None:
+                moves.append((theirs.fileno(), CHANNEL_FD))
+            moves += list(extra_fds)
+            if unsafe:
+                argv = list(command)
+            else:
+                self.cgroup = open_group(limits.memory_mb * 1024 * 1024, limits.processes)
+                plan = bwrap_argv(
                     command,
                     limits=limits,
                     env=env,
                     ro_binds=ro_binds,
                     ro_map=ro_map,
                     rw_dir=rw_dir,
+                    rw_area=rw_area,
                     network=network,
                     seccomp_fd=_SECCOMP_FD,
                     cwd=cwd or HOME,
+                    args_fd=_ARGS_FD,
                 )
-            )
-            fds = (theirs.fileno() if theirs is not None else -1, filt)
-            keep = tuple(t for t, fd in zip((CHANNEL_FD, _SECCOMP_FD), fds, strict=True) if fd >= 0)
+                argv = plan.argv
+                filt = seccomp_filter_fd()
+                opened.append(filt)
+                moves.append((filt, _SECCOMP_FD))
+                args = os.memfd_create("verihub-bwrap-args", os.MFD_CLOEXEC)
+                opened.append(args)
+                os.write(args, plan.args_bytes())
+                os.lseek(args, 0, os.SEEK_SET)
+                moves.append((args, _ARGS_FD))
+            procs = None if self.cgroup is None else self.cgroup.procs_path
             self.proc = subprocess.Popen(  # noqa: S603 (argv is built here, not by a shell)
                 argv,
                 stdin=subprocess.DEVNULL,
                 stdout=output[0] if output is not None else subprocess.DEVNULL,
                 env=dict(env) if unsafe else {},
-                cwd=unsafe_cwd if unsafe else None,
+                cwd=unsafe_cwd if unsafe else "/",
                 stderr=output[1] if output is not None else subprocess.PIPE,
                 close_fds=True,
-                pass_fds=keep,
+                pass_fds=tuple(t for _, t in moves),
                 start_new_session=True,
-                preexec_fn=lambda: _child_setup(limits, fds),  # noqa: PLW1509
+                preexec_fn=lambda: _child_setup(limits, moves, procs),  # noqa: PLW1509
             )
+        except BaseException:
+            if self.cgroup is not None:
+                self.cgroup.close()
+            raise
         finally:
-            if filt >= 0:
-                os.close(filt)
+            for fd in opened:
+                os.close(fd)
             if theirs is not None:
                 theirs.close()
         self._watch = threading.Thread(target=self._supervise, name="verihub-sandbox-watch", daemon=True)
@@ -222,6 +281,32 @@ class SandboxProcess:
 
     # -- supervision ---------------------------------------------------------------------------
     def _supervise(self) -> None:
+        try:
+            self._watch_limits()
+        finally:
+            if self.proc.poll() is None and self.breach is not None:
+                self.proc.wait()
+            if self.proc.poll() is not None:
+                self._ended()
+
+    def when_ended(self, hook: Callable[[], None]) -> None:
+        """Call ``hook`` once the sandbox has ended (now, if it already has)."""
+        with self._hooks_lock:
+            self.on_exit.append(hook)
+        if self.proc.poll() is not None:
+            self._ended()
+
+    def _ended(self) -> None:
+        """Run the on-exit functions once (the supervisor, or :meth:`close`)."""
+        with self._hooks_lock:
+            hooks, self.on_exit = self.on_exit, []
+        for hook in hooks:
+            try:
+                hook()
+            except Exception:  # noqa: BLE001 (one failing hook must not keep the others from running)
+                continue
+
+    def _watch_limits(self) -> None:
         mem_cap = self.limits.memory_mb * 1024 * 1024
         disk_cap = self.limits.disk_mb * 1024 * 1024
         deadline = self.started + self.limits.wall_s
@@ -230,14 +315,19 @@ class SandboxProcess:
             if self.proc.poll() is not None:
                 return
             rss, procs, threads, cpu = tree_usage(self.proc.pid)
-            self.peak_rss = max(self.peak_rss, rss)
+            held = rss
+            if self.cgroup is not None:
+                held = max(rss, self.cgroup.memory_bytes())
+            elif not self.unsafe and (tick % 2 == 0 or rss > mem_cap // 2):
+                held = rss + _tmpfs_bytes(self.proc.pid, disk_cap, self._areas)
+            self.peak_rss = max(self.peak_rss, held)
             why = None
             if cpu > self.limits.cpu_s:
                 why = f"cpu: {cpu:.1f}s of CPU used by the sandbox's processes, limit {self.limits.cpu_s}s"
-            elif rss > mem_cap:
+            elif held > mem_cap or (self.cgroup is not None and self.cgroup.oom_kills()):
                 why = (
-                    f"memory: {rss // 2**20} MiB resident in the sandbox's processes, "
-                    f"limit {self.limits.memory_mb} MiB"
+                    f"memory: {held // 2**20} MiB held by the sandbox (its processes and its "
+                    f"tmpfs folders), limit {self.limits.memory_mb} MiB"
                 )
             elif threads > self.limits.processes:
                 why = f"processes: {procs} processes, {threads} threads, limit {self.limits.processes}"
@@ -291,9 +381,18 @@ class SandboxProcess:
             self.kill()
             self.proc.wait()
         self._stop.set()
+        self.finish()
         for stream in (self.proc.stdout, self.proc.stderr):
             if stream is not None:
                 stream.close()
+
+    def finish(self) -> None:
+        """After the sandbox ended: run the on-exit functions, kill what is left in its cgroup
+        and remove it (idempotent)."""
+        self._ended()
+        if self.cgroup is not None:
+            self.cgroup.close()
+            self.cgroup = None
 
     def __enter__(self) -> SandboxProcess:
         return self
@@ -318,8 +417,10 @@ def run(
     """Run ``argv`` in a fresh sandbox and capture its output.
 
     ``ro_binds``: host paths readable inside at the same path (the interpreter and the system
-    libraries always are); ``rw_dir``: one host folder writable at the same path (size-capped
-    at ``limits.disk_mb``); ``network``: share the host's network (trusted work only);
+    libraries always are); ``rw_dir``: one host folder writable at the same path: inside, a
+    tmpfs of ``limits.disk_mb`` holding a copy of it, whose files are written back when the
+    command ends (not after a limit's kill; see :mod:`hub.sandbox.rwarea`); ``network``: share
+    the host's network (trusted work only);
     ``env``: the whole environment inside (default: ``PATH``, ``HOME``, ``LANG``). The working
     directory is a private tmpfs unless ``cwd`` names one inside (e.g. a folder of ``rw_dir``).
     ``unsafe``: run without the sandbox (``--unsafe-no-sandbox``; limits still apply). A limit
@@ -329,23 +430,53 @@ def run(
     """
     lim = limits or Limits(wall_s=timeout_s, cpu_s=int(timeout_s) + 1, memory_mb=memory_mb)
     base = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": HOME, "LANG": "C.UTF-8", "TMPDIR": "/tmp"}
+    area = None if rw_dir is None or unsafe else Path(rw_dir)
+    command = list(argv)
+    receiver: Receiver | None = None
+    extra: list[tuple[int, int]] = []
+    if area is not None:  # the folder is a size-capped tmpfs inside, sent back at the end
+        r, w = os.pipe()
+        receiver = Receiver(r, cap=lim.disk_mb * 1024 * 1024 + (1 << 20))
+        extra.append((w, AREA_FD))
+        command = wrap(command, sys.executable, area, str(cwd or HOME), AREA_FD)
     # output goes to files (each capped by RLIMIT_FSIZE), of which the last MiB is read back
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        box = SandboxProcess(
-            argv,
-            limits=lim,
-            env=dict(env) if env is not None else base,
-            ro_binds=[Path(p) for p in ro_binds],
-            rw_dir=None if rw_dir is None else Path(rw_dir),
-            network=network,
-            output=(out, err),
-            cwd=None if cwd is None else str(cwd),
-            unsafe=unsafe,
-            unsafe_cwd=None if cwd is None else Path(cwd),
-        )
-        code = box.wait()
-        box._stop.set()
-        stdout, stderr = _tail(out), _tail(err)
+    try:
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            try:
+                box = SandboxProcess(
+                    command,
+                    limits=lim,
+                    env=dict(env) if env is not None else base,
+                    ro_binds=[Path(p) for p in ro_binds],
+                    rw_dir=None if rw_dir is None or area is not None else Path(rw_dir),
+                    rw_area=area,
+                    extra_fds=extra,
+                    network=network,
+                    output=(out, err),
+                    cwd=None if cwd is None or area is not None else str(cwd),
+                    unsafe=unsafe,
+                    unsafe_cwd=None if cwd is None else Path(cwd),
+                )
+            finally:
+                for w, _target in extra:
+                    os.close(w)
+            code = box.wait()
+            box._stop.set()
+            box.finish()
+            stdout, stderr = _tail(out), _tail(err)
+        if receiver is not None and area is not None:
+            receiver.join(timeout=30.0)
+            if box.breach is None and code != -signal.SIGKILL:
+                try:
+                    if receiver.overflow:
+                        raise AreaError(f"the sandbox's folder holds more than {lim.disk_mb} MiB")
+                    extract(receiver.file, area, lim.disk_mb * 1024 * 1024)
+                except AreaError as exc:
+                    code = code or 1
+                    stderr += f"\nverihub sandbox: {exc}\n"
+    finally:
+        if receiver is not None:
+            receiver.close()
     if box.breach is not None:
         stderr += f"\nverihub sandbox: killed: {box.breach}\n"
     return subprocess.CompletedProcess(list(argv), code, stdout, stderr)

@@ -33,18 +33,31 @@ from hub.sandbox.channel import Channel, ChannelClosedError, RemoteError, Tamper
 from hub.sandbox.envserver import PACKAGE_DIR
 from hub.sandbox.policy import Limits
 from hub.sandbox.process import SandboxProcess
+from hub.sandbox.redact import clean
 
 __all__ = [
     "RemoteEnvironment",
     "SandboxDiedError",
+    "DATA_VARIABLES",
+    "PASSED_VARIABLES",
     "code_roots",
     "data_roots",
+    "sandbox_env",
     "start_environment",
     "start_installed",
 ]
 
 _CHUNK = 256
-_SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
+PASSED_VARIABLES = (
+    "VERIHUB_SHARED_DATA",
+    "VERIHUB_EVENT_LOOP",
+    "VERIHUB_PROOF_CONFINE",
+    "VERIHUB_LEAN_PROJECT",
+)
+"""The host's variables an environment may see (when set): named, never a pattern. The
+server's own settings (database URL, data folder, tokens) are none of them."""
+DATA_VARIABLES = ("VERIHUB_SHARED_DATA", "VERIHUB_LEAN_PROJECT")
+"""Of those, the ones that name a folder the sandbox may read (bound read-only)."""
 
 
 class SandboxDiedError(EnvironmentGoneError):
@@ -64,33 +77,23 @@ def code_roots() -> list[Path]:
     return [Path(os.path.realpath(str(m.__file__))).parent for m in (hub, graders)]
 
 
-def _hf_home() -> str:
-    return os.environ.get("HF_HOME") or os.path.join(os.path.expanduser("~"), ".cache", "huggingface")
-
-
 def data_roots(extra: Sequence[str] = ()) -> list[Path]:
-    """Data folders bound read-only into the sandbox: ``VERIHUB_SHARED_DATA``, any
-    ``VERIHUB_*_PATH`` / ``VERIHUB_*_DIR``, the Hugging Face cache, and ``extra``
-    (``--allow-read``). Other variables pass into the sandbox, the files they name do not."""
-    names = [
-        value
-        for key, value in os.environ.items()
-        if key == "VERIHUB_SHARED_DATA"
-        or (
-            key.startswith("VERIHUB_")
-            and key.endswith(("_PATH", "_DIR"))
-            and not key.endswith(_SECRET_SUFFIXES)
-        )
-    ]
-    names += [_hf_home(), *extra]
+    """Data folders bound read-only into the sandbox: those :data:`DATA_VARIABLES` name, and
+    ``extra`` (``--allow-read``). No cache or credential folder of the host (the Hugging Face
+    home, ``~/.cache``) is bound: a package that needs a dataset names it with ``--allow-read``."""
+    names = [os.environ[key] for key in DATA_VARIABLES if os.environ.get(key)]
+    names += list(extra)
     return sorted({Path(os.path.realpath(p)) for p in names if os.path.isabs(p) and os.path.exists(p)})
 
 
-def _sandbox_env(read: Sequence[Path], unsafe_home: str | None) -> dict[str, str]:
+def sandbox_env(read: Sequence[Path], unsafe_home: str | None = None) -> dict[str, str]:
+    """The whole environment of a sandboxed environment server: an allow-list, built from
+    scratch (nothing of ``os.environ`` but :data:`PASSED_VARIABLES`)."""
     env = {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "HOME": unsafe_home or HOME,
         "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
         "TMPDIR": unsafe_home or HOME,
         # a fresh hash seed per sandbox: the check's two loads differ in it, and so does every eval
         "PYTHONHASHSEED": str(secrets.randbelow(2**32)),
@@ -100,13 +103,10 @@ def _sandbox_env(read: Sequence[Path], unsafe_home: str | None) -> dict[str, str
         "HF_DATASETS_OFFLINE": "1",
         "VERIHUB_SANDBOX_READ": json.dumps([str(p) for p in read]),
     }
-    for key, value in os.environ.items():
-        if key.endswith(_SECRET_SUFFIXES) or key == "VERIHUB_CONFIG":
-            continue
-        if key.startswith("VERIHUB_"):
-            env.setdefault(key, value)
-    if os.path.isdir(_hf_home()):
-        env["HF_HOME"] = _hf_home()
+    for key in PASSED_VARIABLES:
+        value = os.environ.get(key)
+        if value:
+            env[key] = value
     return env
 
 
@@ -142,7 +142,7 @@ class RemoteEnvironment(Environment):
         self._closed = False
 
     def __repr__(self) -> str:
-        return f"{self.info.get('repr', super().__repr__())} (sandboxed)"
+        return f"{clean(self.info.get('repr', super().__repr__()), 200)} (sandboxed)"
 
     def data_sources(self) -> list[dict[str, Any]]:
         """The datasets the package says it loaded inside the sandbox (``hub.env.provenance``).
@@ -307,7 +307,7 @@ def start_environment(
     lim = limits or Limits()
     data = data_roots(read)
     tmp = tempfile.TemporaryDirectory(prefix="verihub-unsafe-") if unsafe else None
-    env = _sandbox_env(data, tmp.name if tmp is not None else None)
+    env = sandbox_env(data, tmp.name if tmp is not None else None)
     if unsafe:
         env["VERIHUB_SANDBOX_PACKAGE"] = str(stage)
     box = SandboxProcess(
@@ -322,6 +322,8 @@ def start_environment(
     )
     assert box.sock is not None
     channel = Channel(box.sock)
+    # a call waiting without a timeout ends when the sandbox does, whoever holds the socket
+    box.when_ended(lambda: channel.abandon(ChannelClosedError("the sandboxed process ended")))
     try:
         info = channel.call(
             "load", {"env_id": env_id, "env_args": dict(env_args or {})}, timeout=load_timeout_s or lim.wall_s

@@ -204,22 +204,44 @@ def test_run_directory_and_tmp_are_size_capped(disk_mb: int, refused: bool, tmp_
     assert out.count("refused after") == (2 if refused else 0), out + err
 
 
-@pytest.mark.parametrize(("disk_mb", "killed"), [(16, True), (256, False)])
-def test_writable_host_folder_is_size_capped(disk_mb: int, killed: bool, tmp_path: Path) -> None:
-    """The one host folder a build may write (``rw_dir``) is measured; a flood kills the sandbox."""
+@pytest.mark.parametrize(("disk_mb", "capped"), [(16, True), (256, False)])
+def test_writable_host_folder_is_size_capped_at_write_time(
+    disk_mb: int, capped: bool, tmp_path: Path
+) -> None:
+    """The one host folder a build may write (``rw_dir``) is a size-capped tmpfs inside: 8
+    parallel writers of 24 MiB each get ENOSPC at the cap (no poll to outrun), and the host
+    folder receives no more than the cap."""
     area = tmp_path / "area"
     area.mkdir()
+    (area / "input.txt").write_text("given")
     code = (
-        "import time\n"
-        f"with open('{area}/flood', 'wb') as fh:\n"
-        "    for _ in range(64): fh.write(b'x' * 2**20)\n"
-        "time.sleep(3); print('survived')\n"
+        "import os\n"
+        "assert open('input.txt').read() == 'given'\n"
+        "kids = []\n"
+        "for i in range(8):\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        try:\n"
+        "            with open(f'flood{i}', 'wb') as fh:\n"
+        "                for _ in range(24): fh.write(b'x' * 2**20); fh.flush()\n"
+        "        except OSError as e:\n"
+        "            os.write(1, b'refused\\n')\n"
+        "        os._exit(0)\n"
+        "    kids.append(pid)\n"
+        "for k in kids: os.waitpid(k, 0)\n"
+        "os.unlink('flood0')\n"  # room for the last word
+        "open('done.txt', 'w').write('ok')\n"
     )
     proc = run(
-        [sys.executable, "-c", code], rw_dir=area, limits=Limits(wall_s=30.0, cpu_s=30, disk_mb=disk_mb)
+        [sys.executable, "-c", code],
+        rw_dir=area,
+        cwd=area,
+        limits=Limits(wall_s=60.0, cpu_s=60, disk_mb=disk_mb),
     )
-    assert ("killed: disk" in proc.stderr) is killed, proc.stderr
-    assert ("survived" in proc.stdout) is not killed
+    held = sum(f.stat().st_size for f in area.iterdir() if f.is_file())
+    assert (area / "done.txt").read_text() == "ok", proc.stderr
+    assert ("refused" in proc.stdout) is capped, proc.stdout + proc.stderr
+    assert (held <= disk_mb * 2**20) if capped else held >= 7 * 24 * 2**20
 
 
 def test_environment_is_scrubbed_and_fds_closed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from hub.sandbox.redact import MAX_DETAIL, MAX_REASON, clean, host_secrets
+
 __all__ = ["CHECK_NAMES", "CheckReport", "CheckResult", "CheckStatus"]
 
 CheckStatus = Literal["pass", "fail", "warn", "skip"]
@@ -59,8 +61,17 @@ class CheckReport(BaseModel):
         return [r for r in self.results if r.status == "fail"]
 
     def add(self, name: str, status: CheckStatus, reason: str = "", details: list[str] | None = None) -> None:
-        """Record a result; a later result of the same name replaces a pass/skip but never a fail."""
-        new = CheckResult(name=name, status=status, reason=reason, details=list(details or [])[:5])
+        """Record a result; a later result of the same name replaces a pass/skip but never a fail.
+
+        The reason and details often quote the package (its repr, messages, stderr): they are
+        capped in length and stripped of this process's secrets (:mod:`hub.sandbox.redact`)."""
+        secrets = host_secrets()
+        new = CheckResult(
+            name=name,
+            status=status,
+            reason=clean(reason, MAX_REASON, secrets),
+            details=[clean(d, MAX_DETAIL, secrets) for d in list(details or [])[:5]],
+        )
         for i, old in enumerate(self.results):
             if old.name == name:
                 if old.status != "fail":

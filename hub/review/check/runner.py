@@ -41,6 +41,7 @@ from hub.review.check.report import CHECK_NAMES, CheckReport
 from hub.review.check.stateful_probes import run_stateful_probes
 from hub.sandbox import UNSAFE_BANNER, Limits, RemoteError, unavailable_reason
 from hub.sandbox import run as sandbox_run
+from hub.sandbox.redact import clean
 from hub.sandbox.remote import RemoteEnvironment, SandboxDiedError, start_environment
 from hub.sandbox.stage import (
     STAGE_PREFIX,
@@ -79,9 +80,6 @@ for part in filter(None, attr.split(".")):
 print(backend.build_wheel(out))
 """
 _DATA_SOURCE = re.compile(r"(data\s+source|dataset)[^\n:]{0,20}[:\-]\**\s*\S{2,}", re.IGNORECASE)
-
-
-_SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 
 
 @dataclass(frozen=True)
@@ -252,16 +250,18 @@ def _static_checks(stage: Path, report: CheckReport) -> str | None:
 def _isolation(opts: CheckOptions) -> str:
     lim = opts.limits
     limits = (
-        f"memory {lim.memory_mb} MiB summed over its processes, {lim.processes} processes, "
-        f"{lim.disk_mb} MiB tmpfs for the run directory and /tmp, cpu {lim.cpu_s}s per process, "
-        f"wall {lim.wall_s:g}s"
+        f"memory {lim.memory_mb} MiB summed over its processes and tmpfs folders, {lim.processes} "
+        f"processes, {lim.disk_mb} MiB tmpfs for the run directory, /tmp and /dev/shm, cpu "
+        f"{lim.cpu_s}s per process, wall {lim.wall_s:g}s"
     )
     if opts.unsafe_no_sandbox:
         return f"{UNSAFE_BANNER}; limits: {limits}"
     return (
         "bubblewrap sandbox: own user, pid, net, mount, ipc and uts namespaces, uid 65534, no "
-        "capabilities, seccomp filter, read-only binds of the interpreter, verihub and the staged "
-        f"package only; limits: {limits}; verdicts drawn outside the sandbox over a nonce-checked channel"
+        "capabilities, seccomp filter (memfd and System V shared memory refused), read-only binds of "
+        "the interpreter, verihub and the staged package only, device nodes only in /dev, an "
+        f"allow-listed environment; limits: {limits}; verdicts drawn outside the sandbox over a "
+        "nonce-checked channel"
     )
 
 
@@ -290,7 +290,7 @@ def _dynamic_checks(stage: Path, env_id: str | None, opts: CheckOptions, report:
         death(exc, "load", report, opts.limits.cpu_s)
         return False
     report.add("loads", "pass", f"{env!r} in {elapsed(t0)}".replace(" (sandboxed)", ""))
-    report.env_id, report.version = env.id, env.version
+    report.env_id, report.version = clean(env.id, 200), clean(env.version, 100)
     prober = Prober(env, timeout_s=opts.grade_timeout_s, memory_mb=opts.limits.memory_mb)
     finished = False
     try:
