@@ -14,6 +14,10 @@ __all__ = ["serve", "worker_command"]
 
 
 def worker_command(config: HubConfig, *, parent_pid: int | None = None) -> list[str]:
+    """The review worker's command line. The database URL (it may hold a password) is not on
+    it, where any local user could read it: the worker reads ``VERIHUB_HUB_DB`` from its
+    environment (:meth:`HubConfig.to_env`), and passes none of it on to the children that run
+    package code (:func:`hub.server.worker.child_env`)."""
     cmd = [
         sys.executable,
         "-m",
@@ -27,8 +31,6 @@ def worker_command(config: HubConfig, *, parent_pid: int | None = None) -> list[
         "--reverify-share",
         str(config.reverify_share),
     ]
-    if config.db_url:
-        cmd += ["--db", config.db_url]
     if config.review_fast:
         cmd.append("--review-fast")
     if parent_pid is not None:

@@ -21,13 +21,16 @@ from hub.server.core.archive import received_upload
 from hub.server.core.cache import bump
 from hub.server.core.models import Environment, Version
 from hub.server.core.queries import find_env, offered, search
+from hub.server.core.redact import Redactor
 from hub.server.packages.publish import publish
 from hub.server.web.errors import error
 
 __all__ = ["catalogue_route", "env_route", "push_route", "search_route", "version_route", "yank_route"]
 
 
-def version_json(env: Environment, v: Version, *, full: bool = False) -> dict[str, Any]:
+def version_json(
+    env: Environment, v: Version, *, full: bool = False, redactor: Redactor | None = None
+) -> dict[str, Any]:
     out: dict[str, Any] = {
         "version": v.version,
         "state": v.state,
@@ -49,7 +52,8 @@ def version_json(env: Environment, v: Version, *, full: bool = False) -> dict[st
         ],
     }
     if full:
-        out["report"] = json.loads(v.report) if v.report else None
+        report = json.loads(v.report) if v.report else None
+        out["report"] = redactor.value(report) if redactor is not None else report
     return out
 
 
@@ -118,9 +122,8 @@ def version_route(request: Request) -> Response:
         found = [v for v in env.versions if v.version == request.path_params["version"]] if env else []
         if env is None or not found:
             return error(404, "no such environment version")
-        return JSONResponse(
-            {"ref": f"{env.owner.name}/{env.env_id}", **version_json(env, found[0], full=True)}
-        )
+        shown = version_json(env, found[0], full=True, redactor=request.app.state.redactor)
+        return JSONResponse({"ref": f"{env.owner.name}/{env.env_id}", **shown})
 
 
 @guarded_write

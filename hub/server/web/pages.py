@@ -95,7 +95,8 @@ def env_page(request: Request) -> Response:
         if env is None:
             return _not_found(request)
         versions = sorted(env.versions, key=lambda v: v.id, reverse=True)
-        reports = {v.id: json.loads(v.report) if v.report else None for v in versions}
+        clean = request.app.state.redactor.value
+        reports = {v.id: clean(json.loads(v.report)) if v.report else None for v in versions}
         readme = render_markdown(versions[0].readme) if versions else ""
         return _page(
             request,
