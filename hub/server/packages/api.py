@@ -158,17 +158,21 @@ def search_route(request: Request) -> Response:
 
 @guarded
 def catalogue_route(request: Request) -> Response:
-    """Offered versions of visible environments as a catalogue (wheel sources, content hashes)."""
+    """Offered versions of visible environments as a catalogue (wheel sources, content hashes).
+
+    A catalogue names environments by bare id, and an id is only unique within its owner: an id
+    that more than one owner offers is left out (install it as ``OWNER/ID``), so a bare id never
+    resolves to whichever owner pushed the higher version. Each entry's ``author`` is its owner."""
     base = str(request.base_url).rstrip("/")
     entries: list[dict[str, Any]] = []
-    seen: set[tuple[str, str]] = set()
+    owners: dict[str, set[str]] = {}
     with request.app.state.sessions() as session:
         for env in search(session, request.state.who):
             for v in offered(env):
                 wheel = next((f for f in v.files if f.kind == "wheel"), None)
-                if v.yanked or wheel is None or (env.env_id, v.version) in seen:
+                if v.yanked or wheel is None:
                     continue
-                seen.add((env.env_id, v.version))
+                owners.setdefault(env.env_id, set()).add(env.owner.name)
                 entries.append(
                     {
                         "id": env.env_id,
@@ -181,7 +185,8 @@ def catalogue_route(request: Request) -> Response:
                         "content_hash": v.content_hash,
                     }
                 )
-    return JSONResponse({"schema_version": 1, "environments": entries})
+    unique = [e for e in entries if len(owners[e["id"]]) == 1]
+    return JSONResponse({"schema_version": 1, "environments": unique})
 
 
 @guarded

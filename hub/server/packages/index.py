@@ -6,6 +6,10 @@ normalised (other spellings redirect). ``/simple/`` offers reviewed versions onl
 ``/simple-unreviewed/`` also offers versions whose review is queued, running or failed
 (``verihub install --allow-unreviewed``). Private environments need a token (HTTP basic auth,
 as pip sends it) and are 404 to everyone else.
+
+Only wheels are listed, never sdists: an installer given an sdist runs its build backend, code
+that the review did not run as it would be run on the installing machine. The sdists stay
+downloadable from ``/files/`` (linked from the environment's page) for reading.
 """
 
 from __future__ import annotations
@@ -68,7 +72,7 @@ def _files(env: Environment, allow_unreviewed: bool) -> list[tuple[Version, EnvF
         (v, f)
         for v in offered(env, allow_unreviewed=allow_unreviewed)
         for f in sorted(v.files, key=lambda f: f.filename)
-        if f.kind in ("wheel", "sdist")
+        if f.kind == "wheel"
     ]
 
 
