@@ -45,10 +45,15 @@ def serve(
     port: int = 8000,
     workers: int = 1,
     review_worker: bool | None = None,
+    forwarded_allow_ips: str = "",
 ) -> None:
     """Serve until interrupted. The embedded SQLite database is migrated first; a PostgreSQL
     database must have been migrated with ``verihub hub migrate``. ``review_worker`` defaults to
-    True on SQLite (run separate ``verihub hub worker`` processes with PostgreSQL)."""
+    True on SQLite (run separate ``verihub hub worker`` processes with PostgreSQL).
+
+    Client addresses (what the failed-auth limiter counts) are the socket's peer unless
+    ``forwarded_allow_ips`` names the proxies (comma-separated addresses) whose
+    ``X-Forwarded-For`` is believed; uvicorn's own default would believe any loopback peer."""
     import uvicorn
 
     config.data.mkdir(parents=True, exist_ok=True)
@@ -80,6 +85,8 @@ def serve(
             workers=workers,
             log_level="warning",
             access_log=False,
+            proxy_headers=bool(forwarded_allow_ips),
+            forwarded_allow_ips=forwarded_allow_ips or "",
         )
     finally:
         if child is not None:
