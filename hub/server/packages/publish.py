@@ -132,6 +132,26 @@ def check_requirements(requires: list[str]) -> None:
             )
 
 
+def check_entry_points(wheel: Path, version: str) -> None:
+    """Every name the wheel declares in the environments' entry-point group must be a valid
+    catalogue id (:func:`check_env_id`): capitals passed review but made the catalogue invalid."""
+    from hub.registry.entry_points_txt import EntryPointsError, parse_entry_points
+    from hub.registry.package import ENTRY_POINT_GROUP
+
+    with zipfile.ZipFile(wheel) as zf:
+        names = [n for n in zf.namelist() if n.count("/") == 1 and n.endswith(".dist-info/entry_points.txt")]
+        if not names:
+            return
+        try:
+            groups = parse_entry_points(zf.read(names[0]))
+        except EntryPointsError as exc:
+            raise PublishError(f"the wheel's entry_points.txt: {exc}", Problem.UNPROCESSABLE) from exc
+    for group, entries in groups.items():
+        if normalize(group) == normalize(ENTRY_POINT_GROUP):
+            for name in entries:
+                check_env_id(name, version)
+
+
 def _look_alikes(session: Session, who: Principal, owner_id: int, project: str, env_id: str) -> str:
     """Why this name may impersonate another owner's environment ('' when it does not): the same
     id, or a distribution name or id one edit away. Only environments the pusher can see are
@@ -241,6 +261,7 @@ def publish(
         ):
             raise PublishError("the wheel's name or version differs from the manifest", Problem.UNPROCESSABLE)
         check_env_id(manifest.env_id, manifest.version)
+        check_entry_points(wheels[0], manifest.version)
         check_filenames(wheels[0].name, sdists[0].name, manifest.distribution, manifest.version)
         check_requirements([str(r) for r in meta.get_all("Requires-Dist") or []])
         from hub.registry.install import wheel_package_hash

@@ -13,7 +13,7 @@ import pytest
 from hub.registry.catalogue import parse_catalogue
 from hub.server.core.models import PASSED, EnvFile, Environment, Version
 from hub.server.core.problems import Problem
-from hub.server.packages.publish import PublishError, check_env_id
+from hub.server.packages.publish import PublishError, check_entry_points, check_env_id
 
 
 def _env(
@@ -60,6 +60,21 @@ def test_entry_point_names_follow_the_catalogue_schema() -> None:
         with pytest.raises(PublishError) as err:
             check_env_id(bad, "0.1.0")
         assert err.value.problem is Problem.UNPROCESSABLE
+
+
+def test_entry_point_names_in_the_wheel_are_checked(tmp_path: Path) -> None:
+    import zipfile
+
+    def wheel(entry_points: str) -> Path:
+        path = tmp_path / f"w{len(list(tmp_path.iterdir()))}-0.1.0-py3-none-any.whl"
+        with zipfile.ZipFile(path, "w") as zf:
+            zf.writestr("w-0.1.0.dist-info/entry_points.txt", entry_points)
+        return path
+
+    check_entry_points(wheel("[verihub.environments]\narith = arith.env:load\n"), "0.1.0")
+    check_entry_points(wheel("[console_scripts]\nArith = arith.cli:main\n"), "0.1.0")  # another group
+    with pytest.raises(PublishError, match="Arith"):
+        check_entry_points(wheel("[verihub.environments]\narith = a:b\nArith = a:b\n"), "0.1.0")
 
 
 @pytest.mark.slow
