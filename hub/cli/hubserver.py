@@ -103,13 +103,26 @@ def serve_cmd(
     lease_s: float = typer.Option(60.0, "--lease-s", min=1.0, help="Review job lease (seconds)."),
     review_fast: bool = typer.Option(False, "--review-fast", help="Smaller review checks (tests, demos)."),
     reverify_share: float = ShareOpt,
+    forwarded_allow_ips: str = typer.Option(
+        "",
+        "--forwarded-allow-ips",
+        help="Comma-separated addresses of the proxies whose X-Forwarded-For is believed (default: none; "
+        "clients are the socket's peer).",
+    ),
 ) -> None:
     """Serve the hub: index at /simple/, API at /api/v1/, web pages at /."""
     from hub.server.serve import serve
 
     cfg = _config(data, db, lease_s=lease_s, fast=review_fast, share=reverify_share)
     sys.stderr.write(f"verihub hub on http://{host}:{port}/ (index http://{host}:{port}/simple/)\n")
-    serve(cfg, host=host, port=port, workers=workers, review_worker=review_worker)  # type: ignore[arg-type]
+    serve(
+        cfg,  # type: ignore[arg-type]
+        host=host,
+        port=port,
+        workers=workers,
+        review_worker=review_worker,
+        forwarded_allow_ips=forwarded_allow_ips,
+    )
 
 
 @hub_app.command("worker")

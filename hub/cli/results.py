@@ -119,12 +119,22 @@ def list_cmd(
         console.print(f"no runs of {owner}/{env_id} that you can see", markup=False)
         return
     table = Table(title=f"runs of {owner}/{env_id}")
-    for col in ("id", "version", "model", "label", "owner", "mean reward", "tasks", "visibility", "verified"):
+    for col in (
+        "id",
+        "version",
+        "model",
+        "label",
+        "owner",
+        "mean reward",
+        "tasks",
+        "visibility",
+        "re-graded",
+    ):
         table.add_column(col, overflow="fold")
     for r in runs:
         mean = "-" if r["mean_reward"] is None else f"{r['mean_reward']:.4f}"
         cells = (r["id"], r["version"], r["model"], r["label"], r["owner"], mean, str(r["n_tasks"]))
-        state = ("private" if r["private"] else "public", r["verify_state"])
+        state = ("private" if r["private"] else "public", r.get("regrade_state", r["verify_state"]))
         table.add_row(*(Text(str(c)) for c in (*cells, *state)))
     console.print(table)
 

@@ -12,6 +12,7 @@ from hub.server.bounties import pages as bounty_pages
 from hub.server.core.cache import PageCache
 from hub.server.core.config import HubConfig
 from hub.server.core.db import is_sqlite, make_engine, migrate, sessions
+from hub.server.core.redact import Redactor, hub_secrets
 from hub.server.core.storage import LocalStorage
 from hub.server.packages import api, index
 from hub.server.results import api as results_api
@@ -35,6 +36,7 @@ def create_app(config: HubConfig, *, auto_migrate: bool | None = None) -> Starle
     app.state.limiter = FailureLimiter(config.auth_failures_per_minute)
     app.state.page_cache = PageCache(config.data)
     app.state.auth_cache = AuthCache()
+    app.state.redactor = Redactor.of(hub_secrets(config.db_url, str(config.data.resolve())))
     return app
 
 

@@ -14,6 +14,10 @@ __all__ = ["serve", "worker_command"]
 
 
 def worker_command(config: HubConfig, *, parent_pid: int | None = None) -> list[str]:
+    """The review worker's command line. The database URL (it may hold a password) is not on
+    it, where any local user could read it: the worker reads ``VERIHUB_HUB_DB`` from its
+    environment (:meth:`HubConfig.to_env`), and passes none of it on to the children that run
+    package code (:func:`hub.server.worker.child_env`)."""
     cmd = [
         sys.executable,
         "-m",
@@ -27,8 +31,6 @@ def worker_command(config: HubConfig, *, parent_pid: int | None = None) -> list[
         "--reverify-share",
         str(config.reverify_share),
     ]
-    if config.db_url:
-        cmd += ["--db", config.db_url]
     if config.review_fast:
         cmd.append("--review-fast")
     if parent_pid is not None:
@@ -43,10 +45,15 @@ def serve(
     port: int = 8000,
     workers: int = 1,
     review_worker: bool | None = None,
+    forwarded_allow_ips: str = "",
 ) -> None:
     """Serve until interrupted. The embedded SQLite database is migrated first; a PostgreSQL
     database must have been migrated with ``verihub hub migrate``. ``review_worker`` defaults to
-    True on SQLite (run separate ``verihub hub worker`` processes with PostgreSQL)."""
+    True on SQLite (run separate ``verihub hub worker`` processes with PostgreSQL).
+
+    Client addresses (what the failed-auth limiter counts) are the socket's peer unless
+    ``forwarded_allow_ips`` names the proxies (comma-separated addresses) whose
+    ``X-Forwarded-For`` is believed; uvicorn's own default would believe any loopback peer."""
     import uvicorn
 
     config.data.mkdir(parents=True, exist_ok=True)
@@ -78,6 +85,8 @@ def serve(
             workers=workers,
             log_level="warning",
             access_log=False,
+            proxy_headers=bool(forwarded_allow_ips),
+            forwarded_allow_ips=forwarded_allow_ips or "",
         )
     finally:
         if child is not None:

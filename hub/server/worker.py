@@ -10,6 +10,11 @@ kills the child past its time limit. The environment's tasks a re-verification c
 stored as a blob and named by ``tasks_sha256`` in the run's report (:mod:`hub.server.results.band_tasks`).
 When the worker dies the lease runs out and another worker (or this one after a restart) takes the
 work again. With ``parent_pid`` set it exits once that process is gone.
+
+Children run package code, so they get only what they need: the paths of the bundle and of
+their output on the command line, and an environment of a few named variables
+(:data:`CHILD_ENV`), never the database URL or the hub's other settings. What they report is
+cleaned (:mod:`hub.server.core.redact`) before it is stored.
 """
 
 from __future__ import annotations
@@ -32,17 +37,40 @@ from hub.server.core.cache import bump
 from hub.server.core.config import HubConfig
 from hub.server.core.db import make_engine, sessions
 from hub.server.core.models import VERIFY_ERROR
+from hub.server.core.redact import Redactor, hub_secrets
 from hub.server.core.storage import LocalStorage
 from hub.server.results import reverify
 from hub.server.results.band_tasks import MAX_TASKS_BYTES
 from hub.server.reviews.jobs import claim, finish, heartbeat
 
-__all__ = ["work"]
+__all__ = ["CHILD_ENV", "child_env", "work"]
+
+#: The only variables a child that runs package code inherits from the worker.
+CHILD_ENV = (
+    "PATH",
+    "HOME",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TZ",
+    "TMPDIR",
+    "PYTHONPATH",
+    "VERIHUB_SHARED_DATA",
+    "VERIHUB_EVENT_LOOP",
+    "HF_HUB_OFFLINE",
+    "HF_DATASETS_OFFLINE",
+)
 
 _REVIEW_TIMEOUT_S = 3600.0
 #: What one step of the loop did: nothing to take, finished a job, or dropped it (lease lost,
 #: parent gone, blob missing: recorded elsewhere or by the next worker).
 _Step = Literal["idle", "done", "dropped"]
+
+
+def child_env(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a review or re-verification child: the allow-listed names only."""
+    source = dict(os.environ) if environ is None else environ
+    return {k: source[k] for k in CHILD_ENV if k in source}
 
 
 def _parent_gone(parent_pid: int | None) -> bool:
@@ -56,6 +84,7 @@ class _Worker:
     storage: LocalStorage
     name: str
     parent_pid: int | None
+    redactor: Redactor
 
 
 @dataclass(frozen=True)
@@ -73,7 +102,7 @@ def _run_child(w: _Worker, cmd: list[str], beat: Callable[[], bool], timeout_s: 
     started = time.monotonic()
     lost = timed_out = False
     with (tmp / "stderr.txt").open("w+", encoding="utf-8", errors="replace") as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, text=True)
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, text=True, env=child_env())
         while proc.poll() is None:
             try:
                 proc.wait(timeout=max(w.config.lease_s / 3, 0.2))
@@ -118,6 +147,7 @@ def _review_next(w: _Worker) -> _Step:
             report = json.loads(out.read_text(encoding="utf-8"))
         else:
             report = {"passed": False, "problems": [f"the review process failed: {child.stderr_tail}"]}
+    report = w.redactor.value(report)
     report["duration_s"] = round(child.duration_s, 2)
     report["attempt"] = job.attempt
     finish(w.make, job, w.name, passed=bool(report.get("passed")), report=report)
@@ -173,6 +203,7 @@ def _reverify_next(w: _Worker) -> _Step:
             report["error"] = f"the re-verification took longer than {reverify.TIMEOUT_S:g}s"
         else:
             report["error"] = f"the re-verification process failed: {child.stderr_tail}"
+    report = w.redactor.value(report)
     report["duration_s"] = round(child.duration_s, 2)
     report["attempt"] = run.attempt
     reverify.finish(w.make, run, w.name, state=state, report=report)
@@ -190,6 +221,7 @@ def work(config: HubConfig, *, once: bool = False, poll_s: float = 1.0, parent_p
         LocalStorage(config.data),
         f"{socket.gethostname()}:{os.getpid()}",
         parent_pid,
+        Redactor.of(hub_secrets(config.db_url, str(config.data.resolve()))),
     )
     done = 0
     while not _parent_gone(parent_pid):

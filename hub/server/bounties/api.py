@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from hub.server.accounts.httpauth import principal
 from hub.server.accounts.webauth import guarded, guarded_write
 from hub.server.bounties.view import bounty_json
 from hub.server.bounties.workflow import (
@@ -26,6 +27,7 @@ from hub.server.bounties.workflow import (
     list_bounties,
     parse_deadline,
 )
+from hub.server.core.archive import received_body
 from hub.server.web.errors import error
 
 __all__ = ["routes"]
@@ -46,11 +48,9 @@ _FIELDS = (
 
 
 async def _params(request: Request) -> dict[str, str] | Response:
-    """Query parameters, overridden by the fields of a JSON object body."""
+    """Query parameters, overridden by the fields of a JSON object body (read under the cap)."""
     params = {k: v for k, v in request.query_params.items() if k in _FIELDS}
-    body = await request.body()
-    if len(body) > _MAX_BODY:
-        return error(413, f"the request body is over {_MAX_BODY} bytes")
+    body = await received_body(request, _MAX_BODY)
     if body.strip():
         try:
             data = json.loads(body)
@@ -128,7 +128,11 @@ def _act(request: Request) -> Response:
 
 
 def _with_params(handler: Any) -> Any:
+    """Authenticate first (401 without reading the body), then read the body under its cap,
+    then run ``handler``."""
+
     async def endpoint(request: Request) -> Response:
+        await run_in_threadpool(principal, request, write=True)  # refusals: hub.server.web.errors
         params = await _params(request)
         if isinstance(params, Response):
             return params

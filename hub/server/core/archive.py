@@ -33,6 +33,7 @@ __all__ = [
     "CappedStream",
     "check_sdist",
     "check_wheel",
+    "received_body",
     "received_upload",
     "safe_member_name",
     "unpack_upload",
@@ -99,6 +100,22 @@ async def received_upload(request: Request, *, prefix: str) -> AsyncIterator[Pat
         yield upload
     finally:
         upload.unlink(missing_ok=True)
+
+
+async def received_body(request: Request, cap: int) -> bytes:
+    """A small request body, read as a stream under ``cap`` bytes. Raises :class:`ArchiveError`
+    (413) on a declared ``Content-Length`` over the cap before reading anything, and stops
+    reading as soon as the streamed body passes it. Authenticate before calling this."""
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > cap):
+        raise ArchiveError(f"the request body is {declared} bytes; the cap is {cap}", Problem.TOO_LARGE)
+    parts, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > cap:
+            raise ArchiveError(f"the request body is over the cap of {cap} bytes", Problem.TOO_LARGE)
+        parts.append(chunk)
+    return b"".join(parts)
 
 
 def _ratio_ok(unpacked: int, packed: int, limits: Limits) -> bool:

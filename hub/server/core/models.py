@@ -33,6 +33,7 @@ __all__ = [
     "Job",
     "Member",
     "Owner",
+    "REGRADE_STATES",
     "Run",
     "Token",
     "Version",
@@ -45,6 +46,14 @@ QUEUED, RUNNING, PASSED, FAILED = "queued", "running", "passed", "failed"
 #: Re-verification states of a pushed run (``Run.verify_state``): waiting for (or held by) a
 #: worker, its sampled regrade agreed, a verdict differed, or the regrade could not be done.
 PENDING, VERIFIED, UNVERIFIED, VERIFY_ERROR = "pending", "verified", "unverified", "error"
+#: How the API names those states (``regrade_state``): what the re-verification checked, which
+#: is that a sample of the pushed verdicts re-grade the same, not that a model produced them.
+REGRADE_STATES = {
+    PENDING: "pending",
+    VERIFIED: "regraded_consistent",
+    UNVERIFIED: "regraded_inconsistent",
+    VERIFY_ERROR: "error",
+}
 
 
 def utcnow() -> dt.datetime:
@@ -123,6 +132,10 @@ class Version(Base):
     content_hash: Mapped[str] = mapped_column(String(80))  # hash_tree of the import package
     requires_python: Mapped[str] = mapped_column(String(100), default="")
     readme: Mapped[str] = mapped_column(Text, default="")
+    readme_html: Mapped[str] = mapped_column(Text, default="", server_default="")  # rendered at publish
+    summary: Mapped[str] = mapped_column(Text, default="", server_default="")
+    tags: Mapped[str] = mapped_column(Text, default="", server_default="")  # comma separated
+    license: Mapped[str] = mapped_column(Text, default="", server_default="")
     state: Mapped[str] = mapped_column(String(8), default=QUEUED)
     report: Mapped[str] = mapped_column(Text, default="")
     yanked: Mapped[bool] = mapped_column(Boolean, default=False)

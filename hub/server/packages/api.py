@@ -21,6 +21,7 @@ from hub.server.core.archive import received_upload
 from hub.server.core.cache import bump
 from hub.server.core.models import Environment, Version
 from hub.server.core.queries import find_env, offered, search
+from hub.server.core.redact import Redactor
 from hub.server.packages.publish import publish
 from hub.server.web.errors import error
 
@@ -36,7 +37,9 @@ __all__ = [
 ]
 
 
-def version_json(env: Environment, v: Version, *, full: bool = False) -> dict[str, Any]:
+def version_json(
+    env: Environment, v: Version, *, full: bool = False, redactor: Redactor | None = None
+) -> dict[str, Any]:
     out: dict[str, Any] = {
         "version": v.version,
         "state": v.state,
@@ -58,7 +61,8 @@ def version_json(env: Environment, v: Version, *, full: bool = False) -> dict[st
         ],
     }
     if full:
-        out["report"] = json.loads(v.report) if v.report else None
+        report = json.loads(v.report) if v.report else None
+        out["report"] = redactor.value(report) if redactor is not None else report
     return out
 
 
@@ -127,9 +131,8 @@ def version_route(request: Request) -> Response:
         found = [v for v in env.versions if v.version == request.path_params["version"]] if env else []
         if env is None or not found:
             return error(404, "no such environment version")
-        return JSONResponse(
-            {"ref": f"{env.owner.name}/{env.env_id}", **version_json(env, found[0], full=True)}
-        )
+        shown = version_json(env, found[0], full=True, redactor=request.app.state.redactor)
+        return JSONResponse({"ref": f"{env.owner.name}/{env.env_id}", **shown})
 
 
 @guarded_write
@@ -185,17 +188,21 @@ def search_route(request: Request) -> Response:
 
 @guarded
 def catalogue_route(request: Request) -> Response:
-    """Offered versions of visible environments as a catalogue (wheel sources, content hashes)."""
+    """Offered versions of visible environments as a catalogue (wheel sources, content hashes).
+
+    A catalogue names environments by bare id, and an id is only unique within its owner: an id
+    that more than one owner offers is left out (install it as ``OWNER/ID``), so a bare id never
+    resolves to whichever owner pushed the higher version. Each entry's ``author`` is its owner."""
     base = str(request.base_url).rstrip("/")
     entries: list[dict[str, Any]] = []
-    seen: set[tuple[str, str]] = set()
+    owners: dict[str, set[str]] = {}
     with request.app.state.sessions() as session:
         for env in search(session, request.state.who):
             for v in offered(env):
                 wheel = next((f for f in v.files if f.kind == "wheel"), None)
-                if v.yanked or wheel is None or (env.env_id, v.version) in seen:
+                if v.yanked or wheel is None:
                     continue
-                seen.add((env.env_id, v.version))
+                owners.setdefault(env.env_id, set()).add(env.owner.name)
                 entries.append(
                     {
                         "id": env.env_id,
@@ -208,7 +215,8 @@ def catalogue_route(request: Request) -> Response:
                         "content_hash": v.content_hash,
                     }
                 )
-    return JSONResponse({"schema_version": 1, "environments": entries})
+    unique = [e for e in entries if len(owners[e["id"]]) == 1]
+    return JSONResponse({"schema_version": 1, "environments": unique})
 
 
 @guarded

@@ -6,6 +6,10 @@ normalised (other spellings redirect). ``/simple/`` offers reviewed versions onl
 ``/simple-unreviewed/`` also offers versions whose review is queued, running or failed
 (``verihub install --allow-unreviewed``). Private environments need a token (HTTP basic auth,
 as pip sends it) and are 404 to everyone else.
+
+Only wheels are listed, never sdists: an installer given an sdist runs its build backend, code
+that the review did not run as it would be run on the installing machine. The sdists stay
+downloadable from ``/files/`` (linked from the environment's page) for reading.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from hub.registry.names import normalize
-from hub.server.accounts.httpauth import principal
+from hub.server.accounts.httpauth import principal, rate_limited
 from hub.server.accounts.users import Principal, visible_owner_ids
 from hub.server.accounts.webauth import guarded
 from hub.server.core.models import EnvFile, Environment, Version
@@ -68,7 +72,7 @@ def _files(env: Environment, allow_unreviewed: bool) -> list[tuple[Version, EnvF
         (v, f)
         for v in offered(env, allow_unreviewed=allow_unreviewed)
         for f in sorted(v.files, key=lambda f: f.filename)
-        if f.kind in ("wheel", "sdist")
+        if f.kind == "wheel"
     ]
 
 
@@ -130,9 +134,8 @@ async def _checked(request: Request, header: str, stamp: tuple[int, int]) -> tup
     """Who ``header`` is and what it may see, from the auth cache when this process checked the
     same header since the hub's last write (a rate-limited client is refused all the same)."""
     state = request.app.state
-    client = request.client.host if request.client else "?"
     hit = state.auth_cache.get(header, stamp)
-    if hit is not None and not state.limiter.blocked(client):
+    if hit is not None and not rate_limited(request, header):
         return hit  # type: ignore[no-any-return]
     who, scope = await run_in_threadpool(_who_and_scope, request)
     if who is not None:

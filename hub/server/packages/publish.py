@@ -16,6 +16,16 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import (
+    InvalidSdistFilename,
+    InvalidWheelFilename,
+    canonicalize_name,
+    parse_sdist_filename,
+    parse_wheel_filename,
+)
+from packaging.version import InvalidVersion
+from packaging.version import Version as Pep440
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
@@ -27,11 +37,21 @@ from hub.server.accounts.users import Principal, can_publish_as, get_owner
 from hub.server.core.archive import ArchiveError, check_sdist, check_wheel, unpack_upload
 from hub.server.core.cache import bump
 from hub.server.core.config import Limits
-from hub.server.core.models import EnvFile, Environment, Job, Version
+from hub.server.core.models import PASSED, EnvFile, Environment, Job, Version
 from hub.server.core.problems import HubProblem, Problem
+from hub.server.core.queries import visible_envs
 from hub.server.core.storage import LocalStorage
+from hub.server.web.markdown import render_readme
 
-__all__ = ["PublishError", "Published", "publish", "wheel_metadata"]
+__all__ = [
+    "PublishError",
+    "Published",
+    "check_env_id",
+    "check_filenames",
+    "check_requirements",
+    "publish",
+    "wheel_metadata",
+]
 
 
 class PublishError(HubProblem):
@@ -49,6 +69,13 @@ class Published:
     message: str
 
 
+@dataclass(frozen=True)
+class _Described:
+    summary: str
+    tags: str
+    license: str
+
+
 def wheel_metadata(wheel: Path) -> bytes:
     """The wheel's ``*.dist-info/METADATA`` (the PEP 658 metadata file)."""
     with zipfile.ZipFile(wheel) as zf:
@@ -58,26 +85,134 @@ def wheel_metadata(wheel: Path) -> bytes:
         return zf.read(names[0])
 
 
-def _look_alikes(session: Session, owner_id: int, project: str, env_id: str) -> str:
-    """Why this name may impersonate another owner's environment ('' when it does not)."""
-    found = []
-    for env in session.scalars(select(Environment).where(Environment.owner_id != owner_id)):
-        if edit_distance(project, env.project, cap=1) == 1 or edit_distance(env_id, env.env_id, cap=1) == 1:
-            found.append(f"{env.owner.name}/{env.env_id}")
-    return f"name is one edit away from {', '.join(sorted(found))}" if found else ""
+def _pep440(text: str) -> Pep440:
+    try:
+        return Pep440(text)
+    except InvalidVersion as exc:
+        raise PublishError(f"{text!r} is not a PEP 440 version", Problem.UNPROCESSABLE) from exc
+
+
+def check_filenames(wheel: str, sdist: str, distribution: str, version: str) -> None:
+    """Both files' names must parse (PEP 427 wheel, PEP 625 sdist) to the manifest's distribution
+    and version, so that an index can never offer a file as another version than was reviewed."""
+    want_name, want_version = canonicalize_name(distribution), _pep440(version)
+    try:
+        wheel_name, wheel_version, _build, _tags = parse_wheel_filename(wheel)
+    except InvalidWheelFilename as exc:
+        raise PublishError(f"{wheel!r} is not a wheel file name: {exc}", Problem.UNPROCESSABLE) from exc
+    try:
+        if not sdist.endswith(".tar.gz"):  # PEP 625: an sdist is a .tar.gz
+            raise InvalidSdistFilename(f"{sdist} does not end in .tar.gz")
+        sdist_name, sdist_version = parse_sdist_filename(sdist)
+    except InvalidSdistFilename as exc:
+        raise PublishError(f"{sdist!r} is not an sdist file name: {exc}", Problem.UNPROCESSABLE) from exc
+    for filename, name, ver in ((wheel, wheel_name, wheel_version), (sdist, sdist_name, sdist_version)):
+        if canonicalize_name(name) != want_name or ver != want_version:
+            raise PublishError(
+                f"{filename} is not {distribution} {version} (the manifest's distribution and version)",
+                Problem.UNPROCESSABLE,
+            )
+
+
+def check_requirements(requires: list[str]) -> None:
+    """Refuse dependencies given as a direct URL or VCS reference (``name @ url``): pip would
+    fetch them from wherever they point, never reviewed. Dependencies come from named indexes."""
+    for line in requires:
+        try:
+            req = Requirement(line)
+        except InvalidRequirement as exc:
+            raise PublishError(
+                f"Requires-Dist {line!r} does not parse: {exc}", Problem.UNPROCESSABLE
+            ) from exc
+        if req.url:
+            raise PublishError(
+                f"the dependency {req.name!r} is given as a direct URL ({line!r}); "
+                "depend on a released distribution by name and version instead",
+                Problem.UNPROCESSABLE,
+            )
+
+
+def check_entry_points(wheel: Path, version: str) -> None:
+    """Every name the wheel declares in the environments' entry-point group must be a valid
+    catalogue id (:func:`check_env_id`): capitals passed review but made the catalogue invalid."""
+    from hub.registry.entry_points_txt import EntryPointsError, parse_entry_points
+    from hub.registry.package import ENTRY_POINT_GROUP
+
+    with zipfile.ZipFile(wheel) as zf:
+        names = [n for n in zf.namelist() if n.count("/") == 1 and n.endswith(".dist-info/entry_points.txt")]
+        if not names:
+            return
+        try:
+            groups = parse_entry_points(zf.read(names[0]))
+        except EntryPointsError as exc:
+            raise PublishError(f"the wheel's entry_points.txt: {exc}", Problem.UNPROCESSABLE) from exc
+    for group, entries in groups.items():
+        if normalize(group) == normalize(ENTRY_POINT_GROUP):
+            for name in entries:
+                check_env_id(name, version)
+
+
+def _look_alikes(session: Session, who: Principal, owner_id: int, project: str, env_id: str) -> str:
+    """Why this name may impersonate another owner's environment ('' when it does not): the same
+    id, or a distribution name or id one edit away. Only environments the pusher can see are
+    compared, so the flag (shown on the new environment's page) never names a private one."""
+    same, near = [], []
+    for env in visible_envs(session, who):
+        if env.owner_id == owner_id:
+            continue
+        if env.env_id == env_id:
+            same.append(f"{env.owner.name}/{env.env_id}")
+        elif edit_distance(project, env.project, cap=1) <= 1 or edit_distance(env_id, env.env_id, cap=1) == 1:
+            near.append(f"{env.owner.name}/{env.env_id}")
+    why = []
+    if same:
+        why.append(f"another owner publishes the same id: {', '.join(sorted(same))}")
+    if near:
+        why.append(f"name is one edit away from {', '.join(sorted(near))}")
+    return "; ".join(why)
+
+
+def check_env_id(env_id: str, version: str) -> None:
+    """The environment id must be valid in a catalogue (the catalogue's own schema decides), so
+    one push can never make the hub's catalogue unreadable."""
+    from pydantic import ValidationError
+
+    from hub.registry.catalogue import CatalogueEntry
+
+    try:
+        CatalogueEntry.model_validate(
+            {
+                "id": env_id,
+                "version": version,
+                "install": {"kind": "wheel", "url": "https://hub.invalid/x.whl"},
+            }
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0].get("msg", "invalid")
+        raise PublishError(
+            f"the environment id {env_id!r} is not valid in a catalogue: {first}", Problem.UNPROCESSABLE
+        ) from exc
 
 
 def _existing(session: Session, env: Environment, version: str, wheel_sha: str, manifest_sha: str) -> str:
-    """'' when ``version`` is new, 'same' when it holds the same wheel (or manifest), else 'different'."""
-    row = session.scalars(
-        select(Version).where(Version.environment_id == env.id, Version.version == version)
-    ).first()
+    """'' when ``version`` is new, 'same' when it holds the same wheel (or manifest), else
+    'different'. Versions are compared as PEP 440 versions (``0.1`` = ``0.1.0`` = ``0.1.0.0``)."""
+    wanted = _pep440(version)
+    rows = session.scalars(select(Version).where(Version.environment_id == env.id)).all()
+    row = next((r for r in rows if r.version == version or _same_version(r.version, wanted)), None)
     if row is None:
         return ""
     wheels = {f.sha256 for f in row.files if f.kind == "wheel"}
     if row.manifest_sha256 == manifest_sha or wheel_sha in wheels:
         return "same"
     return "different"
+
+
+def _same_version(stored: str, wanted: Pep440) -> bool:
+    try:
+        return Pep440(stored) == wanted
+    except InvalidVersion:
+        return False
 
 
 def publish(
@@ -125,6 +260,10 @@ def publish(
             manifest.version
         ):
             raise PublishError("the wheel's name or version differs from the manifest", Problem.UNPROCESSABLE)
+        check_env_id(manifest.env_id, manifest.version)
+        check_entry_points(wheels[0], manifest.version)
+        check_filenames(wheels[0].name, sdists[0].name, manifest.distribution, manifest.version)
+        check_requirements([str(r) for r in meta.get_all("Requires-Dist") or []])
         from hub.registry.install import wheel_package_hash
 
         content_hash = wheel_package_hash(wheels[0], manifest.env_id)
@@ -139,6 +278,12 @@ def publish(
         }
         metadata_sha = storage.put_bytes(meta_bytes)
         readme = str(meta.get_payload() or "")
+        readme_html = render_readme(readme)  # once, here: pages never render per request
+        described = _Described(
+            summary=str(meta.get("Summary") or ""),
+            tags=",".join(t.strip() for t in str(meta.get("Keywords") or "").split(",") if t.strip()),
+            license=str(meta.get("License") or meta.get("License-Expression") or ""),
+        )
         manifest_sha = file_sha256(root / MANIFEST)
     project = normalize(manifest.distribution)
     ref = f"{owner_name}/{manifest.env_id}"
@@ -163,7 +308,7 @@ def publish(
                     distribution=manifest.distribution,
                     project=project,
                     private=private,
-                    flagged=_look_alikes(session, owner_id, project, manifest.env_id),
+                    flagged=_look_alikes(session, who, owner_id, project, manifest.env_id),
                     summary="",
                     tags="",
                     license="",
@@ -180,9 +325,10 @@ def publish(
                     f"{ref} is published as {env.distribution!r}; the distribution name cannot change",
                     Problem.CONFLICT,
                 )
-            env.summary = str(meta.get("Summary") or "")
-            env.tags = ",".join(t.strip() for t in str(meta.get("Keywords") or "").split(",") if t.strip())
-            env.license = str(meta.get("License") or meta.get("License-Expression") or "")
+            if not any(v.state == PASSED for v in env.versions):
+                # until a version is reviewed the environment shows its pushed metadata; after
+                # that, only a passed review changes it (hub.server.reviews.jobs)
+                env.summary, env.tags, env.license = described.summary, described.tags, described.license
             session.flush()
             same = _existing(session, env, manifest.version, blobs["wheel"][1], manifest_sha)
             if same == "same":
@@ -201,6 +347,10 @@ def publish(
                 content_hash=content_hash,
                 requires_python=str(meta.get("Requires-Python") or ""),
                 readme=readme,
+                readme_html=readme_html,
+                summary=described.summary,
+                tags=described.tags,
+                license=described.license,
                 report="",
                 yank_reason="",
             )

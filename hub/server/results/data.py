@@ -23,7 +23,17 @@ from hub.server.core.models import PENDING, UNVERIFIED, VERIFIED, VERIFY_ERROR, 
 from hub.server.results.band_tasks import ENVIRONMENT, ROLLOUTS, source_note, stored_tasks_sha
 from leaderboard import BoardEntry, RunFilter
 
-__all__ = ["FilterForm", "ShownRun", "parse_filter", "shown_runs", "verify_status"]
+__all__ = ["REGRADE_LABELS", "FilterForm", "ShownRun", "parse_filter", "shown_runs", "verify_status"]
+
+#: How a run's re-verification state is shown: what was checked. "Consistent" means a sample of
+#: the pushed verdicts re-grade the same with the version's grader; it says nothing of whether
+#: the model produced the transcripts honestly.
+REGRADE_LABELS = {
+    PENDING: "re-grade pending",
+    VERIFIED: "re-graded: consistent",
+    UNVERIFIED: "re-graded: inconsistent",
+    VERIFY_ERROR: "re-grade failed",
+}
 
 _REASON_KEYS = ("reason", "message", "error", "detail", "summary")
 _MAX_REASON = 400
@@ -41,11 +51,12 @@ class ShownRun:
     label: str
     private: bool
     pushed_at: dt.datetime
-    status: str
+    status: str  # shown (REGRADE_LABELS)
     reason: str
     entry: BoardEntry
     summary: Summary
     band_note: str = ""
+    badge: str = ""  # the stored state (a style class)
 
 
 def _reverify_reason(state: str, data: dict[str, Any]) -> str:
@@ -110,7 +121,8 @@ def shown_runs(runs: Iterable[Run]) -> list[ShownRun]:
                 label=label,
                 private=run.private,
                 pushed_at=run.created_at,
-                status=status,
+                status=REGRADE_LABELS.get(status, status),
+                badge=status,
                 reason=reason,
                 entry=entry,
                 summary=summary,

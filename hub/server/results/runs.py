@@ -31,7 +31,7 @@ from hub.client.runpack import pack_run
 from hub.registry.names import parse_ref
 from hub.server.accounts.users import Principal
 from hub.server.core.config import Limits
-from hub.server.core.models import PENDING, Environment, Run, Version
+from hub.server.core.models import PENDING, REGRADE_STATES, Environment, Run, Version
 from hub.server.core.problems import HubProblem, Problem
 from hub.server.core.queries import find_env, visible_envs
 from hub.server.core.storage import LocalStorage
@@ -86,7 +86,9 @@ def run_json(run: Run, *, full: bool = True) -> dict[str, Any]:
         "label": run.label,
         "private": run.private,
         "created_at": run.created_at.isoformat() + "Z",
-        "verify_state": run.verify_state,
+        "verify_state": run.verify_state,  # the stored value; regrade_state says what it means
+        "regrade_state": REGRADE_STATES.get(run.verify_state, run.verify_state),
+        "pushed": True,  # the hub re-grades pushed runs; it never runs a model itself
         "mean_reward": summary.get("mean_reward"),
         "n_tasks": summary.get("n_tasks"),
         "n_rollouts": summary.get("n_rollouts"),

@@ -86,6 +86,10 @@ def _finish(session: Session, job: Job, version: Version, *, passed: bool, repor
     version.state = job.state
     version.report = json.dumps(report)
     version.reviewed_at = now
+    env = version.environment
+    if passed and all(v.id <= version.id for v in env.versions if v.state == PASSED):
+        # the newest reviewed version describes the environment (summary, tags, licence)
+        env.summary, env.tags, env.license = version.summary, version.tags, version.license
 
 
 def finish(

@@ -15,15 +15,16 @@ from typing import Any
 
 from jinja2 import Environment as Jinja
 from jinja2 import FileSystemLoader, select_autoescape
+from markupsafe import Markup
 from sqlalchemy import select
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Route
 
 from hub.server.accounts.webauth import guarded
-from hub.server.core.models import Owner
+from hub.server.core.models import PASSED, Owner, Version
 from hub.server.core.queries import find_env, search, visible_envs
-from hub.server.web.markdown import render_markdown
+from hub.server.web.markdown import MAX_README_BYTES
 
 __all__ = ["HEADERS", "render_page", "routes"]
 
@@ -95,8 +96,10 @@ def env_page(request: Request) -> Response:
         if env is None:
             return _not_found(request)
         versions = sorted(env.versions, key=lambda v: v.id, reverse=True)
-        reports = {v.id: json.loads(v.report) if v.report else None for v in versions}
-        readme = render_markdown(versions[0].readme) if versions else ""
+        clean = request.app.state.redactor.value
+        reports = {v.id: clean(json.loads(v.report)) if v.report else None for v in versions}
+        described = next((v for v in versions if v.state == PASSED), None)
+        readme = _readme(described) if described is not None else ""
         return _page(
             request,
             "env.html",
@@ -107,6 +110,13 @@ def env_page(request: Request) -> Response:
             reports=reports,
             readme=readme,
         )
+
+
+def _readme(v: Version) -> Markup:
+    """The README rendered at publish; a version pushed before that shows its text escaped."""
+    if v.readme_html or not v.readme:
+        return Markup(v.readme_html)
+    return Markup("<pre>{}</pre>").format(v.readme[:MAX_README_BYTES])
 
 
 def favicon(_request: Request) -> Response:

@@ -116,19 +116,25 @@ def test_card_lists_runs_with_pusher_label_and_verification(hub: Any, seeded: Se
     html = get(hub, CARD).text
     ids = seeded.ids
     strong = row_of(html, ids["strong"])
-    assert strong[1:4] == ["model-a", "–", "alice"] and strong[4].endswith("UTC") and strong[5] == "verified"
+    assert (
+        strong[1:4] == ["model-a", "–", "alice"]
+        and strong[4].endswith("UTC")
+        and strong[5] == "re-graded: consistent"
+    )
     weak = row_of(html, ids["weak"])
     assert weak[3] == "bob" and weak[5] == (
-        "unverified 2 of 8 re-graded rollouts differ, e.g. t2#0: recorded passed=True reward=1.0, "
-        "regraded passed=False reward=0"
+        "re-graded: inconsistent 2 of 8 re-graded rollouts differ, e.g. t2#0: "
+        "recorded passed=True reward=1.0, regraded passed=False reward=0"
     )
     assert row_of(html, ids["tied"])[2] == "c, tuned"
-    assert row_of(html, ids["nodefault"])[5] == "pending"
+    assert ">verified<" not in html and "the hub did not" in html  # says what the re-grade checks
+    assert "<strong>pushed</strong>" in get(hub, BOARD).text
+    assert row_of(html, ids["nodefault"])[5] == "re-grade pending"
     assert ids["hidden"] not in html
     # the pusher sees their private run, with its error
     mine = get(hub, CARD, "bob_read").text
     hidden = row_of(mine, ids["hidden"])
-    assert hidden[0].endswith("private") and hidden[5] == "error sandbox timed out"
+    assert hidden[0].endswith("private") and hidden[5] == "re-grade failed sandbox timed out"
     assert ids["hidden"] not in get(hub, CARD, "alice_read").text
 
 

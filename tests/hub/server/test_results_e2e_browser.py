@@ -159,7 +159,7 @@ def test_two_models_pushed_reverified_and_seen_in_chromium(
                 page.goto(f"{live}/alice/arith/v/0.1.0")
                 card = page.inner_text("main")
                 assert "fake-solver" in card and config["model"] in card
-                assert card.count("verified") >= 2 and "smoke test" in card
+                assert card.count("re-graded: consistent") >= 2 and "smoke test" in card
                 histograms = page.locator("svg")
                 assert histograms.count() >= 2 and all(
                     (histograms.nth(i).bounding_box() or {"width": 0})["width"] > 100

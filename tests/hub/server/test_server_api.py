@@ -49,7 +49,7 @@ def test_push_review_and_index(hub: Any, arith_bundle: Any, packed: Callable[[Pa
     data = page.json()
     assert data["meta"]["api-version"] == "1.1" and data["versions"] == ["0.1.0"]
     kinds = {f["filename"].rsplit(".", 1)[-1] for f in data["files"]}
-    assert kinds == {"whl", "gz"}
+    assert kinds == {"whl"}  # sdists are never offered to installers
     for f in data["files"]:
         assert f["requires-python"] == ">=3.10" and f["upload-time"].endswith("Z") and f["yanked"] is False
         body = hub.client.get(f["url"]).content
