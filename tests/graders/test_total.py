@@ -1,0 +1,94 @@
+"""graders.total: what an exception raised while grading a response means."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from graders.grade import Grade
+from graders.pool import PoolClosed, PoolTimeout, WorkerDied, WorkerError
+from graders.proof.errors import LeanNotFoundError
+from graders.rubric.errors import JudgeError
+from graders.total import TotalGrader, grade_of_exception, total
+
+BUGS: list[Exception] = [
+    ValueError("invalid literal for int() with base 10: '\u1369'"),
+    IndexError("list index out of range"),
+    KeyError("x"),
+    TypeError("unsupported operand"),
+    ZeroDivisionError("division by zero"),
+    RecursionError("maximum recursion depth exceeded"),
+    UnicodeEncodeError("utf-8", "\ud800", 0, 1, "surrogates not allowed"),
+    WorkerError("ValueError", "Exceeds the limit (4300 digits)"),
+    AssertionError(""),
+]
+TIMEOUTS: list[Exception] = [
+    TimeoutError("regex took too long"),
+    PoolTimeout("5s"),
+    WorkerDied("killed", during_call=True),
+]
+INFRASTRUCTURE: list[Exception] = [
+    ConnectionError("refused"),
+    FileNotFoundError("coqc"),
+    ModuleNotFoundError("nltk"),
+    PoolClosed("closed"),
+    WorkerDied("could not start", during_call=False),
+    LeanNotFoundError("lean"),
+    JudgeError("endpoint down"),
+]
+
+
+@pytest.mark.parametrize("exc", BUGS, ids=lambda e: type(e).__name__)
+def test_a_grader_bug_is_a_counted_zero(exc: Exception) -> None:
+    grade = grade_of_exception(exc)
+    assert grade.status == "incorrect" and grade.score == 0.0 and not grade.passed
+    assert grade.grader_failed and not grade.is_error
+    assert grade.reason.startswith("grader_failed: ")
+
+
+@pytest.mark.parametrize("exc", TIMEOUTS, ids=lambda e: type(e).__name__)
+def test_running_out_of_time_on_a_response_is_its_failure(exc: Exception) -> None:
+    grade = grade_of_exception(exc)
+    assert grade.status == "incorrect" and grade.reason.startswith("timeout:") and not grade.grader_failed
+
+
+@pytest.mark.parametrize("exc", INFRASTRUCTURE, ids=lambda e: type(e).__name__)
+def test_an_infrastructure_failure_stays_an_error(exc: Exception) -> None:
+    grade = grade_of_exception(exc)
+    assert grade.status == "error" and not grade.grader_failed
+
+
+class Raising:
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+    @total
+    async def __call__(self, response: str, *, reference: Any) -> Grade:
+        raise self.exc
+
+
+class Returning:
+    async def __call__(self, response: str, *, reference: Any) -> Any:
+        return 1.0
+
+
+def test_total_makes_a_grader_total() -> None:
+    grade = asyncio.run(Raising(ValueError("boom"))("x", reference=1))
+    assert grade.grader_failed and "ValueError: boom" in grade.reason
+    wrapped = asyncio.run(TotalGrader(Returning())("x", reference=1))
+    assert wrapped.grader_failed and "returned float" in wrapped.reason
+
+
+def test_cancellation_goes_through() -> None:
+    with pytest.raises(asyncio.CancelledError):
+        asyncio.run(Raising(asyncio.CancelledError())("x", reference=1))
+
+
+def test_grader_failed_is_read_from_the_reason_tag_only() -> None:
+    assert Grade.failed("KeyError: 'a'").grader_failed
+    assert not Grade.incorrect(reason="no answer: grader_failed: is just text here").grader_failed
+    assert not Grade.error("grader_failed: infrastructure errors are never verdicts").grader_failed
+    partial = Grade.from_score(0.5, reason="grader_failed: check(s) x raised (scored 0); 1/2 points")
+    assert partial.grader_failed and partial.status == "partial"
