@@ -111,7 +111,7 @@ TEXT = st.one_of(
     st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=4)), max_size=24).map("".join),
 )
 SETTINGS = settings(
-    max_examples=120,
+    max_examples=100,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
     database=None,
@@ -200,20 +200,20 @@ def test_qa_grader_reads_every_digit_character() -> None:
         _assert_verdict(grade, response)
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=50)
 @given(response=TEXT)
 def test_ifeval_grader_is_total(response: str) -> None:
     for hardened in (False, True):
         _assert_verdict(_grade(IFEvalGrader(hardened=hardened), response, IFEVAL_REFERENCE), response)
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=60)
 @given(response=TEXT)
 def test_rubric_deterministic_checks_are_total(response: str) -> None:
     _assert_verdict(_grade(load_rubric(RUBRIC), response, None), response)
 
 
-@settings(SETTINGS, max_examples=60)
+@settings(SETTINGS, max_examples=40)
 @given(response=TEXT)
 def test_math_grader_is_total(math_pool: WorkerPool, response: str) -> None:
     for reference in ("42", "\\frac{\\sqrt{3}}{2}"):
