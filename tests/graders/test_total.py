@@ -92,3 +92,42 @@ def test_grader_failed_is_read_from_the_reason_tag_only() -> None:
     assert not Grade.error("grader_failed: infrastructure errors are never verdicts").grader_failed
     partial = Grade.from_score(0.5, reason="grader_failed: check(s) x raised (scored 0); 1/2 points")
     assert partial.grader_failed and partial.status == "partial"
+
+
+def test_an_ifeval_checker_that_runs_out_of_time_fails_its_instruction(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A library's regular-expression time limit met on the response: that instruction is not
+    followed, the others are still checked, and the grader answers with a verdict."""
+    from graders.ifeval import IFEvalGrader
+    from graders.ifeval.checkers import CHECKERS
+
+    def runs_out(response: str, kwargs: Any, prompt: str) -> bool:
+        raise TimeoutError("regular-expression match exceeded its 5.0s time limit")
+
+    monkeypatch.setitem(CHECKERS, "length_constraints:number_sentences", runs_out)
+    reference = {
+        "prompt": "p",
+        "instruction_id_list": ["length_constraints:number_sentences", "punctuation:no_comma"],
+        "kwargs": [{"relation": "at least", "num_sentences": 1}, {}],
+    }
+    grade = asyncio.run(IFEvalGrader()("Mr. A. B. " * 50, reference=reference))
+    assert grade.status == "partial" and grade.score == 0.5 and not grade.grader_failed
+    assert [c.passed for c in grade.checks] == [False, True]
+
+
+def test_sentence_splitting_uses_the_standard_engine() -> None:
+    """NLTK's regex-engine patterns carry a wall-clock limit that raises; ours are plain re."""
+    import re
+
+    from graders.ifeval import _text
+
+    variables = _text._sentence_tokenizer()._lang_vars
+    assert isinstance(variables.period_context_re(), re.Pattern)
+    assert isinstance(variables._word_tokenizer_re(), re.Pattern)
+    assert isinstance(variables.re_boundary_realignment, re.Pattern)
+    assert _text.sentences("Mr. Smith went home. He slept! Fine.") == [
+        "Mr. Smith went home.",
+        "He slept!",
+        "Fine.",
+    ]
