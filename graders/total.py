@@ -8,7 +8,8 @@ left out of means, so a response that crashes the grader would score better than
   died during the call) is the response's failure: ``incorrect``, reason ``timeout: ...``;
 - a failure of the grading infrastructure (an unreachable pool, service or checker program, a
   missing package: ``OSError``, ``ImportError``, the pool's and the proof and judge clients' own
-  errors) stays ``error``, counted apart and never a verdict;
+  errors) stays ``error``, counted apart and never a verdict; so does :class:`BrokenReference`,
+  which a check raises when the task's reference (not the response) cannot be used;
 - anything else is a grader bug met on this response: :meth:`Grade.failed` (``incorrect``,
   reason ``grader_failed: ...``), scored 0 and counted apart as a grader failure.
 
@@ -26,7 +27,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from graders.grade import Grade
 from graders.protocol import Grader
 
-__all__ = ["TotalGrader", "grade_of_exception", "total"]
+__all__ = ["BrokenReference", "TotalGrader", "grade_of_exception", "total"]
 
 P = ParamSpec("P")
 S = TypeVar("S")
@@ -38,6 +39,11 @@ _INFRASTRUCTURE = (
     ("graders.rubric.errors", "JudgeError"),
 )
 _MAX_DETAIL = 300
+
+
+class BrokenReference(ValueError):
+    """Raised by a check when the task's reference cannot be used (a task bug): an ``error``
+    grade, never a verdict on the response."""
 
 
 def _loaded_type(module: str, name: str) -> type | None:
@@ -78,6 +84,8 @@ def _infrastructure(exc: BaseException) -> bool:
 
 def grade_of_exception(exc: Exception) -> Grade:
     """The grade a response gets when grading it raised ``exc`` (see the module docstring)."""
+    if isinstance(exc, BrokenReference):
+        return Grade.error(f"the task's reference cannot be used: {_detail(exc)}")
     if _response_timeout(exc):
         return Grade.incorrect(reason=f"timeout: grading this response ran out of time ({_detail(exc)})")
     if _infrastructure(exc):

@@ -11,7 +11,7 @@ from graders.grade import Grade
 from graders.pool import PoolClosed, PoolTimeout, WorkerDied, WorkerError
 from graders.proof.errors import LeanNotFoundError
 from graders.rubric.errors import JudgeError
-from graders.total import TotalGrader, grade_of_exception, total
+from graders.total import BrokenReference, TotalGrader, grade_of_exception, total
 
 BUGS: list[Exception] = [
     ValueError("invalid literal for int() with base 10: '\u1369'"),
@@ -131,3 +131,8 @@ def test_sentence_splitting_uses_the_standard_engine() -> None:
         "He slept!",
         "Fine.",
     ]
+
+
+def test_a_broken_reference_is_an_error_not_a_verdict() -> None:
+    grade = grade_of_exception(BrokenReference("the task keyword is empty"))
+    assert grade.status == "error" and "reference cannot be used" in grade.reason
