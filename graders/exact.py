@@ -37,6 +37,7 @@ from graders.alternatives import alternative_lines
 from graders.boxes import box_in_context, boxed_spans
 from graders.extract import ExtractConfig, extract_answers
 from graders.grade import Grade
+from graders.total import total
 from graders.typography import fold_numerals
 
 __all__ = ["Commitment", "Commitments", "ExactGrader", "extract_committed", "normalize_integer"]
@@ -235,5 +236,6 @@ class ExactGrader:
             return None
         return t if self.case_sensitive else t.casefold()
 
+    @total
     async def __call__(self, response: str, *, reference: Any) -> Grade:
         return self.verdict(response, reference)

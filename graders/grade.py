@@ -13,7 +13,10 @@ A grade keeps a wrong answer apart from a grader that failed: `status` is one of
 Failures caused by the response itself (a check of a model-supplied expression that times out,
 exhausts memory or crashes its worker) are *not* errors: they are ``incorrect`` with the reason
 (``"timeout: ..."``) and score 0, so a response cannot leave the mean by being hard to grade.
-A grader crash is never a silent zero: use :meth:`Grade.error` / :meth:`Grade.timeout`.
+Likewise a grader that raises on a response gives :meth:`Grade.failed`: ``incorrect`` with a
+reason starting ``grader_failed:`` (:attr:`Grade.grader_failed`), counted in means and counted
+apart in summaries, so a grader bug is visible without paying the policy. Only the grading
+infrastructure's own failures use :meth:`Grade.error` / :meth:`Grade.timeout`.
 """
 
 from __future__ import annotations
@@ -22,9 +25,16 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-__all__ = ["Check", "Grade", "GradeStatus"]
+__all__ = ["GRADER_FAILED", "TOO_COSTLY", "Check", "Grade", "GradeStatus"]
 
 GradeStatus = Literal["correct", "partial", "incorrect", "error", "timeout"]
+
+GRADER_FAILED = "grader_failed"
+"""Reason prefix of an ``incorrect`` grade given because the grader raised on the response."""
+
+TOO_COSTLY = "too_costly"
+"""Reason prefix of an ``incorrect`` grade whose answer was refused because its evaluation cost
+could not be bounded cheaply (a cost screen decided before any evaluation)."""
 
 
 class Check(BaseModel):
@@ -65,6 +75,12 @@ class Grade(BaseModel):
         """True when the grader failed or timed out (the score is not a verdict)."""
         return self.status in ("error", "timeout")
 
+    @property
+    def grader_failed(self) -> bool:
+        """True when the grader raised on this response (or on one of its checks): a verdict that
+        scored the failed part 0, counted apart in summaries."""
+        return not self.is_error and self.reason.startswith(GRADER_FAILED + ":")
+
     @classmethod
     def from_score(
         cls,
@@ -90,6 +106,11 @@ class Grade(BaseModel):
     @classmethod
     def incorrect(cls, *, extracted: str | None = None, reason: str = "") -> Grade:
         return cls(score=0.0, passed=False, status="incorrect", extracted=extracted, reason=reason)
+
+    @classmethod
+    def failed(cls, reason: str) -> Grade:
+        """The grader raised on this response: a verdict of 0, never an error left out of a mean."""
+        return cls(score=0.0, passed=False, status="incorrect", reason=f"{GRADER_FAILED}: {reason}")
 
     @classmethod
     def error(cls, reason: str) -> Grade:

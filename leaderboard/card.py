@@ -53,6 +53,7 @@ class ModelResult(BaseModel):
     pass_all_k: dict[str, float]
     n_errors: int
     errors_by_kind: dict[str, int]
+    grader_failures: int = Field(default=0, description="Rollouts the grader raised on (scored 0).")
     infra_error_share: float
     infra_flagged: bool
     infra_note: str
@@ -114,6 +115,7 @@ def _result(
         pass_all_k=e.pass_all_k,
         n_errors=e.n_errors,
         errors_by_kind=dict(summary.errors_by_kind),
+        grader_failures=summary.grader_failures,
         infra_error_share=infra.share,
         infra_flagged=infra.flagged,
         infra_note=infra.describe(),

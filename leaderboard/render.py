@@ -60,12 +60,23 @@ def _cost(cost: float | None) -> str:
     return "–" if cost is None else f"${cost:.4f}"
 
 
-def _errors(n_errors: int, n_rollouts: int, by_kind: dict[str, int], flagged: bool, note: str) -> Safe:
+def _errors(
+    n_errors: int,
+    n_rollouts: int,
+    by_kind: dict[str, int],
+    flagged: bool,
+    note: str,
+    grader_failures: int = 0,
+) -> Safe:
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(by_kind.items()) if v)
     text = f"{n_errors} of {n_rollouts}" + (f" ({kinds})" if kinds else "")
-    if not flagged:
-        return join([text])
-    return join([text, " ", tag("span", "high infra errors", class_="flag", title=note)])
+    parts: list[object] = [text]
+    if grader_failures:
+        title = "responses the grader raised on: scored 0 and counted in the mean"
+        parts += [" ", tag("span", f"{grader_failures} grader failures", class_="flag", title=title)]
+    if flagged:
+        parts += [" ", tag("span", "high infra errors", class_="flag", title=note)]
+    return join(parts)
 
 
 def plot_figure(caption: str, svg: str | None, reason: str) -> Safe:
@@ -181,7 +192,14 @@ def render_card(
                 _ci(m.ci95),
                 _top_k(m.pass_at_k),
                 _top_k(m.pass_all_k),
-                _errors(m.n_errors, m.n_rollouts, m.errors_by_kind, m.infra_flagged, m.infra_note),
+                _errors(
+                    m.n_errors,
+                    m.n_rollouts,
+                    m.errors_by_kind,
+                    m.infra_flagged,
+                    m.infra_note,
+                    grader_failures=m.grader_failures,
+                ),
                 m.usage.get("total_tokens", 0),
                 _cost(m.cost_usd),
                 f"{m.n_tasks} x {m.rollouts_per_task}",

@@ -60,6 +60,7 @@ def _sentence_tokenizer() -> Any:
     params.sent_starters = set(english.SENT_STARTERS)
     params.ortho_context = defaultdict(int, english.ORTHO_CONTEXT)
     tokenizer = PunktSentenceTokenizer(params)
+    tokenizer._lang_vars = _linear_language_vars()
     # Punkt asks, for every candidate break, whether its short context ("word. Next") holds a
     # sentence break: a pure function of the context and the fixed parameters. Remembering the
     # answers leaves the segmentation unchanged and makes repetitive text ("Mr. Mr. Mr. ...",
@@ -73,6 +74,33 @@ def _sentence_tokenizer() -> Any:
 
     tokenizer.text_contains_sentbreak = text_contains_sentbreak
     return tokenizer
+
+
+def _linear_language_vars() -> Any:
+    """NLTK's English Punkt patterns, compiled by the standard library's ``re``.
+
+    NLTK compiles them with the ``regex`` engine under a 5 s wall-clock limit that raises
+    ``TimeoutError`` mid-segmentation; on long text of short words ending in full stops that
+    engine is several times slower than ``re`` on the same pattern, so a long response could make
+    the checker raise instead of answering. The patterns are the same text (the reference
+    implementation ran them with ``re``); each is one linear pass, so no limit is needed.
+    """
+    from nltk.tokenize.punkt import PunktLanguageVars
+
+    nltk_vars = PunktLanguageVars()
+    period = re.compile(nltk_vars.period_context_re().pattern, re.UNICODE | re.VERBOSE)
+    words = re.compile(nltk_vars._word_tokenizer_re().pattern, re.UNICODE | re.VERBOSE)
+    realign = re.compile(nltk_vars.re_boundary_realignment.pattern, re.MULTILINE)
+    linear = type(
+        "LinearLanguageVars",
+        (PunktLanguageVars,),
+        {
+            "re_boundary_realignment": realign,
+            "period_context_re": lambda self: period,
+            "_word_tokenizer_re": lambda self: words,
+        },
+    )
+    return linear()
 
 
 @functools.lru_cache(maxsize=1)

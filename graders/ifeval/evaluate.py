@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from graders.ifeval.checkers import CHECKERS, InvalidInstructionError
+from graders.ifeval.checkers import CHECKERS, Checker, InvalidInstructionError
 from graders.typography import canonical_text, strip_hidden, strip_invisible
 
 __all__ = ["DEFAULT_MAX_CHARS", "IFEvalVerdict", "check", "loose_variants"]
@@ -111,6 +111,15 @@ def _clean_kwargs(raw: Any) -> dict[str, Any]:
     return {str(k): v for k, v in raw.items() if v is not None}
 
 
+def _follows(checker: Checker, text: str, args: Mapping[str, Any], prompt: str) -> bool:
+    """The checker's verdict; a checker that runs out of time on the text (a library's regular
+    expression limit) has not seen the instruction followed: the response's failure."""
+    try:
+        return checker(text, args, prompt)
+    except TimeoutError:
+        return False
+
+
 def check(
     response: str,
     *,
@@ -149,9 +158,9 @@ def check(
             text = _view(response, kind)
             views[kind] = (text, tuple(v for v in loose_variants(text)[1:] if v.strip()))
         text, others = views[kind]
-        followed = bool(text.strip()) and checker(text, args, prompt)
+        followed = bool(text.strip()) and _follows(checker, text, args, prompt)
         strict.append(followed)
-        loose.append(followed or any(checker(v, args, prompt) for v in others))
+        loose.append(followed or any(_follows(checker, v, args, prompt) for v in others))
     followed_count = sum(strict)
     reason = f"{followed_count}/{len(ids)} instructions followed (strict), {sum(loose)}/{len(ids)} (loose)"
     return IFEvalVerdict(ids, tuple(strict), tuple(loose), reason=reason)

@@ -9,6 +9,7 @@ from typing import Any
 from graders.grade import Check, Grade
 from graders.ifeval.checkers import InvalidInstructionError
 from graders.ifeval.evaluate import DEFAULT_MAX_CHARS, check
+from graders.total import total
 
 __all__ = ["IFEvalGrader"]
 
@@ -28,6 +29,7 @@ class IFEvalGrader:
         self.max_chars = max_chars
         self.hardened = hardened
 
+    @total
     async def __call__(self, response: str, *, reference: Any) -> Grade:
         if not isinstance(reference, Mapping):
             return Grade.error(f"IFEval reference must be a mapping, got {type(reference).__name__}")

@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 from graders.extract import apply_policy, extract_answers
+from graders.grade import GRADER_FAILED
 from graders.math.compare import ReferenceUnreadable, compare
 from graders.math.options import MathOptions
 from graders.math.parse import Answer, read_answer, read_reference, warm_up
@@ -169,7 +170,8 @@ def _pooled_failure(exc: PoolError, timeout: float) -> MathVerdict:
     The call's clock starts once a ready worker has the job, so running past the timeout, running
     out of memory or crashing the worker mid-call is the answer's doing: status ``timeout`` /
     ``unparseable``, both graded 0 (never left out of a mean). A pool that cannot start or reach
-    a worker is the grader's failure: ``error``.
+    a worker is the grader's failure: ``error``. A check that raised on the response is a grader
+    bug met on it: ``incorrect``, reason ``grader_failed: ...`` (counted apart in summaries).
     """
     if isinstance(exc, PoolTimeout):
         return MathVerdict.fail("timeout", f"the check of this answer took longer than {timeout:g}s")
@@ -177,6 +179,8 @@ def _pooled_failure(exc: PoolError, timeout: float) -> MathVerdict:
         return MathVerdict.fail("unparseable", f"the answer exhausted a resource ({exc.type_name})")
     if isinstance(exc, WorkerDied) and exc.during_call:
         return MathVerdict.fail("unparseable", f"the answer crashed its checker process ({exc})")
+    if isinstance(exc, WorkerError):  # the check raised on this response: a grader bug, scored 0
+        return MathVerdict.fail("incorrect", f"{GRADER_FAILED}: the math check raised {exc}"[:500])
     return MathVerdict.fail("error", f"math check failed: {exc}")
 
 

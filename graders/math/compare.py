@@ -29,7 +29,7 @@ from graders.math.normalize import LiteralNumber
 from graders.math.options import MathOptions
 from graders.math.parse import Answer, latex_objects, read_answer, read_reference, reference_objects
 from graders.math.refute import clearly_different
-from graders.math.screen import screen_answer
+from graders.math.screen import TOO_COSTLY, screen_answer
 from graders.math.structure import compare_structures
 from graders.math.substitute import is_identity, is_root
 
@@ -153,7 +153,7 @@ def _compare_objects(reference: Answer, answer: Answer, options: MathOptions) ->
 
     refused = screen_answer(answer.text)
     if refused is not None:
-        return Comparison("unparseable", f"refused before parsing: {refused}")
+        return Comparison("different", f"{TOO_COSTLY}: refused before evaluation: {refused}")
     decimals = options.rel_tol == 0 and options.mode == "equivalent" and has_decimal(answer.text)
     if decimals:
         # a decimal is the rational it writes, in any structure (see graders.math.decimals)

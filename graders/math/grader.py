@@ -9,6 +9,7 @@ from graders.math.check import DEFAULT_TIMEOUT, acheck
 from graders.math.options import MathOptions
 from graders.math.verdict import MathVerdict
 from graders.pool import WorkerPool
+from graders.total import total
 
 __all__ = ["MathGrader"]
 
@@ -39,6 +40,7 @@ class MathGrader:
             response, reference=reference, options=self.options, pool=self.pool, timeout=self.timeout
         )
 
+    @total
     async def __call__(self, response: str, *, reference: Any) -> Grade:
         return (await self.verdict(response, reference=reference)).to_grade()
 

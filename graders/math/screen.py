@@ -2,9 +2,11 @@
 
 Real answers are short and shallow (MATH-500's longest is 53 characters, nested 2 deep). Inputs
 far outside that (a 900-deep parenthesis nest, a power tower, a 5,000-digit exponent, ``99999!``)
-make the grammar or sympy run for seconds or forever; they are refused here in microseconds as
-``unparseable``. The pool's hard timeout stays the real guarantee; this keeps workers from being
-killed and restarted for nothing. Only answers are screened, never the trusted reference.
+make the grammar or sympy run for seconds or forever; they are refused here in microseconds, and
+so are answers whose evaluation cost cannot be bounded (:mod:`graders.math.cost`): the grade is
+``incorrect`` with a reason starting ``too_costly:``. The pool's hard timeout stays the real
+guarantee; this keeps workers from being killed and restarted for nothing. Only answers are
+screened, never the trusted reference.
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["ScreenLimits", "screen_answer"]
+from graders.grade import TOO_COSTLY
+from graders.math.cost import costly_reason
+
+__all__ = ["TOO_COSTLY", "ScreenLimits", "screen_answer"]
 
 _DIGITS = re.compile(r"\d+")
 _FACTORIAL = re.compile(r"(\d+)\s*!")
@@ -70,4 +75,4 @@ def screen_answer(text: str, limits: ScreenLimits | None = None) -> str | None:
     for m in _FACTORIAL.finditer(text):
         if int(m.group(1)) > lim.max_factorial:
             return f"a factorial of more than {lim.max_factorial}"
-    return None
+    return costly_reason(text)

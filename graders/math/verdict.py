@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from graders.grade import Grade
+from graders.grade import GRADER_FAILED, TOO_COSTLY, Grade
 
 __all__ = ["MathStatus", "MathVerdict"]
 
@@ -15,6 +15,8 @@ was rejected before reading, e.g. too long). ``unparseable``: an answer was foun
 mathematics the checker can read (or it exhausted memory or crashed the checker). ``timeout``: the
 check of this answer ran past its time limit; the answer's doing, so graded as wrong. ``error``:
 the grading infrastructure failed (unreadable reference, a pool that cannot start); not a verdict."""
+
+_TAGS = (f"{GRADER_FAILED}:", f"{TOO_COSTLY}:")
 
 
 @dataclass(frozen=True)
@@ -47,5 +49,7 @@ class MathVerdict:
             return Grade.correct(extracted=self.extracted, reason=self.reason)
         if self.status == "error":
             return Grade.error(self.reason or "math check failed")
+        if self.reason.startswith(_TAGS):  # already names its class (grader_failed, too_costly)
+            return Grade.incorrect(extracted=self.extracted, reason=self.reason)
         reason = f"{self.status}: {self.reason}" if self.reason else self.status
         return Grade.incorrect(extracted=self.extracted, reason=reason)

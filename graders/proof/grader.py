@@ -10,6 +10,7 @@ from graders.grade import Grade
 from graders.proof.checker import ProofChecker
 from graders.proof.screen import extract_code
 from graders.proof.verdict import ProofVerdict
+from graders.total import total
 
 __all__ = ["ProofGrader", "ProofReference", "verdict_to_grade"]
 
@@ -65,6 +66,7 @@ class ProofGrader:
             str(ref["statement"]), response, imports=tuple(ref.get("imports") or ()), policy=policy
         )
 
+    @total
     async def __call__(self, response: str, *, reference: Any) -> Grade:
         try:
             verdict = await self.verdict(response, reference=reference)

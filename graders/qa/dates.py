@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from graders.qa.numbers import is_ordinal
+from graders.qa.numbers import digits_value, is_ordinal
 
 __all__ = ["MONTH_WORDS", "PartialDate", "parse_date"]
 
@@ -79,13 +79,14 @@ class PartialDate:
 
 
 def _year(token: str) -> int | None:
-    return int(token) if token.isdigit() and len(token) in (3, 4) else None
+    return digits_value(token) if len(token) in (3, 4) else None
 
 
 def _day(token: str) -> int | None:
     if is_ordinal(token):
         token = token[:-2]
-    return int(token) if token.isdigit() and len(token) <= 2 and 1 <= int(token) <= 31 else None
+    value = digits_value(token, max_digits=2)
+    return value if value is not None and 1 <= value <= 31 else None
 
 
 def parse_date(tokens: Sequence[str]) -> PartialDate | None:
@@ -119,12 +120,13 @@ def parse_date(tokens: Sequence[str]) -> PartialDate | None:
         if year is not None and b in _MONTHS and _day(a) is not None:
             return PartialDate(year, _MONTHS[b], _day(a))
         iso_year = _year(a) if len(a) == 4 else None
-        if iso_year is not None and b.isdigit() and 1 <= int(b) <= 12 and _day(c) is not None:
-            return PartialDate(iso_year, int(b), _day(c))
-        if year is not None and len(c) == 4 and a.isdigit() and len(a) <= 2 and _day(b) is not None:
+        month_b, month_a = digits_value(b, max_digits=2), digits_value(a, max_digits=2)
+        if iso_year is not None and month_b is not None and 1 <= month_b <= 12 and _day(c) is not None:
+            return PartialDate(iso_year, month_b, _day(c))
+        if year is not None and len(c) == 4 and month_a is not None and _day(b) is not None:
             # "10/09/2001": month first (US) when it can be, else day first ("22/11/1963").
-            if 1 <= int(a) <= 12:
-                return PartialDate(year, int(a), _day(b))
-            if _day(a) is not None and 1 <= int(b) <= 12:
-                return PartialDate(year, int(b), _day(a))
+            if 1 <= month_a <= 12:
+                return PartialDate(year, month_a, _day(b))
+            if _day(a) is not None and month_b is not None and 1 <= month_b <= 12:
+                return PartialDate(year, month_b, _day(a))
     return None

@@ -8,6 +8,7 @@ from typing import Any
 from graders.grade import Check, Grade
 from graders.qa.check import DEFAULT_MAX_ANSWER_CHARS, check
 from graders.qa.equivalence import EquivalenceOptions
+from graders.total import total
 
 __all__ = ["QAGrader"]
 
@@ -29,6 +30,7 @@ class QAGrader:
         self.max_answer_chars = max_answer_chars
         self.equivalence = equivalence or EquivalenceOptions()
 
+    @total
     async def __call__(self, response: str, *, reference: Any) -> Grade:
         if isinstance(reference, str):
             aliases: list[str] = [reference]
@@ -36,15 +38,14 @@ class QAGrader:
             aliases = list(reference)
         else:
             return Grade.error(f"QA reference must be a list of gold aliases, got {type(reference).__name__}")
-        try:
-            verdict = check(
-                response,
-                answers=aliases,
-                max_answer_chars=self.max_answer_chars,
-                equivalence=self.equivalence,
-            )
-        except ValueError as exc:
-            return Grade.error(str(exc))
+        if not any(a.strip() for a in aliases):
+            return Grade.error("QA reference must hold at least one non-empty gold alias")
+        verdict = check(
+            response,
+            answers=aliases,
+            max_answer_chars=self.max_answer_chars,
+            equivalence=self.equivalence,
+        )
         checks = (
             Check(
                 name="exact_match",

@@ -35,6 +35,7 @@ from graders.qa.check import DEFAULT_MAX_ANSWER_CHARS, QAVerdict, check
 from graders.qa.equivalence import EquivalenceOptions, find_hedge, is_list
 from graders.rubric.judge import JudgeModel, JudgeSampling, aggregate_votes, ask_judge
 from graders.rubric.prompt import build_judge_messages
+from graders.total import total
 
 __all__ = ["JUDGE_QUESTION", "OpenAIJudge", "QAJudgeGrader", "Transport"]
 
@@ -145,19 +146,19 @@ class QAJudgeGrader:
         self.max_answer_chars = max_answer_chars
         self.equivalence = equivalence or EquivalenceOptions()
 
+    @total
     async def __call__(self, response: str, *, reference: Any) -> Grade:
         aliases = [reference] if isinstance(reference, str) else reference
         if not isinstance(aliases, Sequence) or not all(isinstance(a, str) for a in aliases):
             return Grade.error(f"QA reference must be a list of gold aliases, got {type(reference).__name__}")
-        try:
-            verdict = check(
-                response,
-                answers=list(aliases),
-                max_answer_chars=self.max_answer_chars,
-                equivalence=self.equivalence,
-            )
-        except ValueError as exc:
-            return Grade.error(str(exc))
+        if not any(a.strip() for a in aliases):
+            return Grade.error("QA reference must hold at least one non-empty gold alias")
+        verdict = check(
+            response,
+            answers=list(aliases),
+            max_answer_chars=self.max_answer_chars,
+            equivalence=self.equivalence,
+        )
         if verdict.passed:
             return Grade.correct(extracted=verdict.extracted, reason=f"rules: {verdict.reason}")
         if verdict.reason != _JUDGEABLE:

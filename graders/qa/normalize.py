@@ -17,7 +17,7 @@ import re
 import string
 import unicodedata
 
-from graders.qa.numbers import ordinal, words_to_digits
+from graders.qa.numbers import digits_value, ordinal, words_to_digits
 
 __all__ = ["canonical_text", "canonical_tokens", "repair_text", "squad_normalize", "squad_tokens"]
 
@@ -107,8 +107,9 @@ def _ranks(tokens: list[str]) -> list[str]:
     while i < len(tokens):
         token = tokens[i]
         nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-        if token in _SEQUENCE_NOUNS and nxt.isdigit() and len(nxt) <= 3:
-            out.extend((ordinal(int(nxt)), token))
+        rank = digits_value(nxt, max_digits=3) if token in _SEQUENCE_NOUNS else None
+        if rank is not None:
+            out.extend((ordinal(rank), token))
             i += 2
             continue
         out.append(token)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["is_number", "is_ordinal", "ordinal", "words_to_digits"]
+__all__ = ["digits_value", "is_number", "is_ordinal", "ordinal", "words_to_digits"]
 
 _UNITS = {
     "zero": 0,
@@ -78,6 +78,17 @@ _ORDINALS = {
 }
 _ORDINAL_SUFFIXES = ("st", "nd", "rd", "th")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_MAX_DIGITS = 30
+"""Longer digit runs are not read as numbers (``int`` refuses over 4,300 digits anyway)."""
+
+
+def digits_value(token: str, max_digits: int = _MAX_DIGITS) -> int | None:
+    """The value of ``token`` when it is only decimal digits (of any script, as ``\\d`` reads
+    them), at most ``max_digits`` of them; else None. ``str.isdigit`` also accepts superscripts,
+    circled and other non-decimal digits that ``int`` refuses, so only this reads digit text."""
+    if not token or len(token) > max_digits or not token.isdecimal():
+        return None
+    return int(token)
 
 
 def ordinal(n: int) -> str:
@@ -100,8 +111,9 @@ def is_ordinal(token: str) -> bool:
 def _ordinal_digits(token: str) -> str | None:
     """``21st`` (or the misspelt ``21th``) -> ``21st``."""
     for suffix in _ORDINAL_SUFFIXES:
-        if token.endswith(suffix) and token[: -len(suffix)].isdigit():
-            return ordinal(int(token[: -len(suffix)]))
+        value = digits_value(token[: -len(suffix)]) if token.endswith(suffix) else None
+        if value is not None:
+            return ordinal(value)
     return None
 
 

@@ -2,7 +2,8 @@
 
 Each is built once from its spec (regexes compiled, graders and functions resolved, so a bad
 rubric fails on load) and then evaluated per response into a :class:`~graders.grade.Check`.
-A check that crashes is a check with status ``error``, never a silent zero.
+A check that raises on a response is a failed check (``grader_failed``, scored 0; see
+:mod:`graders.total`); one whose infrastructure fails is a check with status ``error``.
 
 Regex checks run in a :class:`~graders.pool.WorkerPool` with a hard, parent-side timeout: an
 author's pattern such as ``(a+)+$`` backtracks for seconds on a short input, cannot be
@@ -18,12 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from graders.grade import Check, Grade, GradeStatus
+from graders.grade import GRADER_FAILED, Check, Grade, GradeStatus
 from graders.pool import PoolConfig, PoolError, PoolTimeout, WorkerPool, shared_pool
 from graders.protocol import Grader
 from graders.rubric.errors import RubricError
 from graders.rubric.registry import import_object, make_grader
 from graders.rubric.spec import ContainsCheck, FunctionCheck, GraderCheck, LengthCheck, RegexCheck
+from graders.total import grade_of_exception
 from graders.typography import canonical_text, strip_hidden, strip_invisible
 
 __all__ = [
@@ -77,6 +79,8 @@ def _verdict(spec_id: str, weight: float, ok: bool, reason: str) -> Check:
 
 def _from_grade(spec_id: str, weight: float, grade: Grade, origin: str) -> Check:
     reason = f"{origin}: {grade.reason}" if grade.reason else origin
+    if grade.grader_failed:  # keep the tag first, so the rubric's grade can count it
+        reason = f"{GRADER_FAILED}: {origin}: {grade.reason.removeprefix(GRADER_FAILED + ':').strip()}"
     if grade.is_error:
         return error_check(spec_id, weight, reason, timed_out=grade.status == "timeout")
     return Check(
@@ -103,8 +107,11 @@ class DeterministicCheck:
             result = self.run(response, reference)
             if inspect.isawaitable(result):
                 result = await result
-        except Exception as exc:  # a check bug is a check error, not a wrong answer
-            return error_check(self.id, self.weight, f"check raised {type(exc).__name__}: {exc}"[:300])
+        except Exception as exc:  # a check that raised on the response: see graders.total
+            grade = grade_of_exception(exc)
+            if grade.is_error:
+                return error_check(self.id, self.weight, grade.reason[:300])
+            return _from_grade(self.id, self.weight, grade, "check")
         if not isinstance(result, Check):  # pragma: no cover - internal contract
             return error_check(self.id, self.weight, "internal: check returned no result")
         return result

@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from graders.grade import Check, Grade, GradeStatus
+from graders.grade import GRADER_FAILED, Check, Grade, GradeStatus
 from graders.pool import WorkerPool
 from graders.rubric.checks import DeterministicCheck, build_check, error_check
 from graders.rubric.errors import JudgeError, RubricError
@@ -39,6 +39,7 @@ from graders.rubric.judge import JudgeModel, JudgeSampling, aggregate_votes, ask
 from graders.rubric.load import load_rubric_spec
 from graders.rubric.prompt import SecretFactory, build_judge_messages, make_code, make_nonce
 from graders.rubric.spec import JudgeCheck, RubricSpec
+from graders.total import total
 
 __all__ = ["Rubric", "load_rubric", "rubric_points"]
 
@@ -107,6 +108,7 @@ class Rubric:
     def __repr__(self) -> str:
         return f"<Rubric {self.spec.id}: {len(self.spec.checks)} checks, {self.spec.total_weight:g} points>"
 
+    @total
     async def __call__(self, response: str, *, reference: Any) -> Grade:
         if not isinstance(response, str):
             return Grade.error(
@@ -209,6 +211,9 @@ class Rubric:
         score = earned / total
         passed = not failed and not blocked and score >= self.spec.pass_threshold - 1e-9
         notes = [f"{earned:g}/{total:g} points"]
+        crashed = [c.name for c in checks if c.reason.startswith(GRADER_FAILED + ":")]
+        if crashed:  # first, so the grade counts as a grader failure (Grade.grader_failed)
+            notes.insert(0, f"{GRADER_FAILED}: check(s) {', '.join(crashed)} raised (scored 0)")
         if failed:
             notes.append(f"not graded (scored 0): {', '.join(c.name for c in failed)}")
         if blocked:

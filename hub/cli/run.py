@@ -266,6 +266,8 @@ def print_summary(summary: Summary, *, run_dir: Path | None = None, per_task: in
     if summary.errors_by_kind:
         errors += " (" + ", ".join(f"{k}: {v}" for k, v in summary.errors_by_kind.items()) + ")"
     table.add_row("errors", errors)
+    if summary.grader_failures:
+        table.add_row("grader failures", f"{summary.grader_failures} (scored 0, counted in the mean)")
     table.add_row("mean reward", mean)
     table.add_row("95% CI", ci)
     for k, v in summary.pass_at_k.items():

@@ -2,8 +2,9 @@
 
 These are the environment-side primitives that the runner (:mod:`hub.run.runner`), the RL reward
 (:mod:`hub.env.rewards`) and the Ray graders build on: :func:`grade_rollout` enforces the grading
-time limit (a crash or a non-Grade result becomes an error grade, never a silent zero; a grade
-that runs past the limit is the response's failure, an incorrect grade that counts as 0),
+time limit (a grader that raises gives a counted ``grader_failed`` grade, never an error that a
+response could hide behind; a grade that runs past the limit is the response's failure, an
+incorrect grade that counts as 0),
 :func:`with_grade` attaches a grade to a rollout, and :class:`TaskSelection` iterates the first N
 tasks of a split without holding them.
 """
@@ -21,6 +22,7 @@ from collections.abc import Awaitable, Generator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from graders.grade import Grade
+from graders.total import grade_of_exception
 from hub.env.errors import EnvironmentGoneError, UsageError
 from hub.env.types import Rollout, RolloutError, Task
 
@@ -95,13 +97,15 @@ def select_tasks(
 
 
 async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeout_s: float) -> Grade:
-    """Grade with a time limit; a crash or a non-Grade result becomes an error grade.
+    """Grade with a time limit; a grader that raises gives :func:`graders.total.grade_of_exception`.
 
     Running past the limit is charged to the response, not the grader: an ``incorrect`` grade
     whose reason starts with ``timeout:`` (score 0, counted in means and pass@k), so a policy
-    cannot raise its mean by answering with expressions that time grading out. Failures of the
-    grading infrastructure (a judge endpoint down, a crashed pool) come back from the grader as
-    ``error`` grades and are counted apart.
+    cannot raise its mean by answering with expressions that time grading out. A grader that
+    raises on the response gives ``incorrect`` with reason ``grader_failed: ...`` (counted in
+    means, and apart as a grader failure), never an error a crafted response could hide behind.
+    Failures of the grading infrastructure (a judge endpoint down, a crashed pool, a missing
+    program) come back as ``error`` grades and are counted apart.
 
     The limit is enforced on the record even when it cannot interrupt: a grader that blocks the
     event loop (synchronous CPU work, ``time.sleep``) cannot be cancelled, so the time it held
@@ -124,8 +128,8 @@ async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeo
         return Grade.incorrect(reason=f"timeout: grader exceeded {timeout_s:g}s on this response")
     except (asyncio.CancelledError, EnvironmentGoneError):
         raise  # a dead sandbox ends the run instead of failing every later rollout
-    except Exception as exc:  # a grader bug must not end the run
-        return Grade.error(f"grader raised {type(exc).__name__}: {one_line(exc)}")
+    except Exception as exc:  # a grader bug must not end the run, nor pay the response
+        return grade_of_exception(exc)
     if meter.held_s > timeout_s:
         return Grade.incorrect(
             reason=f"timeout: grader blocked the event loop for {meter.held_s:.2f}s "

@@ -49,8 +49,8 @@ class PooledGrade:
 
     ``pool``: the pool to use (default: :func:`default_grading_pool`). ``timeout_s``: the hard
     limit per grade; past it the worker is killed and replaced and the grade is a timeout. A
-    function that raises, kills its worker or returns something other than a :class:`Grade`
-    gives an error grade: never a silent zero.
+    function that raises gives ``Grade.failed`` (``grader_failed``: scored 0, counted apart); a
+    pool that cannot run it or a result that is not a :class:`Grade` gives an error grade.
     """
 
     fn: SyncGradeFn
@@ -76,8 +76,8 @@ class PooledGrade:
             if exc.during_call:
                 return Grade.incorrect(reason=f"{name} crashed its worker on this response: {exc}")
             return Grade.error(f"{name} failed in the grading pool: WorkerDied: {exc}")
-        except WorkerError as exc:
-            return Grade.error(f"{name} raised {exc.type_name}: {exc.message}")
+        except WorkerError as exc:  # raised on this response: a grader bug, scored 0, counted apart
+            return Grade.failed(f"{name} raised {exc.type_name}: {exc.message}"[:500])
         except PoolError as exc:
             return Grade.error(f"{name} failed in the grading pool: {type(exc).__name__}: {exc}")
         if not isinstance(result, Grade):

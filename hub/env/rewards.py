@@ -65,6 +65,9 @@ class RewardStats:
     timed_out_responses: int = 0
     """Completions whose grading ran out of time: the response's failure, rewarded 0 like a
     wrong answer (also counted in ``graded``), never ``error_value``."""
+    grader_failures: int = 0
+    """Completions the grader raised on (reason ``grader_failed``): rewarded 0 like a wrong
+    answer (also counted in ``graded``), never ``error_value``; a grader bug to fix."""
 
     @property
     def failed(self) -> int:
@@ -202,6 +205,16 @@ class EnvReward:
                     self.stats.graded += 1
                     if g.status == "incorrect" and g.reason.startswith("timeout"):
                         self.stats.timed_out_responses += 1
+                    self.stats.grader_failures += g.grader_failed
+        crashed = [g for g in grades if g.grader_failed]
+        if crashed:
+            logger.warning(
+                "%s: the grader raised on %d of %d completions (rewarded 0); first: %s",
+                self.__name__,
+                len(crashed),
+                len(grades),
+                crashed[0].reason,
+            )
         failed = [g for g in grades if g.is_error]
         if failed:
             logger.warning(

@@ -67,6 +67,11 @@ class Summary(BaseModel):
     n_rollouts: int = Field(description="Rollouts recorded, errors included.")
     n_errors: int = Field(description="Rollouts without a verdict (model/environment/grader failure).")
     errors_by_kind: dict[str, int] = Field(default_factory=dict)
+    grader_failures: int = Field(
+        default=0,
+        description="Graded rollouts the grader raised on: scored 0 and counted in the mean, "
+        "counted here so that grader bugs are visible (reason grader_failed).",
+    )
     mean_reward: float | None = Field(description="Mean over graded rollouts (errors excluded).")
     ci95: tuple[float, float] | None = Field(description="95% interval of mean_reward, clustered by task.")
     pass_at_k: dict[str, float] = Field(description="Unbiased pass@k, k = 1, 2, 4, ..., R.")
@@ -111,6 +116,7 @@ class SummaryBuilder:
         self._completion_tokens = 0
         self.n_rollouts = 0
         self.n_errors = 0
+        self.n_grader_failures = 0
         self.n_passed = 0
         self._reward_sum = 0.0
         self._metrics: dict[str, list[float]] = {}
@@ -133,6 +139,8 @@ class SummaryBuilder:
             self.n_errors += 1
             return
         acc.n += 1
+        if rollout.grade is not None and rollout.grade.grader_failed:
+            self.n_grader_failures += 1
         acc.reward += rollout.reward
         acc.rmin = min(acc.rmin, rollout.reward)
         acc.rmax = max(acc.rmax, rollout.reward)
@@ -198,6 +206,7 @@ class SummaryBuilder:
             n_rollouts=self.n_rollouts,
             n_errors=self.n_errors,
             errors_by_kind=dict(sorted(self._errors_by_kind.items())),
+            grader_failures=self.n_grader_failures,
             mean_reward=self.running_mean,
             ci95=_clustered_ci95(list(self._tasks.values()), self.running_mean),
             pass_at_k=at_k,

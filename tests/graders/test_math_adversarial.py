@@ -40,7 +40,8 @@ def test_hostile_input_is_bounded(name: str, math_pool: WorkerPool) -> None:
 
 
 def test_a_timeout_is_reported_as_timeout(math_pool: WorkerPool) -> None:
-    verdict = check(HOSTILE["two_level_tower"], reference="5", pool=math_pool, timeout=1.0)
+    # cheap enough for the cost screen, far over 20 ms to check
+    verdict = check("\\boxed{\\tan(\\tan(x))}", reference="x^{2}+1", pool=math_pool, timeout=0.02)
     assert verdict.status == "timeout" and not verdict.passed
     assert check("\\boxed{5}", reference="5", pool=math_pool, timeout=30).passed
 

@@ -142,8 +142,21 @@ async def test_function_kind() -> None:
     assert grade.score == pytest.approx(2.0 / 3) and not grade.passed
 
 
-@pytest.mark.parametrize("func", ["broken", "returns_junk", "failing_grade"])
-async def test_a_crashing_check_is_an_error_never_a_zero(func: str) -> None:
+async def test_a_check_that_raises_on_the_response_is_a_counted_zero() -> None:
+    """A check that raises on a response is a grader bug met on it: that check scores 0 and the
+    grade says ``grader_failed`` first (counted apart), never an error a response hides behind."""
+    checks = (
+        {"id": "ok", "kind": "contains", "text": "x"},
+        {"id": "f", "kind": "function", "function": f"{MOD}:broken"},
+    )
+    grade = await rubric(*checks)("x", reference=None)
+    assert grade.status == "partial" and grade.score == 0.5 and not grade.passed and not grade.is_error
+    assert grade.grader_failed and grade.reason.startswith("grader_failed: check(s) f raised")
+    assert grade.checks[1].status == "incorrect" and "KeyError" in grade.checks[1].reason
+
+
+@pytest.mark.parametrize("func", ["returns_junk", "failing_grade"])
+async def test_a_broken_check_is_an_error_never_a_zero(func: str) -> None:
     checks = (
         {"id": "ok", "kind": "contains", "text": "x"},
         {"id": "f", "kind": "function", "function": f"{MOD}:{func}"},

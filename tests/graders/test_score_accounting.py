@@ -51,7 +51,7 @@ def test_timeout_bait_never_scores_better_than_a_wrong_answer(math_pool: WorkerP
     honest = _grade_all(grader, right + wrong)
     gaming = _grade_all(grader, right + bait)
     bait_grades = gaming[len(right) :]
-    assert any(g.reason.startswith("timeout") for g in bait_grades), bait_grades
+    assert any(g.reason.startswith(("timeout", "too_costly")) for g in bait_grades), bait_grades
     for g in bait_grades:
         assert g.status == "incorrect" and g.score == 0.0 and not g.is_error, g
     assert _summary_mean(gaming) <= _summary_mean(honest) == 0.5

@@ -56,6 +56,7 @@ def test_installed_good_environment_passes_every_check() -> None:
         ("hang", "grading_time", "hung"),
         ("random_ids", "task_ids", "differ between two loads"),
         ("raises", "grader_errors", "ValueError"),
+        ("raises_total", "grader_errors", "grader_failed: ValueError"),
         ("random_prompts", "determinism", "tasks differ for the same seed"),
         ("partial_grader", "perturbed_gold", "'bpple' passed (gold 'apple')"),
         ("no_readme", "readme", "no README"),

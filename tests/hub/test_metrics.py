@@ -8,8 +8,10 @@ from collections.abc import Callable
 
 import pytest
 
+from graders.grade import Grade
+from hub.env.grading import with_grade
 from hub.env.types import Rollout, RolloutError
-from hub.run.metrics import SummaryBuilder, ks_for, pass_all_k, pass_at_k
+from hub.run.metrics import Summary, SummaryBuilder, ks_for, pass_all_k, pass_at_k
 
 
 def brute(n: int, c: int, k: int, *, all_: bool) -> float:
@@ -55,6 +57,23 @@ def test_errors_are_not_wrong_answers(rollout_factory: Callable[..., Rollout]) -
     # pass@2 only over tasks with 2 graded rollouts
     assert s.pass_at_k["2"] == pytest.approx(0.0)
     assert s.ci95 is not None and s.ci95[0] <= 0.5 <= s.ci95[1]
+
+
+def test_a_grader_that_raised_counts_as_a_zero_and_apart(rollout_factory: Callable[..., Rollout]) -> None:
+    """Appending a character that crashes the grader to a wrong answer must not lift the mean."""
+    b = SummaryBuilder(env_id="e", env_version="1", model="m", rollouts_per_task=1)
+    b.add(rollout_factory("a", 0, reward=1.0, passed=True))
+    for task in ("b", "c", "d"):
+        crashed = with_grade(rollout_factory(task, 0), Grade.failed("ValueError: bad digit"), 0.0)
+        b.add(crashed)
+    s = b.build()
+    assert s.n_errors == 0 and s.errors_by_kind == {}
+    assert s.grader_failures == 3
+    assert s.mean_reward == pytest.approx(0.25)
+    assert Summary.model_validate({**s.model_dump(), "grader_failures": 3}).grader_failures == 3
+    old = s.model_dump()
+    del old["grader_failures"]  # a summary written before the field reads as none
+    assert Summary.model_validate(old).grader_failures == 0
 
 
 def test_task_without_rollouts_is_counted(rollout_factory: Callable[..., Rollout]) -> None:

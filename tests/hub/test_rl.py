@@ -120,17 +120,34 @@ def test_conversational_completions(toy_env: SingleTurnEnv) -> None:
     assert completion_text([{"role": "user", "content": "x"}, {"role": "assistant", "content": "y"}]) == "y"
 
 
-def test_grader_error_maps_to_error_value_and_is_counted(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_grader_that_raises_rewards_zero_and_is_counted(caplog: pytest.LogCaptureFixture) -> None:
+    """A grader bug met on a response is a counted 0 (grader_failed), never error_value: a
+    response that crashes the grader must not score better than a wrong one."""
     env = SingleTurnEnv(id="bad", tasks=_tasks(2), grader=RaisingGrader())
+    ds = to_dataset(env, "test", 2)
+    reward = reward_function(env, error_value=-1.0)
+    with caplog.at_level(logging.WARNING, logger="verihub.rl"):
+        assert trainer_call(reward, ds, ["a", "b"], generations=1) == [0.0, 0.0]
+    assert reward.stats.errors == 0 and reward.stats.graded == 2 and reward.stats.grader_failures == 2
+    assert "the grader raised on 2 of 2 completions" in caplog.text
+    assert "grader bug" in caplog.text
+    none_reward = reward_function(env, error_value=None)
+    assert trainer_call(none_reward, ds, ["a", "b"], generations=1) == [0.0, 0.0]
+
+
+class UnavailableGrader:
+    async def __call__(self, response: str, *, reference: Any) -> Any:
+        raise ConnectionError("judge endpoint down")
+
+
+def test_an_infrastructure_failure_maps_to_error_value(caplog: pytest.LogCaptureFixture) -> None:
+    env = SingleTurnEnv(id="down", tasks=_tasks(2), grader=UnavailableGrader())
     ds = to_dataset(env, "test", 2)
     reward = reward_function(env, error_value=-1.0)
     with caplog.at_level(logging.WARNING, logger="verihub.rl"):
         assert trainer_call(reward, ds, ["a", "b"], generations=1) == [-1.0, -1.0]
     assert reward.stats.errors == 2 and reward.stats.graded == 0
     assert "2 of 2 completions could not be graded" in caplog.text
-    assert "grader bug" in caplog.text
-    none_reward = reward_function(env, error_value=None)
-    assert trainer_call(none_reward, ds, ["a", "b"], generations=1) == [None, None]
 
 
 def test_grader_timeout_is_counted() -> None:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from graders.exact import ExactGrader
+from graders.grade import Grade
 from hub import Rollout, SingleTurnEnv
 from hub.env.errors import RunDirError
 from hub.run.client import ClientOptions, OpenAIClient
@@ -134,21 +135,38 @@ async def test_a_grader_timeout_is_the_responses_failure_and_counts_as_zero(
     assert json.loads(RunDir(tmp_path).summary_path.read_text())["mean_reward"] == 0.0
 
 
-@pytest.mark.parametrize("grader,kind", [(RaisingGrader(), "error")])
-async def test_grader_failures_are_recorded(
-    grader: object,
-    kind: str,
-    fake_server: FakeChatServer,
-    config_factory: Callable[..., RunConfig],
-    tmp_path: Path,
+async def test_a_grader_that_raises_is_a_counted_zero_and_counted_apart(
+    fake_server: FakeChatServer, config_factory: Callable[..., RunConfig], tmp_path: Path
 ) -> None:
-    env = SingleTurnEnv(id="toy", tasks=make_tasks(3), grader=grader)  # type: ignore[arg-type]
-    await run(env, fake_server, config_factory(num_tasks=3, rollouts=1), tmp_path, grade_timeout_s=0.2)
+    """A grader bug met on a response must not pay it: incorrect (grader_failed), reward 0,
+    counted in the mean and in the summary's grader_failures, never a rollout error."""
+    env = SingleTurnEnv(id="toy", tasks=make_tasks(3), grader=RaisingGrader())
+    summary = await run(
+        env, fake_server, config_factory(num_tasks=3, rollouts=1), tmp_path, grade_timeout_s=5
+    )
     rollouts = list(RunDir(tmp_path).iter_rollouts())
     assert len(rollouts) == 3
     for r in rollouts:
+        assert r.error is None and r.reward == 0.0 and not r.passed
+        assert r.grade is not None and r.grade.grader_failed and "RuntimeError: grader bug" in r.grade.reason
+    written = json.loads(RunDir(tmp_path).summary_path.read_text())
+    assert written["grader_failures"] == 3 and written["n_errors"] == 0 and written["mean_reward"] == 0.0
+    assert summary.grader_failures == 3  # type: ignore[attr-defined]
+
+
+class UnreachableGrader:
+    async def __call__(self, response: str, *, reference: object) -> Grade:
+        raise ConnectionError("judge endpoint refused the connection")
+
+
+async def test_an_infrastructure_failure_is_a_grader_error(
+    fake_server: FakeChatServer, config_factory: Callable[..., RunConfig], tmp_path: Path
+) -> None:
+    env = SingleTurnEnv(id="toy", tasks=make_tasks(3), grader=UnreachableGrader())
+    await run(env, fake_server, config_factory(num_tasks=3, rollouts=1), tmp_path, grade_timeout_s=5)
+    for r in RunDir(tmp_path).iter_rollouts():
         assert r.error is not None and r.error.kind == "grader"
-        assert r.grade is not None and r.grade.status == kind and r.reward is None
+        assert r.grade is not None and r.grade.status == "error" and r.reward is None
 
 
 async def test_resume_runs_only_missing(
@@ -371,7 +389,8 @@ async def test_pooled_grade_runs_sync_checks_under_a_hard_timeout() -> None:
         assert hung.status == "incorrect" and hung.reason.startswith("timeout:")
         assert "worker was killed" in hung.reason
         raised = await PooledGrade(sync_check_raises, pool=pool)(task, rollout)
-        assert raised.status == "error" and "ValueError: bad reference" in raised.reason
+        assert raised.status == "incorrect" and raised.grader_failed and raised.score == 0.0
+        assert "ValueError: bad reference" in raised.reason
         bad = await PooledGrade(sync_check_returns_float, pool=pool)(task, rollout)
         assert bad.status == "error" and "returned float, not a Grade" in bad.reason
         assert pool.replaced == 1

@@ -171,3 +171,13 @@ def test_the_site_exports_learnable_jsonl_when_the_environment_is_installed(tmp_
     assert "learnable.jsonl" in arith_page
     toy_page = (card_dir / card_page_name("toy", "1.0.0")).read_text()
     assert "no learnable.jsonl" in toy_page
+
+
+def test_the_card_shows_grader_failures_apart(board: Board) -> None:
+    card = board_card(board, "toy", "1.0.0")
+    assert all(m.grader_failures == 0 for m in card.models)
+    assert "grader failures" not in render_card(card)
+    failing = card.model_copy(
+        update={"models": [m.model_copy(update={"grader_failures": 3}) for m in card.models]}
+    )
+    assert "3 grader failures" in render_card(failing)

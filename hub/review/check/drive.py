@@ -113,6 +113,8 @@ class Prober:
             return "error", f"{exc.kind}: {exc.message[:200]}"
         if getattr(grade, "is_error", False):
             return "error", f"grade status {grade.status}: {grade.reason[:200]}"
+        if getattr(grade, "grader_failed", False):  # a total grader caught its own crash: still a bug
+            return "error", grade.reason[:200]
         return "ok", grade
 
     async def grade(self, task: Task, response: str, label: str) -> tuple[str, Any]:
