@@ -54,6 +54,7 @@ __all__ = [
     "ExtractConfig",
     "Extraction",
     "MultiAnswerPolicy",
+    "answer_value",
     "apply_policy",
     "box_in_context",
     "boxed_spans",
@@ -265,6 +266,13 @@ def _other_answers(response: str, chosen: AnswerForm, cfg: ExtractConfig) -> tup
         bare = [a for a in _extract_form(tail, "final_line", cfg) if _BARE_NUMBER.match(a)]
         found.extend(_committed(bare, found, cfg))
     return tuple(found[: cfg.max_boxed])
+
+
+def answer_value(answer: str, config: ExtractConfig | None = None) -> str | None:
+    """``answer`` as a committed value: itself when it holds no prose words, its leading number
+    when it is a number with a short remark (``6 dollars``), None otherwise (prose, a box)."""
+    kept = _committed([answer.strip()], (), config if config is not None else ExtractConfig())
+    return kept[0] if kept else None
 
 
 def _committed(answers: Sequence[str], seen: Sequence[str], cfg: ExtractConfig) -> list[str]:
