@@ -114,7 +114,8 @@ def _strip_cues(sentence: str) -> tuple[str, bool]:
     """The sentence without its leading discourse lead and copula cues, and whether any was cut."""
     rest, cut = sentence.strip(), False
     lead = _LEAD.match(rest)
-    if lead is not None and lead.end() < len(rest):
+    # a lead is an interjection or a label ("Nope,", "Edit:"), not a clause ("Paris is big,")
+    if lead is not None and lead.end() < len(rest) and not _AUXILIARIES & _lower_words(lead.group(0)):
         rest, cut = rest[lead.end() :], True
     for _ in range(3):
         copula = _COPULA.match(rest)
@@ -123,6 +124,10 @@ def _strip_cues(sentence: str) -> tuple[str, bool]:
             continue
         break
     return rest.strip(), cut
+
+
+def _lower_words(text: str) -> set[str]:
+    return {word.lower().strip(",.:;!*_") for word in text.split()}
 
 
 def _value(rest: str) -> str | None:
@@ -144,7 +149,7 @@ def _value(rest: str) -> str | None:
         return None
     if words[0].lower().strip(",.:") in _NOT_A_VALUE:
         return None
-    if any(word.lower().strip(",.:") in _AUXILIARIES for word in words):
+    if _AUXILIARIES & _lower_words(value):
         return None
     return value
 

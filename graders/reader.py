@@ -9,6 +9,8 @@ characters removed, look-alike letters folded, ASCII quotes). On the way:
 - HTML comments, ``<script>``/``<style>``/``<template>``, and elements marked ``hidden``,
   ``aria-hidden="true"`` or styled ``display:none``/``visibility:hidden`` are dropped with their
   content; character references are decoded (``&#97;`` is ``a``);
+- struck-through text (``<s>``, ``<del>``, ``<strike>``) is shown as ``~~text~~``, as the
+  reader sees it: taken back;
 - list items become lines ``- item`` (``1. item`` in an ordered list), and so do lines opened
   by a typographic bullet (``•``, ``◦``, ``▪``, ``‣``, ``⁃``); blocks and ``<br>`` end lines;
 - inline math whose content is a plain literal (``\\(42\\)``, ``$42$``) shows that literal.
@@ -25,7 +27,7 @@ import functools
 import re
 from html.parser import HTMLParser
 
-from graders.typography import canonical_text
+from graders.typography import canonical_text, strip_hidden
 
 __all__ = ["MARKUP_CHARS", "html_visible_text", "reader_view"]
 
@@ -40,6 +42,7 @@ _BLOCK_TAGS = frozenset(
     "p div section article header footer aside nav main blockquote pre table tr ul ol dl dt dd "
     "h1 h2 h3 h4 h5 h6 figure figcaption details summary form fieldset address".split()
 )
+_STRUCK_TAGS = frozenset({"s", "del", "strike"})  # struck text stays marked as struck: ~~x~~
 _HIDING_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _BULLET_LINE = re.compile("^([ \t]*)[\u2022\u25e6\u25aa\u2023\u2043\u25cf\u25a0][ \t]*", re.MULTILINE)
 # a known HTML element, a comment or a character reference: only then is the HTML pass needed
@@ -102,6 +105,8 @@ class _Visible(HTMLParser):
             self.parts.append("\n" + "  " * max(0, len(self.lists) - 1) + marker)
         elif tag in _BLOCK_TAGS:
             self.parts.append("\n")
+        elif tag in _STRUCK_TAGS:
+            self.parts.append("~~")
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if not self.hidden_stack and tag == "br":
@@ -117,6 +122,8 @@ class _Visible(HTMLParser):
             self.lists.pop()
         if tag in _BLOCK_TAGS or tag == "li":
             self.parts.append("\n")
+        elif tag in _STRUCK_TAGS:
+            self.parts.append("~~")
 
     def handle_data(self, data: str) -> None:
         if not self.hidden_stack:
@@ -136,8 +143,8 @@ def html_visible_text(text: str) -> str:
 def _markdown() -> object:
     from markdown_it import MarkdownIt
 
-    # indentation is not code here, and "#### 42" stays an answer line, not a heading
-    return MarkdownIt("commonmark", {"html": True}).disable(["code", "heading"])
+    # indentation is not code here, "#### 42" stays an answer line and "> 2" a comparison
+    return MarkdownIt("commonmark", {"html": True}).disable(["code", "heading", "blockquote"])
 
 
 def _render_markdown(text: str) -> str:
@@ -184,7 +191,8 @@ def _view(text: str, markdown: bool) -> str:
     if "\u2022" in text or "\u25e6" in text or "\u25aa" in text or "\u2023" in text or "\u2043" in text:
         text = _BULLET_LINE.sub(r"\1- ", text)
     if markdown:
-        rendered = _render_markdown(_plain_inline_math(text))
+        # Markdown comment lines ("[//]: # (...)") are hidden even right under a paragraph
+        rendered = _render_markdown(_plain_inline_math(strip_hidden(text)))
         visible = _tidy(html_visible_text(rendered))
     elif _HTML_HINT.search(text):
         visible = html_visible_text(text)

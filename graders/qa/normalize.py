@@ -19,7 +19,14 @@ import unicodedata
 
 from graders.qa.numbers import ordinal, words_to_digits
 
-__all__ = ["canonical_text", "canonical_tokens", "repair_text", "squad_normalize", "squad_tokens"]
+__all__ = [
+    "canonical_text",
+    "canonical_tokens",
+    "repair_mojibake",
+    "repair_text",
+    "squad_normalize",
+    "squad_tokens",
+]
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCT = frozenset(string.punctuation)
@@ -57,13 +64,19 @@ def squad_tokens(text: str) -> list[str]:
     return squad_normalize(text).split()
 
 
-def repair_text(text: str) -> str:
-    """Undo common damage: UTF-8 decoded as Latin-1 (``Ã©``), ``\\u00e9`` escapes, odd spaces."""
+def repair_mojibake(text: str) -> str:
+    """UTF-8 that was decoded as Latin-1 (``Ã©``) decoded again; other text as it is."""
     if "Ã" in text or "Â" in text:
         try:
-            text = text.encode("latin-1").decode("utf-8")
+            return text.encode("latin-1").decode("utf-8")
         except (UnicodeEncodeError, UnicodeDecodeError):
             pass
+    return text
+
+
+def repair_text(text: str) -> str:
+    """Undo common damage: UTF-8 decoded as Latin-1 (``Ã©``), ``\\u00e9`` escapes, odd spaces."""
+    text = repair_mojibake(text)
     if "\\u" in text:
         text = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
     return text.replace("\\", " ")
