@@ -6,6 +6,8 @@
   read as Latin-1, literal ``\\u00e9`` escapes, non-breaking spaces), folds accents, treats every
   punctuation mark as a word break (so ``Abdul-Jabbar`` and ``Abdul - Jabbar`` agree) except
   apostrophes inside words (``don't`` -> ``dont``), drops articles and writes number words as digits.
+  A final ``a`` is the letter, not an article (``vitamin A``); a number with a scale word is its
+  value (``1 million`` = ``1000000``).
   Numbers are read as values: ``1,500`` = ``1500``, ``1.50`` = ``1.5`` (one token, so ``5.5`` is
   not ``5``), a leading minus sign is the word ``minus`` (``-5`` is not ``5``), and a
   sequence noun followed by a number is a rank (``season 6`` = ``sixth season`` = ``6th season``).
@@ -16,6 +18,7 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
+from decimal import Decimal
 
 from graders.qa.numbers import ordinal, words_to_digits
 
@@ -43,6 +46,9 @@ _SEQUENCE_NOUNS = frozenset(
     "season episode chapter volume book part act scene series edition round game stage grade level "
     "amendment day week phase canto verse track".split()
 )
+_ABBREVIATIONS = {"st": "saint", "mt": "mount"}
+_SCALE_VALUES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000, "trillion": 10**12}
+_PLAIN_NUMBER = re.compile(r"\d{1,15}(?:\.\d{1,6})?")
 _APPROXIMATE = {
     "around": "about",
     "approximately": "about",
@@ -129,8 +135,30 @@ def _ranks(tokens: list[str]) -> list[str]:
     return out
 
 
+def _articles_dropped(tokens: list[str]) -> list[str]:
+    """``the``/``an`` dropped, and ``a`` where it is an article: before another word. A final
+    ``a`` is the letter ("vitamin A", "Plan A", the answer "A")."""
+    last = len(tokens) - 1
+    return [t for i, t in enumerate(tokens) if t not in _ARTICLE_WORDS or (t == "a" and i == last)]
+
+
+def _scaled(tokens: list[str]) -> list[str]:
+    """``1 million`` -> ``1000000``, ``2.5 thousand`` -> ``2500``: a number times its scale word."""
+    out: list[str] = []
+    for token in tokens:
+        scale = _SCALE_VALUES.get(token)
+        if scale is not None and out and _PLAIN_NUMBER.fullmatch(out[-1]):
+            value = Decimal(out[-1]) * scale
+            out[-1] = _number_value(f"{value:f}")
+            continue
+        out.append(token)
+    return out
+
+
 def canonical_tokens(text: str) -> tuple[str, ...]:
     """Canonical tokens: :func:`canonical_text`, articles dropped, number words as digits,
-    decimals by value, ``season 6`` as ``6th season``."""
-    tokens = [_APPROXIMATE.get(t, t) for t in canonical_text(text).split() if t not in _ARTICLE_WORDS]
-    return tuple(_ranks([_number_value(t) for t in words_to_digits(tokens)]))
+    numbers times their scale words, decimals by value, ``season 6`` as ``6th season``,
+    ``St.``/``Mt.`` as ``saint``/``mount``."""
+    words = _articles_dropped(canonical_text(text).split())
+    tokens = [_ABBREVIATIONS.get(t, _APPROXIMATE.get(t, t)) for t in words]
+    return tuple(_ranks(_scaled([_number_value(t) for t in words_to_digits(tokens)])))
