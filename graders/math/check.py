@@ -17,6 +17,7 @@ from typing import Any
 from graders.commitment import AMBIGUOUS, ambiguity, committed_end
 from graders.extract import answer_value, apply_policy, extract_answers
 from graders.math.compare import ReferenceUnreadable, compare
+from graders.math.normalize import fold_unicode_math
 from graders.math.options import MathOptions
 from graders.math.parse import Answer, read_answer, read_reference, warm_up
 from graders.math.restate import restate, stray_words, strip_thinking
@@ -125,7 +126,8 @@ def check_inline(response: str, *, reference: object, options: MathOptions | Non
             return MathVerdict.fail(
                 "no_answer", f"response longer than {opts.max_response_chars} characters; not read"
             )
-        text = reader_view(fold_numerals(strip_thinking(response)), markdown=False)
+        # Unicode mathematics as LaTeX first: the reader's folding (NFKC) would make "\u00bd" "1\u20442"
+        text = reader_view(fold_unicode_math(fold_numerals(strip_thinking(response))), markdown=False)
         extraction = extract_answers(text, opts.extract)
         if extraction.flag == "unclosed_box":
             return MathVerdict.fail(
