@@ -34,17 +34,21 @@ AMBIGUOUS = "ambiguous"
 """The reason every grader gives (as its first word) for a response that changes its answer."""
 
 _MARKERS = re.compile(
-    r"^[ \t]*####[^\n]*$"
-    r"|^[ \t*#>_-]*(?:final[ \t]+)?answer[ \t*_]*[:\uff1a][^\n]*$"
-    r"|(?:final answer|the answer|answer is)(?:[ \t]+is)?[ \t]*[:=]?[^\n]*",
+    r"^[ \t]*####[^\n]*$|^[ \t*#>_-]*(?:final[ \t]+)?answer[ \t*_]*[:\uff1a][^\n]*$",
     re.IGNORECASE | re.MULTILINE,
+)
+# "the (final) answer is X" in running text: the commitment when no marker above is present
+_PROSE_MARKER = re.compile(
+    r"(?:final answer|the answer)[ \t]+is[ \t]*[:=]?[ \t]*(?!not\b|wrong\b|incorrect\b)[^\n.!?]*[.!?]?",
+    re.IGNORECASE,
 )
 _SENTENCE = re.compile(r"[^\n.!?;]+(?:\.(?=\d)[^\n.!?;]*)*[.!?;]*")
 # a short discourse lead closed by punctuation: "Nope," "Hmm," "Edit:" "Wait, actually I erred:"
 _LEAD = re.compile(
     r"^[ \t*_>(\[-]*(?:[A-Za-z'\u2019-]+[ \t]+){0,7}[A-Za-z'\u2019-]+[ \t*_]*"
-    r"(?:[,:!\u2014]|--|\.\.\.)(?:[ \t*_]+|$)"
+    r"(?:[,:!\u2014]|--|\.\.\.|(?<=[ \t])-)(?:[ \t*_]+|$)"
 )
+_INTERJECTION = re.compile(r"[ \t*_>-]*(?:[A-Za-z'\u2019-]+[ \t]+){0,2}[A-Za-z'\u2019-]+[ \t*_]*[.!,:\u2014-]+")
 _COPULA = re.compile(
     r"^(?:(?:so|then|thus|oh|well|no|yes|and|but|actually|wait|hmm|ok|okay|really|sorry)[ \t,]+)*"
     r"(?:(?:it|that|this|which|the(?:[ \t]+[A-Za-z]+){1,3})"
@@ -102,11 +106,13 @@ class Statement:
 
 
 def committed_end(text: str) -> int:
-    """Where the last answer marker (box, ``####`` line, answer line, "the answer is ...") ends:
-    the rest of ``text`` is what follows the committed answer. ``len(text)`` when none."""
+    """Where the last answer marker (a box, a ``####`` line, an answer line; without any, the
+    last "the answer is X" sentence) ends: the rest of ``text`` follows the committed answer,
+    and a "the answer is Y" there is a change of mind. ``len(text)`` when none."""
     ends = [end for _, end, _ in boxed_spans(text)]
-    marker_ends = [m.end() for m in _MARKERS.finditer(text)]
-    ends += marker_ends[-1:]
+    ends += [m.end() for m in _MARKERS.finditer(text)][-1:]
+    if not ends:
+        ends += [m.end() for m in _PROSE_MARKER.finditer(text)][-1:]
     return max(ends) if ends else len(text)
 
 
@@ -158,17 +164,22 @@ def later_statements(tail: str) -> list[Statement]:
     """The answer-bearing statements and retractions in ``tail`` (the text after the committed
     answer), in order."""
     found: list[Statement] = []
+    interjected = False  # the sentence before was only a lead ("Nope!" then "42.")
     for match in _SENTENCE.finditer(tail[:_MAX_TAIL_CHARS]):
         sentence = match.group(0).strip()
         if not sentence:
             continue
+        after_lead, interjected = interjected, False
         if _RETRACTION.search(sentence):
             rest, _ = _strip_cues(sentence.split(":", 1)[1] if ":" in sentence else "")
-            value = _value(rest) if rest else None
+            value = _value(rest) if rest and not _RETRACTION.search(rest) else None
             found.append(Statement(value, sentence))
             continue
+        if not after_lead and _INTERJECTION.fullmatch(sentence) and not _AUXILIARIES & _lower_words(sentence):
+            interjected = True
+            continue
         rest, cut = _strip_cues(sentence)
-        value = _value(rest) if cut else None
+        value = _value(rest) if cut or after_lead else None
         if value is not None:
             found.append(Statement(value, sentence))
     return found

@@ -53,7 +53,7 @@ _HTML_HINT = re.compile(
     re.IGNORECASE,
 )
 _INLINE_LITERAL = re.compile(
-    r"\\\(\s*([^\\$\n]{1,80}?)\s*\\\)|(?<![\\$\w])\$\s*([^\\$\n]{1,80}?)\s*\$(?![\w$])"
+    r"\\\(\s*((?:[^\\$\n]|\\,){1,80}?)\s*\\\)|(?<![\\$\w])\$\s*((?:[^\\$\n]|\\,){1,80}?)\s*\$(?![\w$])"
 )
 _LITERAL = re.compile(r"[+-]?[\w.,'\" -]+")
 _MAX_CACHED_CHARS = 20_000
@@ -176,6 +176,7 @@ def _plain_inline_math(text: str) -> str:
 
     def literal(match: re.Match[str]) -> str:
         inner = match.group(1) if match.group(1) is not None else match.group(2)
+        inner = inner.replace("\\,", ",")  # a thin space between digit groups
         return inner if _LITERAL.fullmatch(inner) else match.group(0)
 
     return _INLINE_LITERAL.sub(literal, text)

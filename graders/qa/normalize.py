@@ -93,9 +93,11 @@ def _fold(text: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
-def canonical_text(text: str) -> str:
-    """Lower-cased, accent-folded text with punctuation as spaces (articles and numbers kept)."""
-    text = _fold(repair_text(text)).lower()
+def canonical_text(text: str, *, keep_case: bool = False) -> str:
+    """Lower-cased, accent-folded text with punctuation as spaces (articles and numbers kept);
+    ``keep_case`` keeps the letters' case (the same words otherwise)."""
+    text = _fold(repair_text(text))
+    text = text if keep_case else text.lower()
     text = _APOSTROPHES.sub("", text)
     text = _SIGN.sub(" minus ", text)
     text = _THOUSANDS.sub("", text).replace("%", " percent ")
@@ -135,11 +137,19 @@ def _ranks(tokens: list[str]) -> list[str]:
     return out
 
 
-def _articles_dropped(tokens: list[str]) -> list[str]:
-    """``the``/``an`` dropped, and ``a`` where it is an article: before another word. A final
-    ``a`` is the letter ("vitamin A", "Plan A", the answer "A")."""
+def _articles_dropped(tokens: list[str], cased: list[str]) -> list[str]:
+    """``the``/``an`` dropped, and ``a`` where it is an article: before another word, written
+    in lower case or first. A final ``a`` and a capital ``A`` inside a name are the letter
+    ("vitamin A", "Plan A", "John A. Smith", the answer "A")."""
     last = len(tokens) - 1
-    return [t for i, t in enumerate(tokens) if t not in _ARTICLE_WORDS or (t == "a" and i == last)]
+    aligned = len(cased) == len(tokens)
+
+    def article(i: int, token: str) -> bool:
+        if token != "a":
+            return token in _ARTICLE_WORDS
+        return i < last and (i == 0 or not aligned or cased[i] == "a")
+
+    return [t for i, t in enumerate(tokens) if not article(i, t)]
 
 
 def _scaled(tokens: list[str]) -> list[str]:
@@ -159,6 +169,6 @@ def canonical_tokens(text: str) -> tuple[str, ...]:
     """Canonical tokens: :func:`canonical_text`, articles dropped, number words as digits,
     numbers times their scale words, decimals by value, ``season 6`` as ``6th season``,
     ``St.``/``Mt.`` as ``saint``/``mount``."""
-    words = _articles_dropped(canonical_text(text).split())
+    words = _articles_dropped(canonical_text(text).split(), canonical_text(text, keep_case=True).split())
     tokens = [_ABBREVIATIONS.get(t, _APPROXIMATE.get(t, t)) for t in words]
     return tuple(_ranks(_scaled([_number_value(t) for t in words_to_digits(tokens)])))
