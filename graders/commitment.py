@@ -48,7 +48,10 @@ _LEAD = re.compile(
     r"^[ \t*_>(\[-]*(?:[A-Za-z'\u2019-]+[ \t]+){0,7}[A-Za-z'\u2019-]+[ \t*_]*"
     r"(?:[,:!\u2014]|--|\.\.\.|(?<=[ \t])-)(?:[ \t*_]+|$)"
 )
-_INTERJECTION = re.compile(r"[ \t*_>-]*(?:[A-Za-z'\u2019-]+[ \t]+){0,2}[A-Za-z'\u2019-]+[ \t*_]*[.!,:\u2014-]+")
+# a sentence that is only a lead ("Nope!", "Hmm."): the next sentence carries its value
+_INTERJECTION = re.compile(
+    r"[ \t*_>-]*(?:[A-Za-z'\u2019-]+[ \t]+){0,2}[A-Za-z'\u2019-]+[ \t*_]*[.!,:\u2014-]+"
+)
 _COPULA = re.compile(
     r"^(?:(?:so|then|thus|oh|well|no|yes|and|but|actually|wait|hmm|ok|okay|really|sorry)[ \t,]+)*"
     r"(?:(?:it|that|this|which|the(?:[ \t]+[A-Za-z]+){1,3})"

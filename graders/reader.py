@@ -27,7 +27,7 @@ import functools
 import re
 from html.parser import HTMLParser
 
-from graders.typography import canonical_text, strip_hidden
+from graders.typography import canonical_text, strip_markdown_comments
 
 __all__ = ["MARKUP_CHARS", "html_visible_text", "reader_view"]
 
@@ -193,7 +193,7 @@ def _view(text: str, markdown: bool) -> str:
         text = _BULLET_LINE.sub(r"\1- ", text)
     if markdown:
         # Markdown comment lines ("[//]: # (...)") are hidden even right under a paragraph
-        rendered = _render_markdown(_plain_inline_math(strip_hidden(text)))
+        rendered = _render_markdown(_plain_inline_math(strip_markdown_comments(text)))
         visible = _tidy(html_visible_text(rendered))
     elif _HTML_HINT.search(text):
         visible = html_visible_text(text)

@@ -17,6 +17,7 @@ from graders.qa import check as qa_check
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from strategies import GENERATED, benign_tail, change_of_mind, retraction  # noqa: E402
 
+_EXACT_COMMITS = st.sampled_from(["\\boxed{{{v}}}", "#### {v}", "Answer: {v}"])
 _NUMBERS = st.integers(min_value=-999, max_value=99_999)
 _COMMITS = st.sampled_from(["\\boxed{{{v}}}", "#### {v}", "Final Answer: {v}", "The answer is {v}."])
 _CITIES = st.sampled_from(["Paris", "London", "Madrid", "Lisbon", "Vienna", "Ottawa", "Nairobi"])
@@ -28,7 +29,9 @@ def _other(n: int, delta: int) -> int:
 
 @GENERATED
 @given(_NUMBERS, st.integers(-5, 5), _COMMITS, st.data())
-def test_math_a_later_different_number_is_ambiguous(n: int, delta: int, commit: str, data: st.DataObject) -> None:
+def test_math_a_later_different_number_is_ambiguous(
+    n: int, delta: int, commit: str, data: st.DataObject
+) -> None:
     later = data.draw(change_of_mind(str(_other(n, delta))))
     response = f"We add the parts.\n\n{commit.format(v=n)}\n\n{later}"
     verdict = check_inline(response, reference=str(n))
@@ -70,8 +73,10 @@ def test_math_boxes_for_every_solution_then_another_final_answer_fail(
 
 
 @GENERATED
-@given(_NUMBERS, st.integers(-5, 5), st.sampled_from(["\\boxed{{{v}}}", "#### {v}", "Answer: {v}"]), st.data())
-def test_exact_a_later_different_number_is_ambiguous(n: int, delta: int, commit: str, data: st.DataObject) -> None:
+@given(_NUMBERS, st.integers(-5, 5), _EXACT_COMMITS, st.data())
+def test_exact_a_later_different_number_is_ambiguous(
+    n: int, delta: int, commit: str, data: st.DataObject
+) -> None:
     later = data.draw(st.one_of(change_of_mind(str(_other(n, delta))), retraction()))
     grade = ExactGrader().verdict(f"{commit.format(v=n)}\n{later}", n)
     assert not grade.passed
@@ -81,7 +86,8 @@ def test_exact_a_later_different_number_is_ambiguous(n: int, delta: int, commit:
 @GENERATED
 @given(_CITIES, _CITIES, st.data())
 def test_qa_a_later_different_answer_is_ambiguous(gold: str, other: str, data: st.DataObject) -> None:
-    later = data.draw(st.one_of(change_of_mind(other), retraction())) if other != gold else data.draw(retraction())
+    changes = st.one_of(change_of_mind(other), retraction()) if other != gold else retraction()
+    later = data.draw(changes)
     response = f"Answer: {gold}\n{later}"
     verdict = qa_check(response, answers=[gold])
     assert not verdict.passed, response
