@@ -123,8 +123,8 @@ def parse_date(tokens: Sequence[str]) -> PartialDate | None:
             return None
         return date if all(day == actual for day in weekdays) else None
     if len(words) == 1 and (dotted := _DOTTED.fullmatch(words[0])) is not None:
-        day, month, year = (int(part) for part in dotted.groups())
-        return PartialDate(year, month, day) if 1 <= month <= 12 and 1 <= day <= 31 else None
+        d, m, y = (int(part) for part in dotted.groups())
+        return PartialDate(y, m, d) if 1 <= m <= 12 and 1 <= d <= 31 else None
     while words and words[0] in _LEADING:
         words = words[1:]
     if len(words) == 4 and words[1] == "of":  # "9th of october 2001"

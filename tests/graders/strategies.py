@@ -125,7 +125,7 @@ def integer_forms(n: int) -> st.SearchStrategy[str]:
     """``n`` written as a reader reads it: thousands separators (comma, thin space, LaTeX
     ``\\,``), a Unicode minus, full-width digits, inline math."""
     digits = str(abs(n))
-    groups = []
+    groups: list[str] = []
     while digits:
         groups.insert(0, digits[-3:])
         digits = digits[:-3]
