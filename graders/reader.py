@@ -56,6 +56,8 @@ _INLINE_LITERAL = re.compile(
     r"\\\(\s*((?:[^\\$\n]|\\,){1,80}?)\s*\\\)|(?<![\\$\w])\$\s*((?:[^\\$\n]|\\,){1,80}?)\s*\$(?![\w$])"
 )
 _LITERAL = re.compile(r"[+-]?[\w.,'\" -]+")
+_DECLARATION = re.compile(r"<[?!][^<>]*>")
+_NOT_A_TAG = re.compile(r"<(?![A-Za-z/][^<>]*>)")
 _MAX_CACHED_CHARS = 20_000
 
 
@@ -133,6 +135,11 @@ class _Visible(HTMLParser):
 def html_visible_text(text: str) -> str:
     """The visible text of an HTML fragment (comments and hidden elements dropped, entities
     decoded, list items as ``- `` lines)."""
+    if "<?" in text or "<!" in text:
+        text = _DECLARATION.sub("", text)  # processing instructions and declarations show nothing
+    # a "<" that opens no complete tag is text: html.parser would look for the tag's end again
+    # from every such "<" (quadratic on "<a <a <a ...")
+    text = _NOT_A_TAG.sub("&lt;", text)
     parser = _Visible()
     parser.feed(text)
     parser.close()
@@ -182,6 +189,27 @@ def _plain_inline_math(text: str) -> str:
     return _INLINE_LITERAL.sub(literal, text)
 
 
+def _drop_comments(text: str) -> str:
+    """HTML comments removed in one linear pass (an unclosed one runs to the end, as a browser
+    renders it); ``a<!---->b`` reads ``ab``. Done before rendering: a parser that looks for the
+    end of every opening again is quadratic on ``<!--`` repeated."""
+    if "<!--" not in text:
+        return text
+    parts: list[str] = []
+    pos = 0
+    while True:
+        start = text.find("<!--", pos)
+        if start == -1:
+            parts.append(text[pos:])
+            break
+        parts.append(text[pos:start])
+        end = text.find("-->", start + 4)
+        if end == -1:
+            break
+        pos = end + 3
+    return "".join(parts)
+
+
 def _has_markup(text: str) -> bool:
     return any(ch in MARKUP_CHARS for ch in text)
 
@@ -193,10 +221,10 @@ def _view(text: str, markdown: bool) -> str:
         text = _BULLET_LINE.sub(r"\1- ", text)
     if markdown:
         # Markdown comment lines ("[//]: # (...)") are hidden even right under a paragraph
-        rendered = _render_markdown(_plain_inline_math(strip_markdown_comments(text)))
+        rendered = _render_markdown(_plain_inline_math(strip_markdown_comments(_drop_comments(text))))
         visible = _tidy(html_visible_text(rendered))
     elif _HTML_HINT.search(text):
-        visible = html_visible_text(text)
+        visible = html_visible_text(_drop_comments(text))
     else:
         visible = text
     return canonical_text(visible)

@@ -6,9 +6,11 @@ from __future__ import annotations
 import html
 import string
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -159,3 +161,18 @@ async def test_rubric_a_forbidden_bullet_list_is_found_however_written(items: li
         response = "Points:\n" + "\n".join(f"{bullet} {i}" for i in items)
     assert await _rubric(no_bullets, "Points: " + ", ".join(items) + ".")
     assert not await _rubric(no_bullets, response), response
+
+
+def _cpu(text: str) -> float:
+    started = time.process_time()
+    reader_view(text)
+    return time.process_time() - started
+
+
+@pytest.mark.parametrize("unit", ["<!--", "<?", "<a ", "<![CDATA[", "</a ", "[a", "**a", "&#"])
+def test_hostile_markup_renders_in_linear_time(unit: str) -> None:
+    # CPU time at ten times the text: about ten times (linear), not a hundred (quadratic)
+    small, large = unit * (2_000 // len(unit)), unit * (20_000 // len(unit))
+    _cpu(small + " warm")
+    ratio = _cpu(large) / max(_cpu(small), 1e-3)
+    assert ratio < 40, f"{unit!r}: {ratio:.0f}x the CPU time for 10x the text"
