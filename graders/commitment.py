@@ -39,10 +39,11 @@ _MARKERS = re.compile(
 )
 # "the (final) answer is X" in running text: the commitment when no marker above is present
 _PROSE_MARKER = re.compile(
-    r"(?:final answer|the answer)[ \t]+is[ \t]*[:=]?[ \t]*(?!not\b|wrong\b|incorrect\b)[^\n.!?]*[.!?]?",
-    re.IGNORECASE,
+    r"(?:final answer|the answer)[ \t]+is[ \t]*[:=]?[ \t]*(?!not\b|wrong\b|incorrect\b)", re.IGNORECASE
 )
-_SENTENCE = re.compile(r"[^\n.!?;]+(?:\.(?=\d)[^\n.!?;]*)*[.!?;]*")
+# a sentence: up to . ! ? ; or a line end; a decimal point and the dot of an initial ("U.S.
+# Senate", "J. Smith") do not end it
+_SENTENCE = re.compile(r"(?:[^\n.!?;]|\.(?=\d)|(?<=(?<![A-Za-z])[A-Za-z])\.(?=[A-Za-z]|[ \t]+[A-Z]))+[.!?;]*")
 # a short discourse lead closed by punctuation: "Nope," "Hmm," "Edit:" "Wait, actually I erred:"
 _LEAD = re.compile(
     r"^[ \t*_>(\[-]*(?:[A-Za-z'\u2019-]+[ \t]+){0,7}[A-Za-z'\u2019-]+[ \t*_]*"
@@ -115,7 +116,10 @@ def committed_end(text: str) -> int:
     ends = [end for _, end, _ in boxed_spans(text)]
     ends += [m.end() for m in _MARKERS.finditer(text)][-1:]
     if not ends:
-        ends += [m.end() for m in _PROSE_MARKER.finditer(text)][-1:]
+        cues = [m.end() for m in _PROSE_MARKER.finditer(text)][-1:]
+        for cue in cues:  # the end of the sentence that gives the answer
+            sentence = _SENTENCE.match(text, cue)
+            ends.append(sentence.end() if sentence is not None else cue)
     return max(ends) if ends else len(text)
 
 

@@ -142,7 +142,8 @@ def _articles_dropped(tokens: list[str], cased: list[str]) -> list[str]:
     in lower case or first. A final ``a`` and a capital ``A`` inside a name are the letter
     ("vitamin A", "Plan A", "John A. Smith", the answer "A")."""
     last = len(tokens) - 1
-    aligned = len(cased) == len(tokens)
+    # case tells a letter from an article only in mixed-case text ("6 GEESE A-LAYING" has none)
+    aligned = len(cased) == len(tokens) and any(t != t.upper() for t in cased)
 
     def article(i: int, token: str) -> bool:
         if token != "a":
