@@ -38,7 +38,7 @@ from graders.boxes import box_in_context, boxed_spans
 from graders.commitment import AMBIGUOUS, ambiguity, committed_end
 from graders.extract import ExtractConfig, extract_answers
 from graders.grade import Grade
-from graders.reader import reader_view
+from graders.reader import MARKUP_CHARS, reader_view
 from graders.typography import fold_numerals
 
 __all__ = ["Commitment", "Commitments", "ExactGrader", "extract_committed", "normalize_integer"]
@@ -203,7 +203,10 @@ class ExactGrader:
             return Grade.incorrect(reason=f"response longer than {MAX_RESPONSE_CHARS} characters")
         # what a reader sees: emphasis, inline math and HTML rendered, a Unicode minus,
         # full-width digits and thin spaces as the ASCII number they show
-        response = reader_view(fold_numerals(response))
+        # (a reference that is itself written with markup characters, "x*y*z", is compared
+        # with the text as typed: rendering would change the answer it asks for)
+        markup_answer = any(ch in MARKUP_CHARS for ch in str(reference))
+        response = fold_numerals(response) if markup_answer else reader_view(fold_numerals(response))
         committed = extract_committed(response, kind=self.kind, statements=self.statements)
         if committed.flag is not None:
             return Grade.incorrect(reason=f"malformed answer: {committed.flag.replace('_', ' ')}")
