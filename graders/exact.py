@@ -35,8 +35,10 @@ from typing import Any, Literal
 
 from graders.alternatives import alternative_lines
 from graders.boxes import box_in_context, boxed_spans
+from graders.commitment import AMBIGUOUS, ambiguity, committed_end
 from graders.extract import ExtractConfig, extract_answers
 from graders.grade import Grade
+from graders.reader import MARKUP_CHARS, reader_view
 from graders.total import total
 from graders.typography import fold_numerals
 
@@ -200,7 +202,12 @@ class ExactGrader:
         """Grade ``response`` against ``reference`` (synchronously)."""
         if len(response) > MAX_RESPONSE_CHARS:
             return Grade.incorrect(reason=f"response longer than {MAX_RESPONSE_CHARS} characters")
-        response = fold_numerals(response)  # a Unicode minus, full-width digits, thin spaces
+        # what a reader sees: emphasis, inline math and HTML rendered, a Unicode minus,
+        # full-width digits and thin spaces as the ASCII number they show
+        # (a reference that is itself written with markup characters, "x*y*z", is compared
+        # with the text as typed: rendering would change the answer it asks for)
+        markup_answer = any(ch in MARKUP_CHARS for ch in str(reference))
+        response = fold_numerals(response) if markup_answer else reader_view(fold_numerals(response))
         committed = extract_committed(response, kind=self.kind, statements=self.statements)
         if committed.flag is not None:
             return Grade.incorrect(reason=f"malformed answer: {committed.flag.replace('_', ' ')}")
@@ -217,7 +224,16 @@ class ExactGrader:
         if len(distinct) > 1:
             listed = ", ".join(f"{c.answer!r} ({c.form})" for c in distinct.values())
             return Grade.incorrect(
-                extracted=committed.found[-1].answer, reason=f"committed to different answers: {listed}"
+                extracted=committed.found[-1].answer,
+                reason=f"{AMBIGUOUS}: committed to different answers: {listed}",
+            )
+        changed = ambiguity(
+            response[committed_end(response) :], [a for a in distinct if a is not None], self._same
+        )
+        if changed is not None:
+            return Grade.incorrect(
+                extracted=changed.value,
+                reason=f"{AMBIGUOUS}: changed after the answer ({changed.text[:60]!r})",
             )
         (answer,) = distinct
         forms = " + ".join(dict.fromkeys(c.form for c in committed.found))
@@ -227,6 +243,11 @@ class ExactGrader:
         if answer == expected:
             return Grade.correct(extracted=answer, reason=f"matches ({forms})")
         return Grade.incorrect(extracted=answer, reason=f"expected {expected} ({forms})")
+
+    def _same(self, value: str, committed: str) -> bool | None:
+        """Whether a later value is the committed answer (None when it is no literal value)."""
+        norm = self._norm(value)
+        return None if norm is None else norm == committed
 
     def _norm(self, text: str) -> str | None:
         if self.kind == "integer":

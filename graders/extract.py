@@ -54,6 +54,7 @@ __all__ = [
     "ExtractConfig",
     "Extraction",
     "MultiAnswerPolicy",
+    "answer_value",
     "apply_policy",
     "box_in_context",
     "boxed_spans",
@@ -92,6 +93,13 @@ _MATH_LEAD = re.compile(r"(?:[^A-Za-z\n\\]|\\[A-Za-z]+|(?<![A-Za-z])[A-Za-z]{1,2
 _NUMBER_TOKEN = re.compile(r"(?<![\w.\\])[+-]?\d[\d,]*(?:\.\d+)?(?![\w.]?\d)")
 _BARE_NUMBER = re.compile(r"^[+-]?\d[\d,]*(?:\.\d+)?$")
 _INLINE_MATH = re.compile(r"\$\$?([^$]{1,300}?)\$\$?|\\\((.{1,300}?)\\\)")
+# "The final answer is:" then a fenced block of one short line: the block is the answer, shown
+# as code ("```\n42\n```"), not quoted code
+_ANSWER_FENCE = re.compile(
+    r"(?P<cue>answer(?:[ \t]+is)?[ \t*]*:)[ \t*]*\n[ \t]*(?P<fence>```|~~~)[A-Za-z]*[ \t]*\n"
+    r"[ \t]*(?P<answer>[^\n`~]{1,80}?)[ \t]*\n[ \t]*(?P=fence)[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
 _UNCLOSED_BOX = re.compile(r"\\(?:boxed|fbox)[ \t]*\{")
 
 
@@ -172,6 +180,8 @@ def _clean(answer: str) -> str:
 def extract_answers(response: str, config: ExtractConfig | None = None) -> Extraction:
     """Every answer ``response`` commits to, by the first form present (see module docstring)."""
     cfg = config if config is not None else ExtractConfig()
+    if "```" in response or "~~~" in response:
+        response = _ANSWER_FENCE.sub(r"\g<cue> \g<answer>", response)
     openings = sum(response.count(opener) for opener in BOX_OPENERS)
     if openings > cfg.max_boxed:
         return Extraction(answers=(), form="boxed", flag="too_many_boxes")
@@ -265,6 +275,13 @@ def _other_answers(response: str, chosen: AnswerForm, cfg: ExtractConfig) -> tup
         bare = [a for a in _extract_form(tail, "final_line", cfg) if _BARE_NUMBER.match(a)]
         found.extend(_committed(bare, found, cfg))
     return tuple(found[: cfg.max_boxed])
+
+
+def answer_value(answer: str, config: ExtractConfig | None = None) -> str | None:
+    """``answer`` as a committed value: itself when it holds no prose words, its leading number
+    when it is a number with a short remark (``6 dollars``), None otherwise (prose, a box)."""
+    kept = _committed([answer.strip()], (), config if config is not None else ExtractConfig())
+    return kept[0] if kept else None
 
 
 def _committed(answers: Sequence[str], seen: Sequence[str], cfg: ExtractConfig) -> list[str]:

@@ -30,7 +30,14 @@ import sys
 import unicodedata
 from importlib import resources
 
-__all__ = ["canonical_text", "fold_confusables", "fold_numerals", "strip_hidden", "strip_invisible"]
+__all__ = [
+    "canonical_text",
+    "fold_confusables",
+    "fold_numerals",
+    "strip_hidden",
+    "strip_invisible",
+    "strip_markdown_comments",
+]
 
 _MINUS = "\u2212\ufe63\uff0d"  # minus, small and full-width hyphen-minus (never a dash: 2\u20133 is a range)
 _GROUP_SPACES = "\u2009\u202f\u2007\u2008\u00a0\u200a"
@@ -154,6 +161,9 @@ def strip_hidden(text: str) -> str:
                 break
             pos = end + 3
         text = " ".join(parts)
-    if "]:" in text:
-        text = _MD_COMMENT.sub("", text)
-    return text
+    return strip_markdown_comments(text)
+
+
+def strip_markdown_comments(text: str) -> str:
+    """``text`` without Markdown comment lines (``[//]: # (...)``)."""
+    return _MD_COMMENT.sub("", text) if "]:" in text else text

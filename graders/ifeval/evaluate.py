@@ -14,9 +14,11 @@ every instruction on what a reader sees (:mod:`graders.typography`): NFKC, invis
 removed, look-alike letters of other scripts folded to Latin, curly quotes and comma look-alikes
 as ASCII. So zero-width characters, Cyrillic look-alikes and full-width punctuation no longer
 satisfy ``forbidden_words``, ``no_comma`` or ``english_lowercase`` (the reference implementation
-has the same weakness). Two exceptions: the response language is detected without folding
-look-alikes (that would turn Russian into Latin letters), and required keywords
-(``keywords:existence``) are looked for outside HTML and Markdown comments.
+has the same weakness). The response language is detected without folding look-alikes (that
+would turn Russian into Latin letters). Words are counted in the reader's view
+(:func:`graders.reader.reader_view`: Markdown and HTML rendered, comments, hidden elements and
+link definitions dropped, entities decoded): a required keyword must be seen, and a forbidden
+word or a comma fails in the markup or in what it renders (``c**a**t``, ``c&#97;t``).
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from graders.ifeval.checkers import CHECKERS, Checker, InvalidInstructionError
-from graders.typography import canonical_text, strip_hidden, strip_invisible
+from graders.reader import reader_view
+from graders.typography import canonical_text, strip_invisible
 
 __all__ = ["DEFAULT_MAX_CHARS", "IFEvalVerdict", "check", "loose_variants"]
 
@@ -83,12 +86,19 @@ def loose_variants(response: str) -> tuple[str, ...]:
     )
 
 
-def _view_kind(instruction_id: str) -> str:
+_SEEN_WORDS = frozenset({"keywords:existence", "keywords:frequency", "keywords:letter_frequency"})
+_FORBIDDEN = frozenset({"keywords:forbidden_words", "punctuation:no_comma"})
+
+
+def _view_kinds(instruction_id: str) -> tuple[str, ...]:
+    """The views an instruction must hold on in hardened mode (all of them)."""
     if instruction_id == "language:response_language":
-        return "unfolded"
-    if instruction_id == "keywords:existence":
-        return "visible"
-    return "reader"
+        return ("unfolded",)
+    if instruction_id in _SEEN_WORDS:
+        return ("rendered",)  # words a reader sees: not in comments, hidden elements, link definitions
+    if instruction_id in _FORBIDDEN:
+        return ("folded", "rendered")  # forbidden in the markup and in what it shows
+    return ("folded",)  # formats are written in the markup (bullets, highlights, sections)
 
 
 def _view(response: str, kind: str) -> str:
@@ -97,8 +107,8 @@ def _view(response: str, kind: str) -> str:
         return response
     if kind == "unfolded":
         return strip_invisible(unicodedata.normalize("NFKC", response))
-    if kind == "visible":
-        return canonical_text(strip_hidden(response))
+    if kind == "rendered":
+        return reader_view(response)
     return canonical_text(response)
 
 
@@ -153,14 +163,17 @@ def check(
     for instruction_id, raw in zip(ids, kwargs, strict=True):
         checker = CHECKERS[instruction_id]
         args = _clean_kwargs(raw)
-        kind = _view_kind(instruction_id) if hardened else "as_given"
-        if kind not in views:
-            text = _view(response, kind)
-            views[kind] = (text, tuple(v for v in loose_variants(text)[1:] if v.strip()))
-        text, others = views[kind]
-        followed = bool(text.strip()) and _follows(checker, text, args, prompt)
-        strict.append(followed)
-        loose.append(followed or any(_follows(checker, v, args, prompt) for v in others))
+        followed_all = loose_all = True
+        for kind in _view_kinds(instruction_id) if hardened else ("as_given",):
+            if kind not in views:
+                text = _view(response, kind)
+                views[kind] = (text, tuple(v for v in loose_variants(text)[1:] if v.strip()))
+            text, others = views[kind]
+            followed = bool(text.strip()) and _follows(checker, text, args, prompt)
+            followed_all = followed_all and followed
+            loose_all = loose_all and (followed or any(_follows(checker, v, args, prompt) for v in others))
+        strict.append(followed_all)
+        loose.append(loose_all)
     followed_count = sum(strict)
     reason = f"{followed_count}/{len(ids)} instructions followed (strict), {sum(loose)}/{len(ids)} (loose)"
     return IFEvalVerdict(ids, tuple(strict), tuple(loose), reason=reason)

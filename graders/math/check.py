@@ -10,12 +10,15 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from graders.extract import apply_policy, extract_answers
+from graders.commitment import AMBIGUOUS, ambiguity, committed_end
+from graders.extract import answer_value, apply_policy, extract_answers
 from graders.grade import GRADER_FAILED
 from graders.math.compare import ReferenceUnreadable, compare
+from graders.math.normalize import fold_unicode_math
 from graders.math.options import MathOptions
 from graders.math.parse import Answer, read_answer, read_reference, warm_up
 from graders.math.restate import restate, stray_words, strip_thinking
@@ -32,6 +35,7 @@ from graders.pool import (
     WorkerPool,
     shared_pool,
 )
+from graders.reader import reader_view
 from graders.typography import fold_numerals
 
 __all__ = ["DEFAULT_TIMEOUT", "acheck", "check", "check_inline", "default_pool", "reference_text"]
@@ -94,6 +98,22 @@ def _judge_one(reference: Answer, raw: str, options: MathOptions, *, weak_form: 
     return MathVerdict.fail(status, result.reason, raw)
 
 
+def _same_as(judged: Callable[[str], MathVerdict]) -> Callable[[str, str], bool | None]:
+    """A later value is the committed (passing) answer when it passes too, another answer when
+    it reads as a wrong one, and undecided when it does not read as an answer at all."""
+
+    def same(value: str, _committed: str) -> bool | None:
+        read = answer_value(value)
+        if read is None or not any(ch.isdigit() or ch == "\\" for ch in read):
+            return None  # prose, or a bare letter of a diagram's label: not an answer
+        verdict = judged(read)
+        if verdict.passed:
+            return True
+        return False if verdict.status == "incorrect" else None
+
+    return same
+
+
 def check_inline(response: str, *, reference: object, options: MathOptions | None = None) -> MathVerdict:
     """Check ``response`` against ``reference`` in this process (no time limit; see module doc)."""
     opts = options if options is not None else MathOptions()
@@ -107,7 +127,9 @@ def check_inline(response: str, *, reference: object, options: MathOptions | Non
             return MathVerdict.fail(
                 "no_answer", f"response longer than {opts.max_response_chars} characters; not read"
             )
-        extraction = extract_answers(fold_numerals(strip_thinking(response)), opts.extract)
+        # Unicode mathematics as LaTeX first: the reader's folding (NFKC) would make "\u00bd" "1\u20442"
+        text = reader_view(fold_unicode_math(fold_numerals(strip_thinking(response))), markdown=False)
+        extraction = extract_answers(text, opts.extract)
         if extraction.flag == "unclosed_box":
             return MathVerdict.fail(
                 "unparseable",
@@ -126,24 +148,39 @@ def check_inline(response: str, *, reference: object, options: MathOptions | Non
                 verdicts[raw] = _judge_one(ref, raw, opts, weak_form=weak)
             return verdicts[raw]
 
+        def committed(verdict: MathVerdict) -> MathVerdict:
+            """``verdict`` unless the response gives another answer in another form or after
+            the committed one, or takes it back (the commitment policy)."""
+            if not verdict.passed:
+                return verdict
+            # an answer committed in another form ("Final Answer: 8" next to \boxed{7}) that
+            # reads as a different value is a hedge too; unreadable running text is not
+            other = next((judged(a) for a in extraction.others if judged(a).status == "incorrect"), None)
+            if other is not None:
+                return MathVerdict.fail(
+                    "incorrect",
+                    f"{AMBIGUOUS}: the response commits to different answers in different forms",
+                    other.extracted,
+                )
+            changed = ambiguity(text[committed_end(text) :], [verdict.extracted or ""], _same_as(judged))
+            if changed is not None:
+                return MathVerdict.fail(
+                    "incorrect",
+                    f"{AMBIGUOUS}: changed after the answer ({changed.text[:60]!r})",
+                    changed.value,
+                )
+            return verdict
+
         if opts.multi_answer == "reject":
             distinct = list(dict.fromkeys(answers))
             if len(distinct) > 1 and is_solution_list(ref.text):
                 # one box per solution ("x = \\boxed{2} or x = \\boxed{3}"): together they are
-                # the answer, compared as one list (a wrong extra box fails the set)
-                return judged(", ".join(distinct))
+                # the answer, compared as one list (a wrong extra box fails the set); a later
+                # different answer still makes it ambiguous
+                return committed(judged(", ".join(distinct)))
             results = [judged(raw) for raw in distinct]
             if all(v.passed for v in results):
-                # an answer committed in another form ("Final Answer: 8" next to \boxed{7}) that
-                # reads as a different value is a hedge too; unreadable running text is not
-                other = next((judged(a) for a in extraction.others if judged(a).status == "incorrect"), None)
-                if other is not None:
-                    return MathVerdict.fail(
-                        "incorrect",
-                        "the response commits to different answers in different forms",
-                        other.extracted,
-                    )
-                return results[-1]
+                return committed(results[-1])
             if any(v.passed for v in results):
                 wrong = next(v for v in results if not v.passed)
                 return MathVerdict.fail(

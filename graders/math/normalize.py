@@ -9,6 +9,7 @@ rationals (:class:`fractions.Fraction`).
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -18,6 +19,7 @@ __all__ = [
     "BasedNumber",
     "LiteralNumber",
     "clean_answer",
+    "fold_unicode_math",
     "read_based",
     "read_letter",
     "read_number",
@@ -101,10 +103,64 @@ class LiteralNumber:
     percent: bool = False
 
 
+_SYMBOLS = {
+    "\u221e": "\\infty ",
+    "\u03c0": "\\pi ",
+    "\u03b8": "\\theta ",
+    "\u00d7": "\\times ",
+    "\u00f7": "\\div ",
+    "\u22c5": "\\cdot ",
+    "\u00b7": "\\cdot ",
+    "\u2264": "\\le ",
+    "\u2266": "\\le ",
+    "\u2265": "\\ge ",
+    "\u2267": "\\ge ",
+    "\u2260": "\\ne ",
+    "\u00b1": "\\pm ",
+    "\u2213": "\\mp ",
+    "\u222a": "\\cup ",
+    "\u2229": "\\cap ",
+}
+_SYMBOL_RE = re.compile("[" + "".join(_SYMBOLS) + "]")
+_SUPERSCRIPTS = str.maketrans(
+    "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b", "0123456789-"
+)
+_SUPERSCRIPT_RUN = re.compile("[\u2070\u00b9\u00b2\u00b3\u2074-\u2079\u207b]+")
+_VULGAR = re.compile("(\\d?)([\u00bc-\u00be\u2150-\u215e])")
+_ROOT = re.compile(r"\u221a[ \t]*(\d+(?:\.\d+)?|[A-Za-z]|\([^()]{1,80}\)|\{[^{}]{1,80}\})")
+_UPRIGHT_CONSTANT = re.compile(r"\\(?:mathrm|mathit|rm|text|operatorname)[ \t]*\{[ \t]*([ie])[ \t]*\}")
+_UNICODE_MATH = frozenset("\u221a\u00bc\u00bd\u00be\u2070\u00b9\u00b2\u00b3\u207b") | frozenset(_SYMBOLS)
+
+
+def _vulgar(match: re.Match[str]) -> str:
+    parts = unicodedata.decomposition(match.group(2)).split()[1:]  # "<fraction> 0031 2044 0032"
+    slash = parts.index("2044") if "2044" in parts else -1
+    if slash <= 0:
+        return match.group(0)
+    numerator = "".join(chr(int(p, 16)) for p in parts[:slash])
+    denominator = "".join(chr(int(p, 16)) for p in parts[slash + 1 :])
+    whole = f"{match.group(1)} " if match.group(1) else ""
+    return f"{whole}\\frac{{{numerator}}}{{{denominator}}}"
+
+
+def fold_unicode_math(text: str) -> str:
+    """Unicode mathematics as LaTeX: ``\u221a3`` is ``\\sqrt{3}``, ``\u221e`` ``\\infty``,
+    ``\u00bd`` ``\\frac{1}{2}`` (``1\u00bd`` the mixed number), ``\u00d7`` ``\\times``, ``x\u00b2``
+    ``x^{2}``; and the upright constants ``\\mathrm{i}``/``\\mathrm{e}`` as ``i``/``e``."""
+    if "\\" in text and ("{i" in text or "{e" in text or "{ i" in text or "{ e" in text):
+        text = _UPRIGHT_CONSTANT.sub(r"\1", text)
+    if text.isascii() or not any(ch in _UNICODE_MATH or "\u2150" <= ch <= "\u215e" for ch in text):
+        return text
+    text = _ROOT.sub(lambda m: "\\sqrt{" + m.group(1).strip("(){}") + "}", text)
+    text = _VULGAR.sub(_vulgar, text)
+    text = _SUPERSCRIPT_RUN.sub(lambda m: "^{" + m.group(0).translate(_SUPERSCRIPTS) + "}", text)
+    return _SYMBOL_RE.sub(lambda m: _SYMBOLS[m.group(0)], text)
+
+
 def clean_answer(text: str) -> str:
     """Drop presentation-only LaTeX (``\\left``, spacing, ``$``, ``\\dfrac``, degrees, a final
     period) from an extracted answer."""
-    t = text.strip()
+    t = fold_unicode_math(text.strip())
     if t.startswith("\\(") and t.endswith("\\)"):
         t = t[2:-2]
     if t.startswith("\\[") and t.endswith("\\]"):

@@ -36,6 +36,11 @@ _NAME = re.compile(rf"^(?:{_ONE_NAME}|\(\s*{_ONE_NAME}(?:\s*,\s*{_ONE_NAME}){{1,
 _LESS = r"<|\\lt(?![a-z])|\\leq?(?![a-z])|\\leqslant|\u2264"
 _GREATER = r">|\\gt(?![a-z])|\\geq?(?![a-z])|\\geqslant|\u2265"
 _RELATION = re.compile(rf"({_LESS}|{_GREATER})")
+# "or" between two conditions: x < 2 or x > 3, \\lor, \\vee, \\text{ or }, the logical-or sign
+_UNION = re.compile(
+    r"[ \t]*(?:\\text[ \t]*\{[ \t]*or[ \t]*\}|\\lor(?![A-Za-z])|\\vee(?![A-Za-z])|\u2228"
+    r"|(?<![A-Za-z\\])or(?![A-Za-z]))[ \t]*"
+)
 _STRICT_OPS = frozenset({"<", ">", "\\lt", "\\gt"})
 # names combined by + - and products (``m + n``, ``a + b + c``, ``100a + 10b + c``, ``mn``)
 _NAME_SUM = re.compile(r"^\s*\d*\s*[A-Za-z](?:\s*[+\-]?\s*(?:\\cdot\s*)?\d*\s*[A-Za-z])+\s*$")
@@ -127,7 +132,18 @@ def _bracket(op: str, *, low: bool) -> str:
 
 
 def as_interval(text: str) -> str | None:
-    """``x > 2`` -> ``(2, \\infty)``, ``1 \\le x < 2`` -> ``[1, 2)``; None for anything else."""
+    """``x > 2`` -> ``(2, \\infty)``, ``1 \\le x < 2`` -> ``[1, 2)``, and inequalities joined by
+    "or" (``x < 2 \\lor x > 3``) -> their union; None for anything else."""
+    parts = _UNION.split(text)
+    if len(parts) > 1:
+        intervals = [_one_interval(part) for part in parts]
+        if any(interval is None for interval in intervals):
+            return None
+        return " \\cup ".join(interval for interval in intervals if interval is not None)
+    return _one_interval(text)
+
+
+def _one_interval(text: str) -> str | None:
     if top_level_count(text) or top_level_count(text, ","):
         return None
     parts = [p.strip() for p in _RELATION.split(text.strip())]

@@ -10,9 +10,17 @@ from typing import Literal
 
 from graders.alternatives import alternative_lines
 from graders.boxes import find_boxed
+from graders.commitment import AMBIGUOUS, ambiguity, committed_end
 from graders.qa.equivalence import EquivalenceOptions, match_alias
 from graders.qa.lexicon import RETRACTIONS
-from graders.qa.normalize import canonical_text, canonical_tokens, squad_normalize, squad_tokens
+from graders.qa.normalize import (
+    canonical_text,
+    canonical_tokens,
+    repair_mojibake,
+    squad_normalize,
+    squad_tokens,
+)
+from graders.reader import reader_view
 
 __all__ = [
     "DEFAULT_MAX_ANSWER_CHARS",
@@ -80,6 +88,9 @@ def extract_answer(response: str) -> str:
     return text.rstrip(".").strip().strip("*").strip()
 
 
+_MAX_READ_CHARS = 10_000
+"""Only the end of a response is read (the answer is asked for on its last line)."""
+
 MAX_BOXES = 8
 """A response with more ``\\boxed``/``\\fbox`` openings than this is rejected unread."""
 
@@ -117,6 +128,17 @@ def _retraction_after_answer(response: str) -> str | None:
     return retraction
 
 
+def _same_answer(value: str, committed: str) -> bool:
+    """Whether a value stated after the answer names the same thing (its part before a comma
+    counts too: "Paris, the capital" restates Paris)."""
+    for candidate in (value, value.split(",", 1)[0]):
+        if canonical_tokens(candidate) == canonical_tokens(committed):
+            return True
+        if match_alias(candidate, [committed], EquivalenceOptions()) is not None:
+            return True
+    return False
+
+
 def check(
     response: str,
     *,
@@ -133,6 +155,7 @@ def check(
         raise ValueError("answers must hold at least one non-empty gold alias")
     if not isinstance(response, str):
         return QAVerdict(False, False, 0.0, "incorrect", "response is not text", "")
+    response = reader_view(repair_mojibake(response[-_MAX_READ_CHARS:]))  # "**Answer**: X" is "Answer: X"
     lines = _ANSWER_LINE.findall(response[-10_000:])
     declared = {canonical_tokens(a) for a in lines if "\\boxed" not in a and "\\fbox" not in a}
     if len(declared) > 1:
@@ -150,7 +173,11 @@ def check(
         return QAVerdict(False, False, 0.0, "incorrect", "no answer found", extracted)
     retraction = _retraction_after_answer(response)
     if retraction is not None:
-        reason = f"the answer is taken back or doubted after it ({retraction!r})"
+        reason = f"{AMBIGUOUS}: the answer is taken back or doubted after it ({retraction!r})"
+        return QAVerdict(False, False, 0.0, "incorrect", reason, extracted[:80])
+    changed = ambiguity(response[committed_end(response) :], [extracted], _same_answer)
+    if changed is not None:
+        reason = f"{AMBIGUOUS}: another answer after the committed one ({changed.text[:60]!r})"
         return QAVerdict(False, False, 0.0, "incorrect", reason, extracted[:80])
     if len(extracted) > max_answer_chars:
         return QAVerdict(

@@ -7,6 +7,8 @@ lack its day or month. Anything else is not a date (``None``).
 
 from __future__ import annotations
 
+import datetime
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -43,6 +45,22 @@ _MONTHS = {
 MONTH_WORDS = frozenset(_MONTHS)
 """Month names and abbreviations, lower case."""
 _LEADING = frozenset({"on", "in"})
+_WEEKDAYS = {
+    name: i
+    for i, names in enumerate(
+        (
+            ("monday", "mon"),
+            ("tuesday", "tue", "tues"),
+            ("wednesday", "wed"),
+            ("thursday", "thu", "thur", "thurs"),
+            ("friday", "fri"),
+            ("saturday", "sat"),
+            ("sunday", "sun"),
+        )
+    )
+    for name in names
+}
+_DOTTED = re.compile(r"(\d{1,2})\.(\d{1,2})\.(\d{4})")  # 20.07.1969: day first, as where dots are used
 
 
 @dataclass(frozen=True)
@@ -90,8 +108,24 @@ def _day(token: str) -> int | None:
 
 
 def parse_date(tokens: Sequence[str]) -> PartialDate | None:
-    """The date that ``tokens`` (canonical, see :mod:`graders.qa.normalize`) spell, or None."""
+    """The date that ``tokens`` (canonical, see :mod:`graders.qa.normalize`) spell, or None.
+
+    A weekday may go with a full date (``sunday july 20 1969``) when it is that date's weekday;
+    ``20.07.1969`` is day first."""
     words = list(tokens)
+    weekdays = [_WEEKDAYS[w] for w in words if w in _WEEKDAYS]
+    if weekdays:
+        date = parse_date([w for w in words if w not in _WEEKDAYS])
+        if date is None or date.year is None or date.month is None or date.day is None:
+            return None
+        try:
+            actual = datetime.date(date.year, date.month, date.day).weekday()
+        except ValueError:
+            return None
+        return date if all(day == actual for day in weekdays) else None
+    if len(words) == 1 and (dotted := _DOTTED.fullmatch(words[0])) is not None:
+        d, m, y = (int(part) for part in dotted.groups())
+        return PartialDate(y, m, d) if 1 <= m <= 12 and 1 <= d <= 31 else None
     while words and words[0] in _LEADING:
         words = words[1:]
     if len(words) == 4 and words[1] == "of":  # "9th of october 2001"

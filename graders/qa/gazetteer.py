@@ -22,7 +22,7 @@ from functools import cache
 from graders.qa.normalize import canonical_tokens
 from graders.qa.places import country_of
 
-__all__ = ["best_known_in", "lies_in"]
+__all__ = ["best_known_in", "is_city", "lies_in"]
 
 City = tuple[str, str, int]
 """(ISO country code, first-level division code, population)."""
@@ -97,3 +97,13 @@ def best_known_in(place: tuple[str, ...], region: tuple[str, ...]) -> bool:
     """Whether the most populous city called ``place`` lies in ``region``."""
     cities = _cities().get(place, ())
     return bool(cities) and _contains(region, cities[0])
+
+
+_KNOWN_CITY_POPULATION = 100_000
+
+
+def is_city(place: tuple[str, ...]) -> bool:
+    """Whether ``place`` (canonical tokens) names a city of at least 100,000 people: a name a
+    reader takes for the city ("Jordan River" and "Paris Hilton" are other things)."""
+    cities = _cities().get(place, ())
+    return bool(cities) and cities[0][2] >= _KNOWN_CITY_POPULATION

@@ -15,6 +15,7 @@ __all__ = [
     "HEAD_NOUNS",
     "HEDGE_PHRASES",
     "HEDGE_WORDS",
+    "OFFICES",
     "PLACE_PREFIXES",
     "RETRACTIONS",
     "SCALE_WORDS",
@@ -88,6 +89,14 @@ TITLES = _words(
     "cmdr corporal private professor prof former late"
 )
 """Honorifics, titles of office and military ranks, and the premodifiers "former" and "late"."""
+
+OFFICES = TITLES - _words("former late mr mrs ms miss mx sir dame lord lady") | _words(
+    "minister secretary chairman chairwoman chairperson chair speaker ambassador director "
+    "commissioner attorney treasurer chief head leader officer deputy acting assistant associate "
+    "marshal consul prefect minister premier monarch ruler sovereign"
+)
+"""Offices: a gold naming one ("President of France", "Prime Minister") is not a person's name,
+so a title before it names another office ("Vice President"), not the same holder."""
 
 UNIT_WORDS = _words(
     # length, area, volume, mass

@@ -118,7 +118,10 @@ def _ordinal_digits(token: str) -> str | None:
 
 
 def words_to_digits(tokens: Sequence[str]) -> list[str]:
-    """Replace each run of number words with its digits (``["twenty", "one"]`` -> ``["21"]``)."""
+    """Replace each run of number words with its digits (``["twenty", "one"]`` -> ``["21"]``).
+
+    Words add up only in the order English writes one number (tens then units, after a scale):
+    ``nineteen eighty four`` is the two numbers ``19 84``, never 103."""
     out: list[str] = []
     i = 0
     while i < len(tokens):
@@ -136,8 +139,12 @@ def words_to_digits(tokens: Sequence[str]) -> list[str]:
         while j < len(tokens):
             word = tokens[j]
             if word in _UNITS:
+                if current % 100 and (current % 10 or current % 100 < 20):
+                    break  # "nineteen eight", "twenty one two": two numbers, not a sum
                 current += _UNITS[word]
             elif word in _TENS:
+                if current % 100:
+                    break  # "nineteen eighty-four" is not 19 + 84
                 current += _TENS[word]
             elif word in _ORDINALS:
                 # "one hundredth" is 100th, not 101st: "hundredth" scales like "hundred".

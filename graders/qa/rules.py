@@ -12,11 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graders.qa.dates import MONTH_WORDS, parse_date
+from graders.qa.gazetteer import is_city
 from graders.qa.lexicon import (
     COMPARATORS,
     DROPPABLE_HEADS,
     FUNCTION_WORDS,
     HEAD_NOUNS,
+    OFFICES,
     PLACE_PREFIXES,
     SCALE_WORDS,
     TITLES,
@@ -26,7 +28,16 @@ from graders.qa.normalize import canonical_tokens, repair_text
 from graders.qa.numbers import is_number, is_ordinal
 from graders.qa.places import country_of, demonym_country, is_region
 
-__all__ = ["Gold", "RuleOptions", "contains", "content", "movers", "name_tokens", "single_match"]
+__all__ = [
+    "Gold",
+    "RuleOptions",
+    "contains",
+    "content",
+    "movers",
+    "name_tokens",
+    "roman_value",
+    "single_match",
+]
 
 CONTENT_STOP = FUNCTION_WORDS | {"and", "up"}
 """Words ignored when comparing content ("Fort Benning in Georgia" = "Fort Benning, Georgia")."""
@@ -140,8 +151,11 @@ def _same_name(pred: Sequence[str], gold: Sequence[str]) -> bool:
             for p, g in zip(pred[1:-1], gold[1:-1], strict=True)
         )
     # Middle names may be added to a first and last name, never to a name that has its own
-    # middle ("George H. W. Bush" is not "George W. Bush"), and never the first or last name
-    # again ("Larry Bloom Larry Smith" is two names).
+    # middle ("George H. W. Bush" is not "George W. Bush"), never only as initials (the way
+    # namesakes are told apart: "George W. Bush" is not "George Bush"), and never the first or
+    # last name again ("Larry Bloom Larry Smith" is two names).
+    if len(pred) > len(gold) and all(len(t) == 1 for t in pred[1:-1]):
+        return False
     short, long = (pred, gold) if len(pred) <= len(gold) else (gold, pred)
     return (
         len(short) == 2
@@ -200,12 +214,19 @@ def _extras_allowed(before: Sequence[str], after: Sequence[str], gold: Gold) -> 
     if gold.numeric:
         return not before and not _MOVERS & set(titles) and all(t in UNIT_WORDS for t in after)
     if before:
-        titled = gold.proper and len(gold.tokens) >= 2 and all(t in TITLES for t in titles)
+        # a title before a name ("Queen Elizabeth II"), never before an office: "Vice President"
+        # and "Lieutenant Governor" are other offices than "President" and "Governor"
+        titled = (
+            gold.proper
+            and len(gold.tokens) >= 2
+            and all(t in TITLES for t in titles)
+            and not any(t in OFFICES for t in gold.tokens)
+        )
         place = gold.proper and len(before) == 1 and before[0] in PLACE_PREFIXES
         if not (titled or place):
             return False
-    if after and is_region(gold.tokens):
-        return False
+    if after and (is_region(gold.tokens) or is_city(gold.tokens)):
+        return False  # "Jordan River", "Paris Hilton": a head after a place names another thing
     heads = _PEOPLE_HEADS if demonym_country(gold.tokens) else HEAD_NOUNS
     return len(after) <= 1 and all(t in heads for t in after)
 
@@ -236,6 +257,56 @@ def _unit_only(gold_content: tuple[str, ...], pred_content: tuple[str, ...]) -> 
     return bool(rest) and all(t.isalpha() and t not in _NOT_UNITS for t in rest)
 
 
+def roman_value(token: str) -> int | None:
+    """``"ii"`` -> 2, ``"xiv"`` -> 14: a Roman numeral (canonical, lower case), or None."""
+    if not token or _ROMAN.fullmatch(token.upper()) is None:
+        return None
+    values = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
+    total = 0
+    for i, ch in enumerate(token):
+        value = values[ch]
+        total += -value if i + 1 < len(token) and values[token[i + 1]] > value else value
+    return total
+
+
+def _same_numerals(pred: Sequence[str], gold: Sequence[str]) -> bool:
+    """The same words, a number after the first word written in Roman numerals on one side and
+    in digits on the other (``world war 2`` ~ ``world war ii``)."""
+    if len(pred) != len(gold) or len(pred) < 2 or pred[0] != gold[0]:
+        return False
+    differ = False
+    for p, g in zip(pred[1:], gold[1:], strict=True):
+        if p == g:
+            continue
+        digits, roman = (p, g) if p.isdigit() else (g, p)
+        if not digits.isdigit() or roman_value(roman) != int(digits):
+            return False
+        differ = True
+    return differ
+
+
+def _initials_of(short: Sequence[str], long: Sequence[str]) -> bool:
+    """``short`` spells a run of ``long``'s words by their initials, two letters or more, the
+    rest the same (``u k`` for ``united kingdom``, ``u s a`` for ``united states of america``)."""
+    start = next((i for i, t in enumerate(short) if len(t) == 1 and t.isalpha()), None)
+    if start is None:
+        return False
+    end = start
+    while end < len(short) and len(short[end]) == 1 and short[end].isalpha():
+        end += 1
+    letters = short[start:end]
+    if len(letters) < 2 or tuple(short[:start]) != tuple(long[:start]):
+        return False
+    rest = tuple(short[end:])
+    tail = len(long) - len(rest)
+    if rest and tuple(long[tail:]) != rest:
+        return False
+    words = [w for w in long[start:tail] if w not in ("of", "and")]
+    return len(words) == len(letters) and all(
+        w[0] == c and len(w) > 1 for w, c in zip(words, letters, strict=True)
+    )
+
+
 def _country_match(pred: tuple[str, ...], gold: Gold) -> bool:
     """``Scottish`` for ``Scotland``; ``Great Britain`` for ``the British`` (the people), not for
     a bare ``British`` or ``Spanish`` (which may be a language)."""
@@ -256,6 +327,10 @@ def single_match(
     tokens = gold.tokens
     if pred == tokens:
         return "canonical"
+    if _same_numerals(pred, tokens):
+        return "numeral"  # "World War 2" for "World War II"
+    if _initials_of(pred, tokens) or _initials_of(tokens, pred):
+        return "abbreviation"  # "U.K." for "United Kingdom", and back
     if options.dates:
         pred_date, gold_date = parse_date(pred), parse_date(tokens)
         if pred_date is not None and gold_date is not None:
@@ -330,7 +405,9 @@ def single_match(
     if names and gold.name_tokens not in ((), tokens) and _same_name(pred_name or pred, gold.name_tokens):
         return "name"
     # "Robert Walpole" for "Sir Robert Walpole": only for a name of two words or more once untitled.
-    if gold.proper and untitled != tokens and len(untitled) >= 2:
+    # Not for an office: "President of France" without "President" is the country.
+    office = untitled[0] in FUNCTION_WORDS or any(t in OFFICES for t in untitled)
+    if gold.proper and untitled != tokens and len(untitled) >= 2 and not office:
         if single_match(pred, Gold(untitled, True, False, gold.numerals), options) is not None:
             return "without title"
     return None

@@ -22,6 +22,7 @@ from typing import Any
 from graders.grade import GRADER_FAILED, Check, Grade, GradeStatus
 from graders.pool import PoolConfig, PoolError, PoolTimeout, WorkerPool, shared_pool
 from graders.protocol import Grader
+from graders.reader import MARKUP_CHARS, reader_view
 from graders.rubric.errors import RubricError
 from graders.rubric.registry import import_object, make_grader
 from graders.rubric.spec import ContainsCheck, FunctionCheck, GraderCheck, LengthCheck, RegexCheck
@@ -124,15 +125,22 @@ def _regex(spec: RegexCheck, pool: WorkerPool | None) -> DeterministicCheck:
 
     async def run(response: str, reference: Any) -> Check:
         runner = pool if pool is not None else default_regex_pool()
+        # a pattern that must not match is tried on the markup and on what a reader sees (a
+        # bullet list written with "\u2022" or <ul> renders as "- " lines): fail closed
+        texts = [response]
+        if not want and reader_view(response) != response:
+            texts.append(reader_view(response))
         try:
-            matched = await runner.asubmit(
-                regex_matches,
-                spec.pattern,
-                spec.flags(),
-                spec.mode == "fullmatch",
-                response,
-                timeout=spec.timeout_s,
-            )
+            matched = False
+            for text in texts:
+                matched = matched or await runner.asubmit(
+                    regex_matches,
+                    spec.pattern,
+                    spec.flags(),
+                    spec.mode == "fullmatch",
+                    text,
+                    timeout=spec.timeout_s,
+                )
         except PoolTimeout:
             # the response made the pattern run away: its failure (scored 0), not the grader's
             reason = f"timeout: {shown} ran past {spec.timeout_s:g}s on this response; killed"
@@ -161,6 +169,10 @@ def _plain(text: str, *, collapse: bool = True) -> str:
     return " ".join(folded.split()) if collapse else folded
 
 
+def _is_markup(text: str) -> bool:
+    return any(ch in MARKUP_CHARS for ch in text)
+
+
 def _contains(spec: ContainsCheck) -> DeterministicCheck:
     collapse = spec.mode == "none"  # required strings keep their whitespace as written
     _plain("\u00e9\u200b")  # load the folding tables now, not during the first grade
@@ -169,12 +181,20 @@ def _contains(spec: ContainsCheck) -> DeterministicCheck:
         needles = tuple(n.casefold() for n in needles)
 
     def run(response: str, reference: Any) -> Check:
-        # Forbidden strings ("none") are looked for in everything, hidden text included (fail
-        # closed); required ones ("all"/"any") only in what a reader sees: a keyword inside an
-        # HTML or Markdown comment is not there. Both sides are compared as a reader sees them.
-        seen = _plain(response if collapse else strip_hidden(response), collapse=collapse)
-        hay = seen.casefold() if spec.ignore_case else seen
-        found = [original for original, n in zip(spec.text, needles, strict=True) if n and n in hay]
+        # Required strings ("all"/"any") are looked for in what a reader sees (reader_view:
+        # Markdown and HTML rendered, comments, hidden elements and link definitions dropped);
+        # forbidden ones ("none") in that view and in the markup too (fail closed: emphasis
+        # inside a forbidden phrase, "c**a**t", is the phrase). Both sides compared folded.
+        # A required string that is itself markup ("```", "**Note**") is looked for in the
+        # markup, outside comments.
+        views = [_plain(reader_view(response), collapse=collapse)]
+        views.append(_plain(response if collapse else strip_hidden(response), collapse=collapse))
+        hays = [seen.casefold() if spec.ignore_case else seen for seen in views]
+        found = [
+            original
+            for original, n in zip(spec.text, needles, strict=True)
+            if n and (n in hays[0] or ((collapse or _is_markup(n)) and n in hays[1]))
+        ]
         if spec.mode == "none":
             raw = response.casefold() if spec.ignore_case else response
             exact = [t for t in spec.text if (t.casefold() if spec.ignore_case else t) in raw]

@@ -86,7 +86,7 @@ def test_dates() -> None:
         ("11 November 1918", ["Armistice of 11 November 1918"], "inside gold"),
         ("Caribbean", ["Caribbean Sea"], "without head"),
         ("executed", ["executes"], "inflection"),
-        ("Edward H. White", ["Commander Edward White"], "name"),
+        ("Edward Higgins White", ["Commander Edward White"], "name"),
         ("Roger Bruce Chaffee", ["Lt. Roger B. Chaffee"], "name"),
         ("Robert Walpole", ["Sir Robert Walpole"], "inside gold"),
         ("up to 25", ["up to 25 players"], "inside gold"),
