@@ -11,6 +11,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import time
 import zlib
 from collections.abc import Callable, Coroutine, Iterable, Iterator
@@ -77,7 +79,7 @@ class Runner:
         """
         if self.concurrency < 1:
             raise UsageError("--concurrency must be at least 1")
-        with self.rundir.writing("eval"):
+        with self.rundir.writing("eval"), _older_objects_frozen():
             return await self._run_locked(tasks)
 
     async def _run_locked(self, tasks: Iterable[Task]) -> Summary:
@@ -166,7 +168,7 @@ class Runner:
         started = time.time()
         t0 = time.perf_counter()
         model_s = env_s = 0.0
-        usage = Usage()
+        prompt_tokens = completion_tokens = 0
         error: RolloutError | None = None
         truncated = False
         turns = 0
@@ -189,7 +191,8 @@ class Runner:
                 model_s += time.perf_counter() - tm
                 if completion.tokens is not None:
                     tokens.append({"message_index": len(state.messages), **completion.tokens})
-                usage = usage + completion.usage
+                prompt_tokens += completion.usage.prompt_tokens
+                completion_tokens += completion.usage.completion_tokens
                 turns += 1
                 state.turn = turns
                 state.messages.append(completion.message)
@@ -212,6 +215,7 @@ class Runner:
         except Exception as exc:  # an environment bug is recorded on the rollout
             error = RolloutError(kind="environment", message=f"{type(exc).__name__}: {one_line(exc)}")
         timing = Timing(started_at=started, model_s=model_s, env_s=env_s, total_s=time.perf_counter() - t0)
+        usage = Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
 
         def record(transcript: list[Message], error: RolloutError | None) -> Rollout:
             return Rollout(
@@ -255,6 +259,18 @@ async def _all_or_nothing(coros: list[Coroutine[Any, Any, None]]) -> None:
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+@contextlib.contextmanager
+def _older_objects_frozen() -> Iterator[None]:
+    """Keep the objects that exist when the run starts (modules, the environment, the client)
+    out of the cyclic garbage collector's passes until it ends: a run allocates steadily, and
+    each older-generation pass would walk them all again (about a sixth of the runner's CPU)."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _rollout_seed(seed: int, task_id: str, index: int) -> int:
