@@ -11,8 +11,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import gc
 import time
 import zlib
 from collections.abc import Callable, Coroutine, Iterable, Iterator
@@ -79,7 +77,7 @@ class Runner:
         """
         if self.concurrency < 1:
             raise UsageError("--concurrency must be at least 1")
-        with self.rundir.writing("eval"), _older_objects_frozen():
+        with self.rundir.writing("eval"):
             return await self._run_locked(tasks)
 
     async def _run_locked(self, tasks: Iterable[Task]) -> Summary:
@@ -259,18 +257,6 @@ async def _all_or_nothing(coros: list[Coroutine[Any, Any, None]]) -> None:
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-
-
-@contextlib.contextmanager
-def _older_objects_frozen() -> Iterator[None]:
-    """Keep the objects that exist when the run starts (modules, the environment, the client)
-    out of the cyclic garbage collector's passes until it ends: a run allocates steadily, and
-    each older-generation pass would walk them all again (about a sixth of the runner's CPU)."""
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
 
 
 def _rollout_seed(seed: int, task_id: str, index: int) -> int:

@@ -1,16 +1,12 @@
 """The work a run does per task and per answer: a generated split is walked once to size and
-hash it, the client keeps token totals without building records per answer, and the objects
-older than a run stay out of the garbage collector's passes while it runs."""
+hash it and the client keeps token totals without building records per answer."""
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from hub import SingleTurnEnv
 from hub.env.grading import TaskSelection
 from hub.env.types import Message, Sampling, Task
 from hub.registry.entrypoints import load_environment
@@ -18,9 +14,6 @@ from hub.run import evaluate as evaluate_module
 from hub.run.client import ClientOptions, OpenAIClient
 from hub.run.evaluate import prepare_run
 from hub.run.fake_server import FakeChatServer
-from hub.run.rundir import RunDir
-from hub.run.runner import Runner
-from tests.conftest import make_config
 
 
 def test_a_generated_split_is_walked_once_to_size_and_hash_it(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -64,26 +57,3 @@ async def test_client_token_totals_add_up_over_requests() -> None:
                 assert c.attempts == 1
     assert (client.usage.prompt_tokens, client.usage.completion_tokens) == (30, 9)
     assert client.n_requests == 3
-
-
-async def test_objects_older_than_the_run_are_left_out_of_collection_while_it_runs(
-    toy_env: SingleTurnEnv, fake_server: FakeChatServer, tmp_path: Path
-) -> None:
-    before = gc.get_freeze_count()
-    frozen_during: list[int] = []
-    rd = RunDir(tmp_path / "run")
-    rd.create(make_config(rollouts=1))
-    opts = ClientOptions(base_url=fake_server.base_url, model="fake")
-    async with OpenAIClient(opts) as client:
-        runner = Runner(
-            env=toy_env,
-            client=client,
-            config=make_config(rollouts=1),
-            rundir=rd,
-            concurrency=2,
-            on_rollout=lambda r, b: frozen_during.append(gc.get_freeze_count()),
-        )
-        summary = await runner.run(list(toy_env.tasks("test")))
-    assert summary.n_rollouts == 6 and len(frozen_during) == 6
-    assert min(frozen_during) > before  # the environment and the client at least
-    assert gc.get_freeze_count() == before  # handed back to the collector when the run ends
