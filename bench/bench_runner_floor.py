@@ -177,9 +177,11 @@ def main() -> None:
     parser.add_argument("--large", type=int, default=2000)
     parser.add_argument("-c", "--concurrency", type=int, default=64)
     parser.add_argument("--json", type=Path, help="also write every run's figures here")
-    parser.add_argument("--child", choices=SIDES, help=argparse.SUPPRESS)
-    parser.add_argument("--url", help=argparse.SUPPRESS)
-    parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--child", choices=SIDES, help="run this side once against --url and print its CPU and wall time"
+    )
+    parser.add_argument("--url", help="with --child: the stub's base URL")
+    parser.add_argument("--n", type=int, help="with --child: rollouts")
     args = parser.parse_args()
     if args.child:
         print(json.dumps(child(args.child, args.url, args.n, args.concurrency)))
