@@ -115,9 +115,15 @@ class OpenAIClient:
         if options.api_key:
             headers["Authorization"] = f"Bearer {options.api_key}"
         self._headers = headers
-        self.usage = Usage()
+        self._prompt_tokens = 0
+        self._completion_tokens = 0
         self.n_requests = 0
         self.n_retries = 0
+
+    @property
+    def usage(self) -> Usage:
+        """Tokens used by every answered request so far."""
+        return Usage(prompt_tokens=self._prompt_tokens, completion_tokens=self._completion_tokens)
 
     async def __aenter__(self) -> OpenAIClient:
         connector = aiohttp.TCPConnector(
@@ -205,8 +211,9 @@ class OpenAIClient:
                 async with self._sem:
                     self.n_requests += 1
                     completion = await self._post(payload)
-                self.usage = self.usage + completion.usage
-                return dataclasses.replace(completion, attempts=attempt)
+                self._prompt_tokens += completion.usage.prompt_tokens
+                self._completion_tokens += completion.usage.completion_tokens
+                return completion if attempt == 1 else dataclasses.replace(completion, attempts=attempt)
             except _Retryable as exc:
                 if attempt > self.options.max_retries:
                     raise ModelError(f"{exc} (gave up after {attempt} attempts)") from exc
@@ -279,6 +286,8 @@ class OpenAIClient:
         (counted after decompression, so a compressed bomb is stopped too)."""
         limit = self.options.max_response_bytes
         declared = resp.content_length
+        if declared is not None and declared <= limit and "Content-Encoding" not in resp.headers:
+            return await resp.read()  # exactly the declared bytes: nothing to cap
         if declared is None or declared <= limit:
             raw, more = await _read_at_most(resp, limit)
             if not more:

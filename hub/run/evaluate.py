@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -152,6 +152,18 @@ def _close_now(env: Environment) -> None:
         close()
 
 
+class _CountingSelection(TaskSelection):
+    """A task selection that counts the tasks its iterations yield, so that one pass over a
+    generated split gives both its hash and its size."""
+
+    yielded = 0
+
+    def __iter__(self) -> Iterator[Task]:
+        for task in super().__iter__():
+            self.yielded += 1
+            yield task
+
+
 def prepare_run(
     env_id: str,
     *,
@@ -186,8 +198,9 @@ def prepare_run(
     try:
         if split not in env.splits:
             raise UsageError(f"{env_id} has no split {split!r}; it has: {', '.join(env.splits)}")
-        tasks = TaskSelection(env, split=split, seed=seed, num_tasks=num_tasks, shuffle=shuffle)
-        count = tasks.count()
+        tasks = _CountingSelection(env, split=split, seed=seed, num_tasks=num_tasks, shuffle=shuffle)
+        digest = tasks.sha256()  # one pass over the tasks gives their hash and their number
+        count = tasks.yielded
         if not count:
             raise UsageError(f"{env_id} has no tasks in split {split!r}")
         local = any(s.get("source") == "local" for s in sources)
@@ -210,7 +223,7 @@ def prepare_run(
             group_advantages=group_advantages,
             data=sources,
             location_args=location,
-            tasks_sha256=tasks.sha256(),
+            tasks_sha256=digest,
             verihub_version=__version__,
         )
     except BaseException:

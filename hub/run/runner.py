@@ -166,7 +166,7 @@ class Runner:
         started = time.time()
         t0 = time.perf_counter()
         model_s = env_s = 0.0
-        usage = Usage()
+        prompt_tokens = completion_tokens = 0
         error: RolloutError | None = None
         truncated = False
         turns = 0
@@ -189,7 +189,8 @@ class Runner:
                 model_s += time.perf_counter() - tm
                 if completion.tokens is not None:
                     tokens.append({"message_index": len(state.messages), **completion.tokens})
-                usage = usage + completion.usage
+                prompt_tokens += completion.usage.prompt_tokens
+                completion_tokens += completion.usage.completion_tokens
                 turns += 1
                 state.turn = turns
                 state.messages.append(completion.message)
@@ -212,6 +213,7 @@ class Runner:
         except Exception as exc:  # an environment bug is recorded on the rollout
             error = RolloutError(kind="environment", message=f"{type(exc).__name__}: {one_line(exc)}")
         timing = Timing(started_at=started, model_s=model_s, env_s=env_s, total_s=time.perf_counter() - t0)
+        usage = Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
 
         def record(transcript: list[Message], error: RolloutError | None) -> Rollout:
             return Rollout(

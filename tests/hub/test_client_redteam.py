@@ -7,6 +7,7 @@ Every test is bounded in time and size.
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -186,6 +187,21 @@ async def test_a_declared_oversized_body_is_refused_at_once() -> None:
 async def test_a_body_within_the_cap_is_read_whole() -> None:
     c = await chat_once(body({"role": "assistant", "content": "a" * (3 << 20)}), max_response_bytes=4 << 20)
     assert len(c.message.content) == 3 << 20
+
+
+async def test_a_small_compressed_body_that_inflates_past_the_cap_is_refused() -> None:
+    """The declared length is the compressed one: the cap counts the inflated bytes."""
+    raw = gzip.compress(body({"role": "assistant", "content": "a" * (8 << 20)}))
+    assert len(raw) < 1 << 20
+
+    async def bomb(request: web.Request) -> web.Response:
+        await request.read()
+        headers = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
+        return web.Response(body=raw, headers=headers)
+
+    async with serving(bomb) as url, OpenAIClient(opts(url, max_response_bytes=1 << 20)) as client:
+        with pytest.raises(ModelError, match="larger than 1,048,576 bytes"):
+            await client.chat(MSGS, sampling=Sampling())
 
 
 async def test_an_error_body_is_not_read_whole() -> None:

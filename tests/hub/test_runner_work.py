@@ -1,0 +1,59 @@
+"""The work a run does per task and per answer: a generated split is walked once to size and
+hash it and the client keeps token totals without building records per answer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from hub.env.grading import TaskSelection
+from hub.env.types import Message, Sampling, Task
+from hub.registry.entrypoints import load_environment
+from hub.run import evaluate as evaluate_module
+from hub.run.client import ClientOptions, OpenAIClient
+from hub.run.evaluate import prepare_run
+from hub.run.fake_server import FakeChatServer
+
+
+def test_a_generated_split_is_walked_once_to_size_and_hash_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    env = load_environment("arith")
+    generated = 0
+    original = env.tasks
+
+    def counted(split: str = "test", *, seed: int = 0) -> Iterator[Task]:
+        nonlocal generated
+        for task in original(split, seed=seed):
+            generated += 1
+            yield task
+
+    monkeypatch.setattr(env, "tasks", counted)
+    monkeypatch.setattr(evaluate_module, "open_environment", lambda *a, **k: env)
+    _, tasks, config = prepare_run(
+        "arith",
+        model="m",
+        base_url="http://127.0.0.1:1/v1",
+        num_tasks=7,
+        rollouts=1,
+        max_turns=None,
+        seed=3,
+        split="test",
+        sampling=None,
+        env_args=None,
+        group_advantages=False,
+    )
+    assert generated == 7  # not once to count and again to hash
+    assert config.num_tasks == 7
+    assert config.tasks_sha256 == TaskSelection(env, split="test", seed=3, num_tasks=7).sha256()
+    assert [t.id for t in tasks] == [t.id for t in TaskSelection(env, split="test", seed=3, num_tasks=7)]
+
+
+async def test_client_token_totals_add_up_over_requests() -> None:
+    async with FakeChatServer() as server:
+        options = ClientOptions(base_url=server.base_url, model="m")
+        async with OpenAIClient(options) as client:
+            for _ in range(3):
+                c = await client.chat([Message(role="user", content="hi")], sampling=Sampling())
+                assert c.attempts == 1
+    assert (client.usage.prompt_tokens, client.usage.completion_tokens) == (30, 9)
+    assert client.n_requests == 3
