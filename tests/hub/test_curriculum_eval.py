@@ -15,9 +15,11 @@ from typing import Any
 import pytest
 
 from hub.env.difficulty import POINT_KEY
+from hub.env.types import Sampling
 from hub.registry.entrypoints import load_environment
 from hub.run.evaluate import EvalOptions
 from hub.run.fake_server import FakeChatServer
+from hub.run.local_model import local_model_path
 from hub.train.curriculum import CurriculumConfig
 from hub.train.curriculum_eval import evaluate_curriculum
 
@@ -136,3 +138,27 @@ def test_info_shows_the_difficulty_space() -> None:
 def test_tasks_at_stamp_the_point_the_run_reads_back() -> None:
     task = next(iter(load_environment("textops").tasks_at({"level": 3}, "test", seed=1)))
     assert task.metadata[POINT_KEY] == {"level": 3} and task.id == "test-1-0@level=3"
+
+
+@pytest.mark.model
+@pytest.mark.local_model
+@pytest.mark.slow
+async def test_the_embedded_model_runs_under_the_curriculum(tmp_path: Path) -> None:
+    pytest.importorskip("xllamacpp")
+    try:
+        local_model_path("smollm2")
+    except Exception as exc:  # pragma: no cover - CI installs it
+        pytest.skip(f"embedded model not installed: {exc}")
+    run = await evaluate_curriculum(
+        "textops",
+        model="local:smollm2",
+        out=tmp_path / "run",
+        num_tasks=4,
+        batch_size=2,
+        rollouts=2,
+        sampling=Sampling(max_tokens=32),
+        options=EvalOptions(concurrency=4),
+    )
+    assert [b.tasks for b in run.batches] == [2, 2] and all(b.graded == 4 for b in run.batches)
+    assert run.curriculum is not None and run.curriculum.level in run.curriculum.ladder
+    assert len((tmp_path / "run" / "curriculum.jsonl").read_text().splitlines()) == 2
