@@ -7,7 +7,7 @@ fail: the only groups a policy-gradient update learns from), the mean reward, an
 difficulty=L``; curriculum arms run ``verihub eval textops --curriculum`` in batches of
 ``--batch-size``: one from level 1 with the default band (``verihub calibrate``'s), one from
 level 3 (``difficulty=3``) with ``--band`` (default 0.1-0.7: with the default floor of 1/64 a
-level nobody passes is left only after 242 failures). All arms draw the same tasks of a level
+level nobody passes is left only after 243 failures). All arms draw the same tasks of a level
 in the same order (``tasks_at`` is the level's own stream).
 
     python bench/bench_curriculum.py --tasks 20 --rollouts 4 --batch-size 4 --max-tokens 48
