@@ -7,6 +7,8 @@ Reading guide:
 - :mod:`hub.train.curriculum`: :class:`Curriculum`, an online curriculum over an environment's
   difficulty space; :mod:`hub.train.curriculum_dataset`: a training dataset it fills as it
   learns; :mod:`hub.train.curriculum_eval`: ``verihub eval --curriculum``.
+- :mod:`hub.train.reasoning_gym`: reasoning-gym datasets as environments (entry point
+  ``reasoning-gym``; imports ``reasoning_gym`` only when built).
 - :mod:`hub.train.export`: SFT transcripts and DPO pairs from a run directory.
 - :mod:`hub.train.verifiers_adapter`: the ``verifiers`` library's classic API (0.3.x), both
   directions (it imports ``verifiers`` only when used); :mod:`hub.train.verifiers_env` is the
