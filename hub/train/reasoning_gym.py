@@ -88,6 +88,10 @@ class ReasoningGymEnv(Environment):
     def splits(self) -> tuple[str, ...]:
         return SPLITS
 
+    def render_answer(self, answer: str) -> str:
+        """How a reply states a final answer (the review's gold and probe responses use it)."""
+        return f"Answer: {answer}"
+
     def tasks(self, split: str = "test", *, seed: int = 0) -> Iterable[Task]:
         return self._stream("default", split, seed)
 
