@@ -215,6 +215,11 @@ def eval_cmd(
                 f"({resume_dir / 'config.json'}); drop {'it' if len(fixed) == 1 else 'them'}, or start "
                 "a new run with another --out"
             )
+        if (resume_dir / "curriculum.jsonl").exists():
+            raise UsageError(
+                f"{resume_dir} is a curriculum run, which cannot be resumed (its tasks depend on its "
+                "outcomes); start a new run with --curriculum"
+            )
         target = resume_dir
     else:
         if env_id is None:

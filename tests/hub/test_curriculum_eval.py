@@ -105,6 +105,9 @@ def test_eval_curriculum_prints_the_trajectory(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "batch 0:" in proc.stdout and "batch 1:" in proc.stdout and "level after" in proc.stdout
     assert len((out / "curriculum.jsonl").read_text().splitlines()) == 2
+    again = cli("eval", "--resume", str(out))
+    assert again.returncode != 0 and "is a curriculum run, which cannot be resumed" in again.stderr
+    assert len(again.stderr.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize(
