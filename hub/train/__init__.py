@@ -6,7 +6,8 @@ Reading guide:
   environment offers them as methods): an environment as a TRL reward and a training dataset.
 - :mod:`hub.train.curriculum`: :class:`Curriculum`, an online curriculum over an environment's
   difficulty space; :mod:`hub.train.curriculum_dataset`: a training dataset it fills as it
-  learns; :mod:`hub.train.curriculum_eval`: ``verihub eval --curriculum``.
+  learns; :mod:`hub.train.curriculum_checkpoint`: saving it with a trainer's checkpoints;
+  :mod:`hub.train.curriculum_eval`: ``verihub eval --curriculum``.
 - :mod:`hub.train.reasoning_gym`: reasoning-gym datasets as environments (entry point
   ``reasoning-gym``; imports ``reasoning_gym`` only when built).
 - :mod:`hub.train.export`: SFT transcripts and DPO pairs from a run directory.

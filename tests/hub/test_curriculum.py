@@ -7,6 +7,8 @@ import json
 import pickle
 import zlib
 from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -279,3 +281,28 @@ def test_the_reward_function_teaches_the_curriculum_and_the_dataset_follows_it()
         pickle.loads(pickle.dumps(reward))  # the reward (and its curriculum) still pickles
     finally:
         reward.close()
+
+
+def test_the_checkpoint_callback_saves_with_the_trainer_and_restores(tmp_path: Path) -> None:
+    from hub.train.curriculum_checkpoint import CurriculumCheckpoint, restore_curriculum
+
+    env = toy_env()
+    outcome = scripted({1: 0.9, 2: 0.6, 3: 0.3, 4: 0.0})
+    cfg = CurriculumConfig(band=(0.1, 0.5), min_samples=8)
+    cur = Curriculum(env.difficulty_space(), cfg, seed=3)
+    callback = CurriculumCheckpoint(cur)
+    args, control = SimpleNamespace(output_dir=str(tmp_path)), object()
+    first = drive(cur, env, 8, outcome)
+    # the trainer's events, as transformers calls them: every on_* event, on_save after a checkpoint
+    assert callback.on_step_end(args, SimpleNamespace(global_step=8), control) is control
+    assert callback.on_save(args, SimpleNamespace(global_step=8), control) is control
+    assert (tmp_path / "checkpoint-8" / "curriculum.json").is_file()
+    rest = drive(cur, env, 6, outcome)
+
+    resumed = Curriculum(env.difficulty_space(), cfg, seed=3)
+    restore_curriculum(resumed, tmp_path / "checkpoint-8")
+    assert first and drive(resumed, env, 6, outcome) == rest
+    with pytest.raises(UsageError, match="does not exist"):
+        restore_curriculum(resumed, tmp_path / "checkpoint-9")
+    with pytest.raises(AttributeError):
+        callback.not_an_event  # noqa: B018
