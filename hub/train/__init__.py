@@ -7,7 +7,8 @@ Reading guide:
 - :mod:`hub.train.curriculum`: :class:`Curriculum`, an online curriculum over an environment's
   difficulty space; :mod:`hub.train.curriculum_dataset`: a training dataset it fills as it
   learns; :mod:`hub.train.curriculum_checkpoint`: saving it with a trainer's checkpoints;
-  :mod:`hub.train.curriculum_eval`: ``verihub eval --curriculum``.
+  :mod:`hub.train.curriculum_eval`: ``verihub eval --curriculum``; :mod:`hub.train.v1_curriculum`:
+  an infinite verifiers v1 taskset drawn from a curriculum (imports ``verifiers.v1``).
 - :mod:`hub.train.reasoning_gym`: reasoning-gym datasets as environments (entry point
   ``reasoning-gym``; imports ``reasoning_gym`` only when built).
 - :mod:`hub.train.export`: SFT transcripts and DPO pairs from a run directory.

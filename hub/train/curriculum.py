@@ -37,7 +37,7 @@ from hub.env.environment import Environment
 from hub.env.errors import UsageError
 from hub.env.types import Task
 
-__all__ = ["DEFAULT_BAND", "Curriculum", "CurriculumConfig", "Move", "has_signal"]
+__all__ = ["DEFAULT_BAND", "Curriculum", "CurriculumConfig", "Move", "has_signal", "require_difficulty"]
 
 DEFAULT_BAND: tuple[float, float] = (1 / 64, 0.7)
 """``verihub calibrate``'s learnable band (``hub.review.calibrate.LEARNABLE_BAND``; a test keeps
@@ -54,6 +54,15 @@ def has_signal(rewards: Sequence[float | None], eps: float = 0.05) -> bool:
         return False
     mean = sum(values) / len(values)
     return any(abs(v - mean) > eps for v in values)
+
+
+def require_difficulty(env: Environment) -> None:
+    """Refuse, in one line, an environment that declares no difficulty space."""
+    if not env.difficulty_space().axes:
+        raise UsageError(
+            f"{env.id} declares no difficulty space, so a curriculum has no levels to move between; "
+            "drop --curriculum, or use an environment that declares one (arith, textops)"
+        )
 
 
 @dataclass(frozen=True)

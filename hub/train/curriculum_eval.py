@@ -28,9 +28,9 @@ from hub.run.evaluate import EvalOptions, open_client, open_environment
 from hub.run.metrics import Summary, SummaryBuilder
 from hub.run.rundir import RunConfig, RunDir
 from hub.run.runner import Runner
-from hub.train.curriculum import Curriculum, CurriculumConfig
+from hub.train.curriculum import Curriculum, CurriculumConfig, require_difficulty
 
-__all__ = ["BatchRecord", "CurriculumRun", "evaluate_curriculum", "require_difficulty"]
+__all__ = ["BatchRecord", "CurriculumRun", "evaluate_curriculum"]
 
 
 @dataclass(frozen=True)
@@ -59,15 +59,6 @@ class CurriculumRun:
     """The run's summary after the last batch."""
     batches: list[BatchRecord] = field(default_factory=list)
     curriculum: Curriculum | None = None
-
-
-def require_difficulty(env: Environment) -> None:
-    """Refuse, in one line, an environment that declares no difficulty space."""
-    if not env.difficulty_space().axes:
-        raise UsageError(
-            f"{env.id} declares no difficulty space, so a curriculum has no levels to move between; "
-            "drop --curriculum, or use an environment that declares one (arith, textops)"
-        )
 
 
 async def evaluate_curriculum(
