@@ -102,11 +102,13 @@ async def main(args: argparse.Namespace) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         for level in (1, 2, 3):
-            rows.append(await fixed(level, args, base / f"fixed{level}"))
-            print(json.dumps(rows[-1]), flush=True)
-        for i, (start, band) in enumerate([(1, CurriculumConfig().band), (3, args.band)]):
-            rows.append(await curriculum(start, band, args, base / f"cur{i}"))
-            print(json.dumps(rows[-1]), flush=True)
+            if f"fixed{level}" in args.arms:
+                rows.append(await fixed(level, args, base / f"fixed{level}"))
+                print(json.dumps(rows[-1]), flush=True)
+        for start, band in [(1, CurriculumConfig().band), (3, args.band)]:
+            if f"curriculum{start}" in args.arms:
+                rows.append(await curriculum(start, band, args, base / f"cur{start}"))
+                print(json.dumps(rows[-1]), flush=True)
     return rows
 
 
@@ -129,6 +131,12 @@ if __name__ == "__main__":
     parser.add_argument("--batch-size", type=int, default=4, help="Curriculum: tasks per batch.")
     parser.add_argument("--max-tokens", type=int, default=64)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--arms",
+        nargs="*",
+        default=["fixed1", "fixed2", "fixed3", "curriculum1", "curriculum3"],
+        help="Which arms to run (default: all five).",
+    )
     parser.add_argument(
         "--band",
         type=lambda s: tuple(float(x) for x in s.split(",")),
