@@ -10,6 +10,8 @@ flowing one way (see docs/architecture.md): :mod:`hub.env` (the environment API)
 from graders.grade import Check, Grade, GradeStatus
 from graders.protocol import Grader
 from hub.env import (
+    Axis,
+    DifficultySpace,
     Environment,
     EnvironmentDefinitionError,
     GradedEnv,
@@ -38,7 +40,9 @@ from hub.env import (
 from hub.version import __version__
 
 __all__ = [
+    "Axis",
     "Check",
+    "DifficultySpace",
     "Environment",
     "EnvironmentDefinitionError",
     "Grade",

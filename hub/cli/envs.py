@@ -43,9 +43,13 @@ def info_cmd(
     env_id: str = typer.Argument(..., help="Environment id, e.g. arith."),
     catalogue: list[str] = typer.Option(None, "--catalogue", help="Also read this catalogue (file or URL)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    difficulty: bool = typer.Option(
+        False, "--difficulty", help="Also load the installed environment and show its difficulty space."
+    ),
 ) -> None:
     """Show what is known about one environment (without importing it): installed and catalogue
-    metadata, and whether the installed package's content hash matches the catalogue's."""
+    metadata, and whether the installed package's content hash matches the catalogue's. With
+    --difficulty the environment is loaded (its code runs) to show its difficulty axes."""
     cat = load_catalogue(extra=catalogue or ())
     for problem in cat.problems:
         sys.stderr.write(f"warning: {problem}\n")
@@ -66,6 +70,10 @@ def info_cmd(
             rows["installed hash"] = package_hash(env_id)
         except VerihubError as exc:
             rows["installed hash"] = f"unknown ({exc})"
+        if difficulty:
+            from hub.cli.curriculum import difficulty_rows
+
+            rows.update(difficulty_rows(env_id))
     else:
         rows["installed"] = f"no: `verihub install {env_id}`"
     if entry is not None:

@@ -159,6 +159,18 @@ def eval_cmd(
     push_env: str = typer.Option(
         None, "--push-env", help="With --push: the hub environment OWNER/ID the run is of (as --env there)."
     ),
+    curriculum: bool = typer.Option(
+        False,
+        "--curriculum",
+        help="Let a curriculum choose the tasks' difficulty batch by batch from the outcomes; the "
+        "level trajectory goes to DIR/curriculum.jsonl (needs an environment with a difficulty space).",
+    ),
+    batch_size: int = typer.Option(8, "--batch-size", min=1, help="With --curriculum: tasks per batch."),
+    band: str = typer.Option(
+        None,
+        "--band",
+        help="With --curriculum: pass-rate band LOW,HIGH (default: calibrate's learnable band).",
+    ),
 ) -> None:
     """Evaluate an environment against a model and write a run directory.
 
@@ -175,6 +187,8 @@ def eval_cmd(
     from hub.cli.results import push_after_eval, push_settings
 
     push_to = push_settings(public, push_env, push=push)
+    if curriculum:
+        _refuse_with_curriculum(ctx, sandbox=sandbox, env_id=env_id, model=model)
     if resume_dir is not None:
         fixed = _given(ctx, RUN_DEFINING)
         if fixed:
@@ -182,6 +196,11 @@ def eval_cmd(
                 f"{', '.join(fixed)} cannot change on --resume: a resume reuses the run's saved config "
                 f"({resume_dir / 'config.json'}); drop {'it' if len(fixed) == 1 else 'them'}, or start "
                 "a new run with another --out"
+            )
+        if (resume_dir / "curriculum.jsonl").exists():
+            raise UsageError(
+                f"{resume_dir} is a curriculum run, which cannot be resumed (its tasks depend on its "
+                "outcomes); start a new run with --curriculum"
             )
         target = resume_dir
     else:
@@ -199,6 +218,22 @@ def eval_cmd(
     sampling = Sampling(
         temperature=temperature, top_p=top_p, max_tokens=max_tokens, stop=tuple(stop) if stop else None
     )
+    if curriculum:
+        from hub.cli.curriculum import eval_curriculum
+
+        opts = EvalOptions(
+            concurrency=concurrency,
+            api_key_env=api_key_env,
+            timeout_s=timeout,
+            max_retries=max_retries,
+            grade_timeout_s=grade_timeout,
+        )
+        eval_curriculum(
+            env_id, model=model, base_url=base_url, out=target, num_tasks=num_tasks, batch_size=batch_size,
+            band=band, rollouts=rollouts, seed=seed, split=split, sampling=sampling,
+            env_args=parse_env_args(env_arg), options=opts,
+        )  # fmt: skip
+        return
     with RunProgress(enabled=progress) as bar:
         options = EvalOptions(
             concurrency=concurrency,
@@ -250,6 +285,17 @@ def eval_cmd(
     print_summary(summary, run_dir=target)
     if push_to is not None:
         push_after_eval(target, push_to, env=push_env, public=public)
+
+
+def _refuse_with_curriculum(
+    ctx: typer.Context, *, sandbox: bool | None, env_id: str | None, model: str | None
+) -> None:
+    """``eval --curriculum`` takes a new run's flags only: refuse the others in one line."""
+    clash = _given(ctx, ("resume_dir", "shuffle", "push", "group_advantages", "retry_errors", "logprobs"))
+    if clash or sandbox:
+        raise UsageError(f"--curriculum cannot be combined with {', '.join(clash) or '--sandbox'}")
+    if env_id is None or model is None:
+        raise UsageError("--curriculum needs an environment and --model NAME")
 
 
 def print_summary(summary: Summary, *, run_dir: Path | None = None, per_task: int = 0) -> None:

@@ -15,13 +15,15 @@ Reading guide:
 - :mod:`hub.env.grading`: grading one rollout under a time limit, choosing a split's tasks.
 - :mod:`hub.env.rewards`: an environment as an RL reward function and a training dataset.
 - :mod:`hub.env.procedural`: building blocks for procedural task generators.
+- :mod:`hub.env.difficulty`: difficulty spaces (named axes with ordered levels) an environment declares.
 - :mod:`hub.env.errors`: verihub's exception tree (every room raises these).
 - :mod:`hub.env.aio`: running verihub's event loop (uvloop where installed).
 
 Imports: ``graders`` and the standard library only; every other room of ``hub`` builds on this one.
 """
 
-from hub.env.environment import Environment, GradedEnv, MultiTurnEnv, SingleTurnEnv, TaskSource
+from hub.env.difficulty import Axis, DifficultySpace
+from hub.env.environment import Environment, GradedEnv, MultiTurnEnv, PointSource, SingleTurnEnv, TaskSource
 from hub.env.errors import (
     EnvironmentDefinitionError,
     ModelError,
@@ -40,12 +42,15 @@ from hub.env.types import Message, Rollout, RolloutError, Sampling, State, Step,
 
 __all__ = [
     "Action",
+    "Axis",
+    "DifficultySpace",
     "Environment",
     "EnvironmentDefinitionError",
     "GradedEnv",
     "Message",
     "ModelError",
     "MultiTurnEnv",
+    "PointSource",
     "PooledGrade",
     "Rollout",
     "RolloutDatabase",

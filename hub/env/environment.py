@@ -19,7 +19,9 @@ One instance serves many concurrent rollouts: per-rollout data lives in :class:`
 - :class:`~hub.env.tools.ToolEnv`: a multi-turn environment whose steps run typed Python tools.
 
 Tasks come from :meth:`Environment.tasks`; ``num_tasks(split)`` is ``None`` for procedural
-environments that generate tasks without end (the runner then needs ``--num-tasks``).
+environments that generate tasks without end (the runner then needs ``--num-tasks``). An
+environment may declare a difficulty space (``difficulty``, see :mod:`hub.env.difficulty`) and
+make tasks at a point of it (``tasks_at``); a curriculum chooses the points.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from graders.grade import Grade
 from graders.protocol import Grader
 from hub.env import rewards
+from hub.env.difficulty import POINT_KEY, SINGLE_POINT, DifficultySpace, OutcomeObserver, Point
 from hub.env.errors import EnvironmentDefinitionError, UnknownSplitError
 from hub.env.types import Message, Rollout, State, Step, Task
 
@@ -39,10 +42,14 @@ if TYPE_CHECKING:
 
     from hub.env.rewards import EnvReward
 
-__all__ = ["Environment", "GradedEnv", "MultiTurnEnv", "SingleTurnEnv", "TaskSource"]
+__all__ = ["Environment", "GradedEnv", "MultiTurnEnv", "PointSource", "SingleTurnEnv", "TaskSource"]
 
 TaskSource = Callable[[str, int], Iterator[Task]]
 """A generator of tasks without end: ``source(split, seed)`` yields tasks deterministically."""
+
+PointSource = Callable[[Mapping[str, Any], str, int], Iterable[Task]]
+"""Tasks at one difficulty point: ``source(point, split, seed)``, ids unique within the point
+(see :mod:`hub.env.difficulty`)."""
 
 
 class Environment(ABC):
@@ -52,6 +59,8 @@ class Environment(ABC):
     version: str = "0.0.0"
     system_prompt: str | None = None
     max_turns: int = 1
+    difficulty: DifficultySpace | None = None
+    """The difficulty space this environment declares (None: one point, its ordinary tasks)."""
 
     def __init__(
         self,
@@ -86,6 +95,28 @@ class Environment(ABC):
         """How many tasks ``split`` has, or None when tasks are generated without end."""
         tasks = self.tasks(split)
         return len(tasks) if isinstance(tasks, Sequence) else None
+
+    def difficulty_space(self) -> DifficultySpace:
+        """The declared difficulty space, or the one-point space of an environment without one."""
+        return self.difficulty if self.difficulty is not None else SINGLE_POINT
+
+    def tasks_at(self, point: Point | None = None, split: str = "train", *, seed: int = 0) -> Iterator[Task]:
+        """Tasks of ``split`` at difficulty ``point`` (axes left out take their starting level).
+
+        Ids get ``@LABEL`` appended (``train-0-5@level=2``) and metadata the point under
+        :data:`hub.env.difficulty.POINT_KEY`; without a declared space these are :meth:`tasks`.
+        """
+        space = self.difficulty_space()
+        p = space.point(point)
+        if not space.axes:
+            return _at_point(self.tasks(split, seed=seed), "", p)
+        return _at_point(self.point_tasks(p, split, seed), "@" + space.label(p), p)
+
+    def point_tasks(self, point: Mapping[str, Any], split: str, seed: int) -> Iterable[Task]:
+        """Tasks at a complete, checked ``point``: override it when declaring ``difficulty``."""
+        raise EnvironmentDefinitionError(
+            f"{self.id} declares a difficulty space but does not make tasks at a point"
+        )
 
     def tool_schemas(self) -> list[dict[str, Any]] | None:
         """OpenAI ``tools`` for the model request, or None."""
@@ -136,13 +167,19 @@ class Environment(ABC):
         timeout_s: float = 60.0,
         concurrency: int = 64,
         name: str | None = None,
+        curriculum: OutcomeObserver | None = None,
     ) -> EnvReward:
         """A reward function for TRL's ``GRPOTrainer`` that grades with this environment.
 
         Same as :func:`hub.env.rewards.reward_function` (``reward_function(self, ...)``).
         """
         return rewards.reward_function(
-            self, error_value=error_value, timeout_s=timeout_s, concurrency=concurrency, name=name
+            self,
+            error_value=error_value,
+            timeout_s=timeout_s,
+            concurrency=concurrency,
+            name=name,
+            curriculum=curriculum,
         )
 
     def to_dataset(self, split: str = "train", n: int | None = None, *, seed: int = 0) -> Dataset:
@@ -155,6 +192,13 @@ class Environment(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.id}@{self.version}>"
+
+
+def _at_point(source: Iterable[Task], suffix: str, point: Mapping[str, Any]) -> Iterator[Task]:
+    for task in source:
+        yield task.model_copy(
+            update={"id": task.id + suffix, "metadata": {**task.metadata, POINT_KEY: dict(point)}}
+        )
 
 
 class _TaskTable:
@@ -199,10 +243,26 @@ class GradedEnv(Environment):
         version: str | None = None,
         system_prompt: str | None = None,
         max_turns: int | None = None,
+        difficulty: DifficultySpace | None = None,
+        point_source: PointSource | None = None,
     ) -> None:
         super().__init__(id=id, version=version, system_prompt=system_prompt, max_turns=max_turns)
         self._tasks = _TaskTable(tasks)
         self.grader = grader
+        if (difficulty is None) != (point_source is None):
+            raise EnvironmentDefinitionError(
+                "give difficulty= and point_source= together (a space and its tasks)"
+            )
+        if difficulty is not None:
+            self.difficulty = difficulty
+        self._point_source = point_source
+
+    def point_tasks(self, point: Mapping[str, Any], split: str, seed: int) -> Iterable[Task]:
+        if self._point_source is None:
+            return super().point_tasks(point, split, seed)
+        if split not in self.splits:
+            raise UnknownSplitError(split, self.splits)
+        return self._point_source(point, split, seed)
 
     @property
     def splits(self) -> tuple[str, ...]:

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic_core import to_jsonable_python
 
 from graders.grade import Grade
+from hub.env.difficulty import POINT_KEY, OutcomeObserver
 from hub.env.errors import UsageError
 from hub.env.grading import grade_rollout, select_tasks
 from hub.env.types import Message, Rollout, Task, Timing
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
 
     from hub.env.environment import Environment
 
-__all__ = ["EnvReward", "RewardStats", "completion_text", "reward_function", "to_dataset"]
+__all__ = ["EnvReward", "RewardStats", "completion_text", "reward_function", "task_row", "to_dataset"]
 
 logger = logging.getLogger("verihub.rl")
 T = TypeVar("T")
@@ -126,6 +127,7 @@ class EnvReward:
         timeout_s: float = 60.0,
         concurrency: int = 64,
         name: str | None = None,
+        curriculum: OutcomeObserver | None = None,
     ) -> None:
         if timeout_s <= 0:
             raise UsageError("timeout_s must be positive")
@@ -136,6 +138,7 @@ class EnvReward:
         self.timeout_s = timeout_s
         self.concurrency = concurrency
         self.stats = RewardStats()
+        self.curriculum = curriculum
         # TRL logs each reward under its function's __name__.
         self.__name__ = name or f"verihub_{env.id}"
         self._loop = _LoopThread()
@@ -179,7 +182,22 @@ class EnvReward:
         ]
         grades = self._loop.run(self._grade_all(jobs))
         self._count(grades)
+        if self.curriculum is not None:
+            self._teach(self.curriculum, jobs, grades)
         return grades
+
+    def _teach(
+        self, curriculum: OutcomeObserver, jobs: list[tuple[Task, Rollout]], grades: list[Grade]
+    ) -> None:
+        """Report each task's group of rewards (completions sharing a task id) to the curriculum;
+        tasks without a difficulty point in their metadata are not reported."""
+        groups: dict[str, tuple[Any, list[float | None]]] = {}
+        for (task, _), grade in zip(jobs, grades, strict=True):
+            point = task.metadata.get(POINT_KEY)
+            if isinstance(point, Mapping):
+                groups.setdefault(task.id, (point, []))[1].append(self._value(grade))
+        for point, values in groups.values():
+            curriculum.observe(point, values)
 
     async def _grade_all(self, jobs: list[tuple[Task, Rollout]]) -> list[Grade]:
         sem = asyncio.Semaphore(self.concurrency)
@@ -250,15 +268,24 @@ def reward_function(
     timeout_s: float = 60.0,
     concurrency: int = 64,
     name: str | None = None,
+    curriculum: OutcomeObserver | None = None,
 ) -> EnvReward:
     """A reward function for TRL's ``GRPOTrainer`` (``reward_funcs=``) that grades with ``env``.
 
     ``error_value``: reward for a completion whose grader crashed or timed out (counted in
     ``.stats`` and logged; None makes TRL treat it as missing). ``timeout_s``: hard limit per
     grade. ``concurrency``: grades in flight per batch. The dataset must carry ``task_id`` and
-    ``answer`` columns as :func:`to_dataset` writes them.
+    ``answer`` columns as :func:`to_dataset` writes them. ``curriculum`` (a
+    :class:`hub.train.Curriculum`) learns from every batch's rewards, one group per task id.
     """
-    return EnvReward(env, error_value=error_value, timeout_s=timeout_s, concurrency=concurrency, name=name)
+    return EnvReward(
+        env,
+        error_value=error_value,
+        timeout_s=timeout_s,
+        concurrency=concurrency,
+        name=name,
+        curriculum=curriculum,
+    )
 
 
 def to_dataset(env: Environment, split: str = "train", n: int | None = None, *, seed: int = 0) -> Dataset:
@@ -272,16 +299,17 @@ def to_dataset(env: Environment, split: str = "train", n: int | None = None, *, 
     if split not in env.splits:
         raise UsageError(f"{env.id} has no split {split!r}; it has: {', '.join(env.splits)}")
     tasks = select_tasks(env, split=split, seed=seed, num_tasks=n)
-    rows = [
-        {
-            "prompt": [_chat(m) for m in t.messages(env.system_prompt)],
-            "task_id": t.id,
-            "answer": json.dumps(to_jsonable_python(t.answer)),
-            "metadata": json.dumps(to_jsonable_python(t.metadata)),
-        }
-        for t in tasks
-    ]
-    return Dataset.from_list(rows)
+    return Dataset.from_list([task_row(env, t) for t in tasks])
+
+
+def task_row(env: Environment, task: Task) -> dict[str, Any]:
+    """One training row of ``task``: the columns :func:`to_dataset` writes."""
+    return {
+        "prompt": [_chat(m) for m in task.messages(env.system_prompt)],
+        "task_id": task.id,
+        "answer": json.dumps(to_jsonable_python(task.answer)),
+        "metadata": json.dumps(to_jsonable_python(task.metadata)),
+    }
 
 
 def completion_text(completion: Any) -> str:

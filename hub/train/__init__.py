@@ -4,6 +4,13 @@ Reading guide:
 
 - :func:`reward_function`, :func:`to_dataset` (defined in :mod:`hub.env.rewards`, because an
   environment offers them as methods): an environment as a TRL reward and a training dataset.
+- :mod:`hub.train.curriculum`: :class:`Curriculum`, an online curriculum over an environment's
+  difficulty space; :mod:`hub.train.curriculum_dataset`: a training dataset it fills as it
+  learns; :mod:`hub.train.curriculum_checkpoint`: saving it with a trainer's checkpoints;
+  :mod:`hub.train.curriculum_eval`: ``verihub eval --curriculum``; :mod:`hub.train.v1_curriculum`:
+  an infinite verifiers v1 taskset drawn from a curriculum (imports ``verifiers.v1``).
+- :mod:`hub.train.reasoning_gym`: reasoning-gym datasets as environments (entry point
+  ``reasoning-gym``; imports ``reasoning_gym`` only when built).
 - :mod:`hub.train.export`: SFT transcripts and DPO pairs from a run directory.
 - :mod:`hub.train.verifiers_adapter`: the ``verifiers`` library's classic API (0.3.x), both
   directions (it imports ``verifiers`` only when used); :mod:`hub.train.verifiers_env` is the
@@ -18,5 +25,15 @@ Imports: :mod:`hub.env`, :mod:`hub.registry`, :mod:`hub.run` (and ``graders``).
 """
 
 from hub.env.rewards import EnvReward, reward_function, to_dataset
+from hub.train.curriculum import Curriculum, CurriculumConfig, has_signal
+from hub.train.curriculum_dataset import CurriculumDataset
 
-__all__ = ["EnvReward", "reward_function", "to_dataset"]
+__all__ = [
+    "Curriculum",
+    "CurriculumConfig",
+    "CurriculumDataset",
+    "EnvReward",
+    "has_signal",
+    "reward_function",
+    "to_dataset",
+]

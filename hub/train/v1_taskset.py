@@ -42,7 +42,7 @@ from hub.env.grading import grade_rollout, select_tasks
 from hub.env.types import Message, Rollout, Task, Timing, ToolCall
 from hub.train.v1_toolset import tools_refusal, verihub_toolsets
 
-__all__ = ["VerihubTask", "VerihubTaskData", "VerihubTaskset", "hub_task", "to_v1_taskset"]
+__all__ = ["VerihubTask", "VerihubTaskData", "VerihubTaskset", "hub_task", "task_data", "to_v1_taskset"]
 
 logger = logging.getLogger("verihub.interop")
 vf: Any = importlib.import_module("verifiers.v1")
@@ -176,19 +176,23 @@ class VerihubTaskset(vf.Taskset[VerihubTask, VerihubTasksetConfig]):  # type: ig
         if cfg.split not in env.splits:
             raise UsageError(f"{cfg.env} has no split {cfg.split!r}; it has: {', '.join(env.splits)}")
         for t in select_tasks(env, split=cfg.split, seed=cfg.seed, num_tasks=cfg.n):
-            msgs = t.messages(env.system_prompt)
-            data = VerihubTaskData(
-                id=t.id,
-                prompt=[{"role": m.role, "content": m.content or ""} for m in msgs],
-                verihub_env=cfg.env,
-                verihub_env_args=args_json,
-                task_id=t.id,
-                answer=json.dumps(to_jsonable_python(t.answer)),
-                metadata=json.dumps(to_jsonable_python(t.metadata)),
-                grade_timeout_s=cfg.grade_timeout_s,
-                error_value=cfg.error_value,
-            )
-            yield VerihubTask(data, cfg.task)
+            yield VerihubTask(task_data(env, t, cfg), cfg.task)
+
+
+def task_data(env: Environment, t: Task, cfg: VerihubTasksetConfig) -> VerihubTaskData:
+    """The v1 task data of verihub task ``t`` of ``env`` under taskset config ``cfg``."""
+    msgs = t.messages(env.system_prompt)
+    return VerihubTaskData(
+        id=t.id,
+        prompt=[{"role": m.role, "content": m.content or ""} for m in msgs],
+        verihub_env=cfg.env,
+        verihub_env_args=json.dumps(cfg.env_args, sort_keys=True),
+        task_id=t.id,
+        answer=json.dumps(to_jsonable_python(t.answer)),
+        metadata=json.dumps(to_jsonable_python(t.metadata)),
+        grade_timeout_s=cfg.grade_timeout_s,
+        error_value=cfg.error_value,
+    )
 
 
 def to_v1_taskset(

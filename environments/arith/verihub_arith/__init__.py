@@ -10,14 +10,15 @@ of the level is used up.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from graders.exact import ExactGrader
-from hub import SingleTurnEnv, Task
+from hub import Axis, DifficultySpace, SingleTurnEnv, Task
 from hub.env.procedural import SPLITS, shuffled, split_of, stream_key
 
-__all__ = ["LEVELS", "Family", "generate", "level_size", "load_environment"]
+__all__ = ["LEVELS", "Family", "difficulty_space", "generate", "level_size", "load_environment"]
 
 PROMPT = "Compute {expr}. Reply with the final answer as: Answer: <integer>"
 
@@ -164,12 +165,33 @@ def generate(split: str, seed: int, *, difficulty: int = 0) -> Iterator[Task]:
         index += 1
 
 
+def difficulty_space(start: int = 1) -> DifficultySpace:
+    """One axis, ``level`` 1..5: more digits, then more operators (see :data:`LEVELS`)."""
+    axis = Axis(
+        "level",
+        tuple(sorted(LEVELS)),
+        "1: one single-digit operand; 2: two- and three-digit sums and differences; 3: two-digit "
+        "products and exact quotients; 4: three operands with parentheses; 5: large products",
+    )
+    return DifficultySpace.of([axis], start={"level": start})
+
+
+def _at_point(point: Mapping[str, Any], split: str, seed: int) -> Iterator[Task]:
+    return generate(split, seed, difficulty=int(point["level"]))
+
+
 def load_environment(*, difficulty: int = 0) -> SingleTurnEnv:
-    """Build the environment. ``difficulty``: 1 (easiest) to 5, or 0 for a mix of all levels."""
+    """Build the environment. ``difficulty``: 1 (easiest) to 5, or 0 for a mix of all levels.
+
+    The environment declares its difficulty space (``level`` 1..5, starting at ``difficulty`` or
+    1), so a curriculum can ask for tasks at any level whatever ``difficulty`` is.
+    """
     if difficulty not in range(0, 6):
         raise ValueError(f"difficulty must be 0 (mixed) or 1..5, got {difficulty}")
     return SingleTurnEnv(
         id="arith",
         tasks=lambda split, seed: generate(split, seed, difficulty=difficulty),
         grader=ExactGrader(kind="integer"),
+        difficulty=difficulty_space(difficulty or 1),
+        point_source=_at_point,
     )

@@ -11,14 +11,22 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Literal
+from typing import Any, Literal
 
 from graders.exact import ExactGrader
 from graders.grade import Grade
-from hub import Rollout, SingleTurnEnv, Task
+from hub import Axis, DifficultySpace, Rollout, SingleTurnEnv, Task
 from hub.env.procedural import SPLITS, shuffled, split_of, stream_key
 
-__all__ = ["LEVELS", "SYLLABLES", "Operation", "TextOpsEnv", "generate", "load_environment"]
+__all__ = [
+    "LEVELS",
+    "SYLLABLES",
+    "Operation",
+    "TextOpsEnv",
+    "difficulty_space",
+    "generate",
+    "load_environment",
+]
 
 SYLLABLES: tuple[str, ...] = tuple(
     onset + vowel + coda for onset in "bdfgklmnprstvz" for vowel in "aeiou" for coda in ("", *"lmnrst")
@@ -171,12 +179,33 @@ class TextOpsEnv(SingleTurnEnv):
         return _GRADERS[kind, case_sensitive].verdict(rollout.completion, task.answer)
 
 
+def difficulty_space(start: int = 1) -> DifficultySpace:
+    """One axis, ``level`` 1..3: longer words and harder operations (see :data:`LEVELS`)."""
+    axis = Axis(
+        "level",
+        tuple(sorted(LEVELS)),
+        "1: capitals, first and last letter of 2-syllable words; 2: length and letter count, "
+        "3 syllables; 3: reversal and sorted letters, 4 syllables",
+    )
+    return DifficultySpace.of([axis], start={"level": start})
+
+
+def _at_point(point: Mapping[str, Any], split: str, seed: int) -> Iterator[Task]:
+    return generate(split, seed, difficulty=int(point["level"]))
+
+
 def load_environment(*, difficulty: int = 0) -> TextOpsEnv:
-    """Build the environment. ``difficulty``: 1 (easiest) to 3, or 0 for a mix."""
+    """Build the environment. ``difficulty``: 1 (easiest) to 3, or 0 for a mix.
+
+    The environment declares its difficulty space (``level`` 1..3, starting at ``difficulty`` or
+    1), so a curriculum can ask for tasks at any level whatever ``difficulty`` is.
+    """
     if difficulty not in range(0, 4):
         raise ValueError(f"difficulty must be 0 (mixed) or 1..3, got {difficulty}")
     return TextOpsEnv(
         id="textops",
         tasks=lambda split, seed: generate(split, seed, difficulty=difficulty),
         grader=_GRADERS["text", True],
+        difficulty=difficulty_space(difficulty or 1),
+        point_source=_at_point,
     )
