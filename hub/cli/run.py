@@ -189,28 +189,9 @@ def eval_cmd(
     push_to = push_settings(public, push_env, push=push)
     if curriculum:
         _refuse_with_curriculum(ctx, sandbox=sandbox, env_id=env_id, model=model)
-    if resume_dir is not None:
-        fixed = _given(ctx, RUN_DEFINING)
-        if fixed:
-            raise UsageError(
-                f"{', '.join(fixed)} cannot change on --resume: a resume reuses the run's saved config "
-                f"({resume_dir / 'config.json'}); drop {'it' if len(fixed) == 1 else 'them'}, or start "
-                "a new run with another --out"
-            )
-        if (resume_dir / "curriculum.jsonl").exists():
-            raise UsageError(
-                f"{resume_dir} is a curriculum run, which cannot be resumed (its tasks depend on its "
-                "outcomes); start a new run with --curriculum"
-            )
-        target = resume_dir
-    else:
-        if env_id is None:
-            raise UsageError("name an environment (see `verihub list`) or pass --resume DIR")
-        if model is None:
-            raise UsageError("pass --model NAME (with --base-url URL), or --model local:smollm2")
-        target = out or _default_out(env_id, model)
-        if retry_errors:
-            raise UsageError("--retry-errors needs --resume DIR (a new run has no errors to retry)")
+    target = _run_target(
+        ctx, resume_dir=resume_dir, env_id=env_id, model=model, out=out, retry_errors=retry_errors
+    )
     if grade_on not in ("local", "ray"):
         raise UsageError(f"--grade-on must be local or ray, not {grade_on!r}")
     if ray_address is not None and grade_on != "ray":
@@ -285,6 +266,40 @@ def eval_cmd(
     print_summary(summary, run_dir=target)
     if push_to is not None:
         push_after_eval(target, push_to, env=push_env, public=public)
+
+
+def _run_target(
+    ctx: typer.Context,
+    *,
+    resume_dir: Path | None,
+    env_id: str | None,
+    model: str | None,
+    out: Path | None,
+    retry_errors: bool,
+) -> Path:
+    """The run directory ``eval`` writes: the one resumed (whose saved config no run-defining flag
+    may change), or a new one for ``env_id`` and ``model``; a refusal says what to do instead."""
+    if resume_dir is not None:
+        fixed = _given(ctx, RUN_DEFINING)
+        if fixed:
+            raise UsageError(
+                f"{', '.join(fixed)} cannot change on --resume: a resume reuses the run's saved config "
+                f"({resume_dir / 'config.json'}); drop {'it' if len(fixed) == 1 else 'them'}, or start "
+                "a new run with another --out"
+            )
+        if (resume_dir / "curriculum.jsonl").exists():
+            raise UsageError(
+                f"{resume_dir} is a curriculum run, which cannot be resumed (its tasks depend on its "
+                "outcomes); start a new run with --curriculum"
+            )
+        return resume_dir
+    if env_id is None:
+        raise UsageError("name an environment (see `verihub list`) or pass --resume DIR")
+    if model is None:
+        raise UsageError("pass --model NAME (with --base-url URL), or --model local:smollm2")
+    if retry_errors:
+        raise UsageError("--retry-errors needs --resume DIR (a new run has no errors to retry)")
+    return out or _default_out(env_id, model)
 
 
 def _refuse_with_curriculum(
