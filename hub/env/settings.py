@@ -68,6 +68,11 @@ class Settings(BaseSettings):
     hub_reverify_share: float = Field(
         0.1, ge=0, le=1, description="Share of a pushed run's rollouts the hub re-grades."
     )
+    sandbox_cgroup: Path | None = Field(
+        None,
+        description="A delegated cgroup v2 folder the sandboxes' groups are made in (memory and pid limits "
+        "the kernel enforces); default: the process's own group when it qualifies.",
+    )
     kimina_url: str | None = Field(
         None, description="A Kimina-compatible Lean server (read by `graders.proof`)."
     )

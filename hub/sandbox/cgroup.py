@@ -19,6 +19,8 @@ import os
 import secrets
 from pathlib import Path
 
+from hub.env.settings import settings
+
 __all__ = ["CgroupGroup", "delegated_root", "open_group"]
 
 _NEEDED = ("memory", "pids")
@@ -36,9 +38,9 @@ def delegated_root(proc_root: Path = Path("/proc/self")) -> Path | None:
     """The cgroup v2 folder sandboxes' groups are made in, or None: ``$VERIHUB_SANDBOX_CGROUP``
     (an operator's delegated folder) or else this process's own group, when its ``memory`` and
     ``pids`` controllers are enabled for children and it is writable."""
-    named = os.environ.get("VERIHUB_SANDBOX_CGROUP")
-    if named:
-        base = Path(named)
+    named = settings().sandbox_cgroup
+    if named is not None:
+        base = named
     else:
         try:
             mount = _mount_point((proc_root / "mountinfo").read_text(encoding="utf-8"))

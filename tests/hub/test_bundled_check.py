@@ -25,6 +25,7 @@ BUNDLED: dict[str, str | None] = {
     "nq_open": "nq_open/test.jsonl",
     "ifeval": "ifeval/input_data.jsonl",
     "coq_core": None,
+    "support_desk": None,
 }
 
 

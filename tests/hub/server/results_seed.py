@@ -22,11 +22,11 @@ run           version    pusher  model (label)                private   notes
 from __future__ import annotations
 
 import json
-import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hub.client.runpack import pack_run
 from hub.env import Sampling
 from hub.server.core.models import PASSED, Environment, Owner, Run, Version
 from leaderboard import entry_from_run, verify_run
@@ -134,9 +134,7 @@ def _run(
     entry = entry_from_run(verified, owner=pusher, label=label or None)
     # write_run starts every run at one instant; a run ``later`` seconds on, as the server stores it
     entry = entry.model_copy(update={"created_at": entry.created_at + later})
-    archive = tmp / f"{name}.tar.gz"
-    with tarfile.open(archive, "w:gz") as tf:
-        tf.add(path, arcname="run")
+    archive = pack_run(path, tmp / f"{name}.tar.gz")  # as `verihub results push` sends it
     who = session.query(Owner).filter_by(name=pusher).one()
     public_id = f"r{name}0123"
     session.add(
