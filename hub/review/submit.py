@@ -33,8 +33,10 @@ from hub.registry.install import unpack_wheel
 from hub.registry.package import ENTRY_POINT_GROUP
 from hub.review.check import CheckOptions, check
 from hub.run.rundir import RunDir
+from hub.sandbox.policy import Limits
 
 __all__ = [
+    "BUILD_LIMITS",
     "BUNDLE_VERSION",
     "MANIFEST",
     "Manifest",
@@ -44,6 +46,9 @@ __all__ = [
     "bundle_files",
     "unpack_sdist",
 ]
+
+#: The sandbox limits of building a package's wheel and sdist with its own build backend.
+BUILD_LIMITS = Limits(wall_s=600.0, cpu_s=600, memory_mb=4096, disk_mb=1024)
 
 BUNDLE_VERSION = 1
 MANIFEST = "manifest.json"
@@ -87,7 +92,6 @@ def bundle_files(root: Path) -> dict[str, str]:
 def _build(src: Path, dist: Path, *, unsafe: bool = False) -> tuple[Path, Path]:
     """``python -m build`` (sdist, then the wheel from it) in the sandbox: the package's build
     code runs with nothing writable but a scratch folder, and no network."""
-    from hub.sandbox import Limits
     from hub.sandbox import run as sandbox_run
 
     try:
@@ -126,7 +130,7 @@ def _build(src: Path, dist: Path, *, unsafe: bool = False) -> tuple[Path, Path]:
             rw_dir=area,
             env=env,
             cwd=copy,
-            limits=Limits(wall_s=600.0, cpu_s=600, memory_mb=4096, disk_mb=1024),
+            limits=BUILD_LIMITS,
             unsafe=unsafe,
         )
         if proc.returncode == 0:

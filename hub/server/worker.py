@@ -33,6 +33,8 @@ from typing import Any, Literal
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from hub.review.submit import BUILD_LIMITS
+from hub.sandbox import Limits
 from hub.server.core.cache import bump
 from hub.server.core.config import HubConfig
 from hub.server.core.db import make_engine, sessions
@@ -61,7 +63,10 @@ CHILD_ENV = (
     "HF_DATASETS_OFFLINE",
 )
 
-_REVIEW_TIMEOUT_S = 3600.0
+#: A review's child runs three sandboxes in turn (the wheel build, the check, the regrade of the
+#: smoke run), each ended by its own wall-clock limit; past their sum and a minute of start-up
+#: the child is hung, and the worker kills it (minutes, not the hour a stalled call used to take).
+_REVIEW_TIMEOUT_S = BUILD_LIMITS.wall_s + 2 * Limits().wall_s + 60.0
 #: What one step of the loop did: nothing to take, finished a job, or dropped it (lease lost,
 #: parent gone, blob missing: recorded elsewhere or by the next worker).
 _Step = Literal["idle", "done", "dropped"]
