@@ -135,9 +135,13 @@ def worker_cmd(
     reverify_share: float = ShareOpt,
     parent_pid: int = typer.Option(None, "--parent-pid", hidden=True),
 ) -> None:
-    """Take review jobs, then pushed runs to re-verify, from the hub's database queues and run them."""
+    """Take review jobs, then pushed runs to re-verify, from the hub's database queues and run them.
+    Logs each job's outcome to stderr; SIGTERM stops it after the job in hand."""
+    import logging
+
     from hub.server.worker import work
 
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", stream=sys.stderr)
     cfg = _config(data, db, lease_s=lease_s, fast=review_fast, share=reverify_share)
     done = work(cfg, once=once, parent_pid=parent_pid)  # type: ignore[arg-type]
     if once:

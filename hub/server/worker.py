@@ -20,11 +20,14 @@ cleaned (:mod:`hub.server.core.redact`) before it is stored.
 from __future__ import annotations
 
 import json
+import logging
 import os
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -66,6 +69,8 @@ CHILD_ENV = (
 #: A review's child runs three sandboxes in turn (the wheel build, the check, the regrade of the
 #: smoke run), each ended by its own wall-clock limit; past their sum and a minute of start-up
 #: the child is hung, and the worker kills it (minutes, not the hour a stalled call used to take).
+log = logging.getLogger("verihub.worker")
+
 _REVIEW_TIMEOUT_S = BUILD_LIMITS.wall_s + 2 * Limits().wall_s + 60.0
 #: What one step of the loop did: nothing to take, finished a job, or dropped it (lease lost,
 #: parent gone, blob missing: recorded elsewhere or by the next worker).
@@ -157,6 +162,8 @@ def _review_next(w: _Worker) -> _Step:
     report["attempt"] = job.attempt
     finish(w.make, job, w.name, passed=bool(report.get("passed")), report=report)
     bump(w.config.data)
+    verdict = "passed" if report.get("passed") else "failed"
+    log.info("review job %s (attempt %s): %s in %.1f s", job.job_id, job.attempt, verdict, child.duration_s)
     return "done"
 
 
@@ -213,6 +220,9 @@ def _reverify_next(w: _Worker) -> _Step:
     report["attempt"] = run.attempt
     reverify.finish(w.make, run, w.name, state=state, report=report)
     bump(w.config.data)
+    log.info(
+        "re-grade of run %s (attempt %s): %s in %.1f s", run.public_id, run.attempt, state, child.duration_s
+    )
     return "done"
 
 
@@ -228,8 +238,19 @@ def work(config: HubConfig, *, once: bool = False, poll_s: float = 1.0, parent_p
         parent_pid,
         Redactor.of(hub_secrets(config.db_url, str(config.data.resolve()))),
     )
+    stopping = threading.Event()
+    if threading.current_thread() is threading.main_thread():
+
+        def _stop(signum: int, _frame: object) -> None:
+            log.info(
+                "worker %s: %s received; stopping after the current job", w.name, signal.Signals(signum).name
+            )
+            stopping.set()
+
+        signal.signal(signal.SIGTERM, _stop)
+    log.info("worker %s started (data %s, lease %g s)", w.name, config.data, config.lease_s)
     done = 0
-    while not _parent_gone(parent_pid):
+    while not _parent_gone(parent_pid) and not stopping.is_set():
         step = _review_next(w)
         if step == "idle":
             step = _reverify_next(w)
@@ -238,6 +259,7 @@ def work(config: HubConfig, *, once: bool = False, poll_s: float = 1.0, parent_p
         elif step == "idle":
             if once:
                 break
-            time.sleep(poll_s)
+            stopping.wait(poll_s)
     engine.dispose()
+    log.info("worker %s stopped after %d job(s)", w.name, done)
     return done
