@@ -144,7 +144,6 @@ def test_tasks_at_stamp_the_point_the_run_reads_back() -> None:
 
 
 @pytest.mark.model
-@pytest.mark.local_model
 @pytest.mark.slow
 async def test_the_embedded_model_runs_under_the_curriculum(tmp_path: Path) -> None:
     pytest.importorskip("xllamacpp")
