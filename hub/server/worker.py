@@ -46,7 +46,8 @@ from hub.server.core.redact import Redactor, hub_secrets
 from hub.server.core.storage import LocalStorage
 from hub.server.results import reverify
 from hub.server.results.band_tasks import MAX_TASKS_BYTES
-from hub.server.reviews.jobs import claim, finish, heartbeat
+from hub.server.reviews.blame import host_load, outcome
+from hub.server.reviews.jobs import MAX_ATTEMPTS, claim, finish, heartbeat, release
 
 __all__ = ["CHILD_ENV", "child_env", "work"]
 
@@ -148,6 +149,7 @@ def _review_next(w: _Worker) -> _Step:
         ]
         if w.config.review_fast:
             cmd.append("--fast")
+        load_before = host_load()
         child = _run_child(
             w, cmd, lambda: heartbeat(w.make, job, w.name, w.config.lease_s), _REVIEW_TIMEOUT_S, Path(tmp)
         )
@@ -160,9 +162,25 @@ def _review_next(w: _Worker) -> _Step:
     report = w.redactor.value(report)
     report["duration_s"] = round(child.duration_s, 2)
     report["attempt"] = job.attempt
-    finish(w.make, job, w.name, passed=bool(report.get("passed")), report=report)
+    load = max(load_before, host_load())
+    verdict = outcome(report, attempt=job.attempt, max_attempts=MAX_ATTEMPTS, load_per_core=load)
+    if verdict == "retry":
+        log.info(
+            "review job %s (attempt %s) ran past its time limits at load %.2f per core: queued again",
+            job.job_id,
+            job.attempt,
+            load,
+        )
+        release(w.make, job, w.name)
+        return "done"
+    if verdict == "error":
+        report["problems"] = [
+            *report.get("problems", []),
+            f"the hub's host was too loaded to judge this package's speed (load {load:.2f} per core, "
+            f"{job.attempt} tries): the hub's fault, not the package's; ask its operator or push again",
+        ]
+    finish(w.make, job, w.name, passed=verdict == "passed", report=report, error=verdict == "error")
     bump(w.config.data)
-    verdict = "passed" if report.get("passed") else "failed"
     log.info("review job %s (attempt %s): %s in %.1f s", job.job_id, job.attempt, verdict, child.duration_s)
     return "done"
 

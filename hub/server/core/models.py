@@ -42,6 +42,8 @@ __all__ = [
 
 #: Review states of a version (and so of its job).
 QUEUED, RUNNING, PASSED, FAILED = "queued", "running", "passed", "failed"
+#: A review the hub could not judge (its host too slow), after the retries.
+REVIEW_ERROR = "error"
 
 #: Re-verification states of a pushed run (``Run.verify_state``): waiting for (or held by) a
 #: worker, its sampled regrade agreed, a verdict differed, or the regrade could not be done.

@@ -16,9 +16,9 @@ from sqlalchemy import and_, or_
 from sqlalchemy.orm import Session, sessionmaker
 
 from hub.server.core.leases import Queue, claim_next, extend
-from hub.server.core.models import FAILED, PASSED, QUEUED, RUNNING, Job, Version, utcnow
+from hub.server.core.models import FAILED, PASSED, QUEUED, REVIEW_ERROR, RUNNING, Job, Version, utcnow
 
-__all__ = ["MAX_ATTEMPTS", "QUEUE", "Claim", "claim", "finish", "heartbeat"]
+__all__ = ["MAX_ATTEMPTS", "QUEUE", "Claim", "claim", "finish", "heartbeat", "release"]
 
 MAX_ATTEMPTS = 3
 
@@ -78,9 +78,11 @@ def heartbeat(sessions: sessionmaker[Session], claim: Claim, worker: str, lease_
         return extend(session, QUEUE, claim.job_id, worker, lease_s)
 
 
-def _finish(session: Session, job: Job, version: Version, *, passed: bool, report: dict[str, Any]) -> None:
+def _finish(
+    session: Session, job: Job, version: Version, *, passed: bool, report: dict[str, Any], error: bool = False
+) -> None:
     now = utcnow()
-    job.state = PASSED if passed else FAILED
+    job.state = PASSED if passed else REVIEW_ERROR if error else FAILED
     job.finished_at = now
     job.lease_until = None
     version.state = job.state
@@ -92,15 +94,36 @@ def _finish(session: Session, job: Job, version: Version, *, passed: bool, repor
         env.summary, env.tags, env.license = version.summary, version.tags, version.license
 
 
+def release(sessions: sessionmaker[Session], claim: Claim, worker: str) -> bool:
+    """Put a held job back in the queue to be tried again (its attempts stay counted); False
+    when the lease was lost to another worker."""
+    with sessions() as session, session.begin():
+        job = session.get(Job, claim.job_id)
+        if job is None or job.worker != worker or job.state != RUNNING:
+            return False
+        job.state, job.lease_until = QUEUED, None
+        version = session.get(Version, claim.version_id)
+        if version is not None:
+            version.state = QUEUED
+        return True
+
+
 def finish(
-    sessions: sessionmaker[Session], claim: Claim, worker: str, *, passed: bool, report: dict[str, Any]
+    sessions: sessionmaker[Session],
+    claim: Claim,
+    worker: str,
+    *,
+    passed: bool,
+    report: dict[str, Any],
+    error: bool = False,
 ) -> bool:
-    """Record the outcome; False (nothing recorded) when the lease was lost to another worker."""
+    """Record the outcome (``error``: the hub could not judge it); False (nothing recorded) when
+    the lease was lost to another worker."""
     with sessions() as session, session.begin():
         job = session.get(Job, claim.job_id)
         if job is None or job.worker != worker or job.state != RUNNING:
             return False
         version = session.get(Version, claim.version_id)
         assert version is not None
-        _finish(session, job, version, passed=passed, report=report)
+        _finish(session, job, version, passed=passed, report=report, error=error)
         return True
