@@ -19,6 +19,7 @@ def _register() -> None:
         bounty,
         envs,
         export,
+        fidelity,
         hubcmds,
         hubserver,
         leaderboard,

@@ -1,0 +1,341 @@
+"""A grader's measured error rates against labelled responses: the verifier card.
+
+A label file holds JSON lines ``{"task_id" or "prompt", "response", "reference"?, "label"}``:
+``label`` is true when the response is correct (by a person or a reference implementation).
+:func:`read_labels` reads and checks it (malformed lines are refused with their line numbers);
+:func:`measure` grades every response with the environment's own ``grade`` (through
+:func:`hub.env.grading.grade_rollout`, as a run grades) and compares the verdicts with the labels:
+
+- accuracy: verdicts that agree with the label, out of all graded lines;
+- false-positive rate: wrong answers rewarded (graded pass, label false), out of the false labels;
+- false-negative rate: right answers refused (graded fail, label true), out of the true labels;
+
+each with a Wilson 95% interval. A ``grader_failed`` verdict counts as a fail (that is what a run
+pays) and is also counted apart; an ``error`` grade (the grading infrastructure failed) is no
+verdict and is left out of the rates, counted apart.
+
+A line with ``task_id`` is graded against that task (``reference``, when given, replaces the
+task's answer); a line with ``prompt`` against the task whose prompt text is exactly that, or,
+when no task has it, against a task made of the prompt and the line's ``reference``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from hub.env.difficulty import wilson_interval
+from hub.env.environment import Environment
+from hub.env.errors import UsageError
+from hub.env.grading import grade_rollout
+from hub.env.types import Message, Rollout, Task, Timing
+
+__all__ = [
+    "ConfusionExample",
+    "FidelityReport",
+    "LabelledResponse",
+    "Rate",
+    "measure",
+    "rate",
+    "read_labels",
+    "report_from_verdicts",
+]
+
+_SHOWN_LINES = 5
+_EXAMPLE_CHARS = 400
+
+
+class LabelledResponse(BaseModel):
+    """One line of a label file."""
+
+    line: int = Field(description="1-based line number in the file.")
+    task_id: str | None = None
+    prompt: str | None = None
+    response: str
+    reference: Any = None
+    label: bool = Field(description="True when the response is correct.")
+
+
+class Rate(BaseModel):
+    """``k`` out of ``n`` with its Wilson 95% interval (``value`` None when n is 0)."""
+
+    k: int
+    n: int
+    value: float | None
+    ci95: tuple[float, float]
+
+    def text(self) -> str:
+        if self.value is None:
+            return "- (0 of 0)"
+        low, high = self.ci95
+        return f"{100 * self.value:.2f}% [{100 * low:.2f}, {100 * high:.2f}] ({self.k}/{self.n})"
+
+
+def rate(k: int, n: int) -> Rate:
+    """``k`` of ``n`` as a :class:`Rate`."""
+    return Rate(k=k, n=n, value=k / n if n else None, ci95=wilson_interval(k, n))
+
+
+class ConfusionExample(BaseModel):
+    """A line where the grader and the label disagree."""
+
+    kind: str = Field(
+        description="false_positive (wrong answer rewarded) or false_negative (right answer refused)."
+    )
+    line: int
+    task_id: str
+    response: str = Field(description="The response, cut to a few hundred characters.")
+    reference: Any = None
+    reason: str = Field(default="", description="The grade's reason.")
+
+
+class FidelityReport(BaseModel):
+    """The verifier card of one environment on one label file."""
+
+    env_id: str
+    env_version: str
+    labels: str = Field(description="The label file measured.")
+    n: int = Field(description="Lines with a verdict (errors excluded).")
+    true_positive: int
+    false_negative: int
+    false_positive: int
+    true_negative: int
+    accuracy: Rate
+    false_positive_rate: Rate = Field(description="Graded pass among lines labelled false.")
+    false_negative_rate: Rate = Field(description="Graded fail among lines labelled true.")
+    grader_failed: int = Field(description="Verdicts that were grader failures (counted as fails).")
+    errors: int = Field(description="Lines whose grading failed for infrastructure reasons (no verdict).")
+    examples: list[ConfusionExample] = Field(default_factory=list)
+
+    def to_text(self) -> str:
+        """The card as a few lines of text."""
+        return "\n".join(
+            [
+                f"{self.env_id} {self.env_version}: {self.n} labelled responses from {self.labels}",
+                f"  labelled correct {self.true_positive + self.false_negative}, "
+                f"labelled wrong {self.false_positive + self.true_negative}",
+                f"  accuracy            {self.accuracy.text()}",
+                f"  false-positive rate {self.false_positive_rate.text()}  wrong answers rewarded",
+                f"  false-negative rate {self.false_negative_rate.text()}  right answers refused",
+                f"  confusion: TP {self.true_positive}  FN {self.false_negative}  "
+                f"FP {self.false_positive}  TN {self.true_negative}",
+                f"  grader_failed {self.grader_failed}  errors (no verdict) {self.errors}",
+                *(
+                    f"  {e.kind} line {e.line} ({e.task_id}): {e.response!r} vs {e.reference!r}"
+                    + (f" [{e.reason}]" if e.reason else "")
+                    for e in self.examples
+                ),
+            ]
+        )
+
+
+def _some(lines: Sequence[int]) -> str:
+    shown = ", ".join(str(n) for n in lines[:_SHOWN_LINES])
+    return shown + (f" and {len(lines) - _SHOWN_LINES} more" if len(lines) > _SHOWN_LINES else "")
+
+
+def _parse_line(text: str, number: int) -> LabelledResponse | str:
+    """One line as a record, or why it is malformed."""
+    try:
+        row = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return f"not JSON ({exc.msg})"
+    if not isinstance(row, dict):
+        return "not a JSON object"
+    task_id, prompt, response, label = (row.get(k) for k in ("task_id", "prompt", "response", "label"))
+    if task_id is None and prompt is None:
+        return "needs task_id or prompt"
+    if task_id is not None and not isinstance(task_id, str):
+        return "task_id must be a string"
+    if prompt is not None and not isinstance(prompt, str):
+        return "prompt must be a string"
+    if not isinstance(response, str):
+        return "response must be a string"
+    if not isinstance(label, bool):
+        return "label must be true or false"
+    return LabelledResponse(
+        line=number,
+        task_id=task_id,
+        prompt=prompt,
+        response=response,
+        reference=row.get("reference"),
+        label=label,
+    )
+
+
+def read_labels(path: str | Path) -> list[LabelledResponse]:
+    """The records of a label file; blank lines are skipped, malformed ones refused (UsageError)."""
+    source = Path(path)
+    if not source.is_file():
+        raise UsageError(f"label file {str(source)!r} not found: pass --labels FILE (JSON lines)")
+    out: list[LabelledResponse] = []
+    bad: list[tuple[int, str]] = []
+    with source.open(encoding="utf-8", errors="replace") as handle:
+        for number, text in enumerate(handle, start=1):
+            if not text.strip():
+                continue
+            parsed = _parse_line(text, number)
+            if isinstance(parsed, str):
+                bad.append((number, parsed))
+            else:
+                out.append(parsed)
+    if bad:
+        first_line, first_why = bad[0]
+        raise UsageError(
+            f"{source}: {len(bad)} malformed line(s) ({_some([n for n, _ in bad])}); line {first_line}: "
+            f"{first_why}; each line must be a JSON object with task_id or prompt, response, label"
+        )
+    if not out:
+        raise UsageError(f"{source} holds no labelled responses")
+    return out
+
+
+def _prompt_text(task: Task) -> str:
+    if isinstance(task.prompt, str):
+        return task.prompt
+    return next((m.content or "" for m in reversed(task.prompt) if m.role == "user"), "")
+
+
+def _task_index(env: Environment) -> tuple[dict[str, Task], dict[str, Task]]:
+    """The environment's tasks of every finite split, by id and by prompt text (first wins)."""
+    by_id: dict[str, Task] = {}
+    by_prompt: dict[str, Task] = {}
+    for split in env.splits:
+        if env.num_tasks(split) is None:
+            continue  # generated without end: only lines that carry their own prompt are gradable
+        for task in env.tasks(split):
+            by_id.setdefault(task.id, task)
+            by_prompt.setdefault(_prompt_text(task), task)
+    return by_id, by_prompt
+
+
+def _resolve(env: Environment, labels: Sequence[LabelledResponse]) -> list[Task]:
+    """Each line's task, or a UsageError naming the lines no task matches."""
+    by_id, by_prompt = _task_index(env)
+    tasks: list[Task] = []
+    unknown: list[int] = []
+    for item in labels:
+        task = by_id.get(item.task_id) if item.task_id is not None else by_prompt.get(item.prompt or "")
+        if task is None and item.task_id is None and item.reference is not None:
+            task = Task(id=f"line-{item.line}", prompt=item.prompt or "", answer=item.reference)
+        if task is None:
+            unknown.append(item.line)
+            continue
+        if item.reference is not None and task.answer != item.reference:
+            task = task.model_copy(update={"answer": item.reference})
+        tasks.append(task)
+    if unknown:
+        first = labels[[i.line for i in labels].index(unknown[0])]
+        what = f"task id {first.task_id!r}" if first.task_id is not None else "its prompt"
+        raise UsageError(
+            f"{len(unknown)} label line(s) match no task of {env.id} ({_some(unknown)}; line {unknown[0]}: "
+            f"{what}); check the file was made for this environment and its data (--env-arg path=...), "
+            "or give prompt and reference"
+        )
+    return tasks
+
+
+async def _grade_all(
+    env: Environment,
+    tasks: Sequence[Task],
+    labels: Sequence[LabelledResponse],
+    *,
+    concurrency: int,
+    timeout_s: float,
+) -> list[tuple[bool | None, bool, str]]:
+    """(passed or None for an error, grader_failed, reason) per line, in order."""
+    gate = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(task: Task, item: LabelledResponse) -> tuple[bool | None, bool, str]:
+        rollout = Rollout(
+            task_id=task.id,
+            rollout_index=0,
+            messages=[*task.messages(env.system_prompt), Message(role="assistant", content=item.response)],
+            completion=item.response,
+            timing=Timing(started_at=0.0),
+            turns=1,
+        )
+        async with gate:
+            grade = await grade_rollout(env, task, rollout, timeout_s=timeout_s)
+        if grade.is_error:
+            return None, False, grade.reason or grade.status
+        return grade.passed, grade.grader_failed, grade.reason or ""
+
+    return list(await asyncio.gather(*(one(t, i) for t, i in zip(tasks, labels, strict=True))))
+
+
+def report_from_verdicts(
+    env: Environment,
+    source: str,
+    labels: Sequence[LabelledResponse],
+    tasks: Sequence[Task],
+    verdicts: Iterable[tuple[bool | None, bool, str]],
+    *,
+    examples: int = 5,
+) -> FidelityReport:
+    """Count the confusion matrix and the rates; keep up to ``examples`` of each disagreement."""
+    tp = fn = fp = tn = failed = errors = 0
+    shown: dict[str, list[ConfusionExample]] = {"false_positive": [], "false_negative": []}
+    for item, task, (passed, grader_failed, reason) in zip(labels, tasks, verdicts, strict=True):
+        if passed is None:
+            errors += 1
+            continue
+        failed += grader_failed
+        if item.label and passed:
+            tp += 1
+        elif item.label:
+            fn += 1
+        elif passed:
+            fp += 1
+        else:
+            tn += 1
+        if passed != item.label:
+            kind = "false_positive" if passed else "false_negative"
+            if len(shown[kind]) < examples:
+                shown[kind].append(
+                    ConfusionExample(
+                        kind=kind,
+                        line=item.line,
+                        task_id=task.id,
+                        response=item.response[:_EXAMPLE_CHARS],
+                        reference=task.answer,
+                        reason=reason[:_EXAMPLE_CHARS],
+                    )
+                )
+    n = tp + fn + fp + tn
+    return FidelityReport(
+        env_id=env.id,
+        env_version=env.version,
+        labels=source,
+        n=n,
+        true_positive=tp,
+        false_negative=fn,
+        false_positive=fp,
+        true_negative=tn,
+        accuracy=rate(tp + tn, n),
+        false_positive_rate=rate(fp, fp + tn),
+        false_negative_rate=rate(fn, tp + fn),
+        grader_failed=failed,
+        errors=errors,
+        examples=shown["false_positive"] + shown["false_negative"],
+    )
+
+
+async def measure(
+    env: Environment,
+    labels: Sequence[LabelledResponse],
+    *,
+    source: str = "",
+    examples: int = 5,
+    concurrency: int = 8,
+    timeout_s: float = 30.0,
+) -> FidelityReport:
+    """Grade every labelled response with ``env``'s own grader and compare with the labels."""
+    tasks = _resolve(env, labels)
+    verdicts = await _grade_all(env, tasks, labels, concurrency=concurrency, timeout_s=timeout_s)
+    return report_from_verdicts(env, source, labels, tasks, verdicts, examples=examples)

@@ -1,0 +1,109 @@
+"""Write label files for ``verihub fidelity`` from the labelled public data in the shared folder.
+
+Usage: python scripts/make_label_files.py [--data DIR] [--out DIR] [--only ENV] [--limit N]
+
+``--data``: the shared data folder (default ``$VERIHUB_SHARED_DATA``, else ``../shared/data``).
+``--out``: where ``gsm8k.jsonl``, ``ifeval.jsonl`` and ``nq_open.jsonl`` are written (default
+``build/labels``, which git ignores: the repository holds no copy of public datasets).
+
+- gsm8k: OpenAI's published model solutions (``gsm8k_labelled/model_solutions.jsonl``, four per
+  question), each labelled with its published ``is_correct``, on the GSM8K test task of its question.
+- ifeval: GPT-4's published responses, labelled true when the reference implementation's strict
+  verdicts say every instruction was followed.
+- nq_open: model predictions rated by people, ``def_correct`` as true and ``def_incorrect`` as
+  false; ``poss_correct`` ones are left out (counted in the output).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+ENVS = ("gsm8k", "ifeval", "nq_open")
+SOLVERS = ("6b_finetuning", "6b_verification", "175b_finetuning", "175b_verification")
+
+
+def _rows(path: Path) -> Iterator[dict[str, Any]]:
+    with path.open(encoding="utf-8") as handle:
+        for text in handle:
+            if text.strip():
+                yield json.loads(text)
+
+
+def gsm8k_labels(data: Path, notes: list[str]) -> Iterator[dict[str, Any]]:
+    """Labelled model solutions on the task ids of the GSM8K test split (``gsm8k-test-NNNN``)."""
+    index = {row["question"].strip(): i for i, row in enumerate(_rows(data / "gsm8k" / "test.jsonl"))}
+    missing = 0
+    for row in _rows(data / "gsm8k_labelled" / "model_solutions.jsonl"):
+        i = index.get(row["question"].strip())
+        if i is None:
+            missing += 1
+            continue
+        for solver in SOLVERS:
+            item = row[solver]
+            yield {
+                "task_id": f"gsm8k-test-{i:04d}",
+                "response": item["solution"],
+                "label": bool(item["is_correct"]),
+            }
+    notes.append(f"gsm8k: {missing} labelled questions not in the test split, left out")
+
+
+def ifeval_labels(data: Path, notes: list[str]) -> Iterator[dict[str, Any]]:
+    """GPT-4 responses; label: every instruction followed by the reference's strict verdicts."""
+    for row in _rows(data / "ifeval" / "gpt4_responses_with_reference_verdicts.jsonl"):
+        yield {"task_id": f"ifeval-{row['key']}", "response": row["response"], "label": all(row["strict"])}
+
+
+def nq_open_labels(data: Path, notes: list[str]) -> Iterator[dict[str, Any]]:
+    """Human-rated predictions on the environment's own task ids (made by its ``make_tasks``)."""
+    from verihub_nq_open import make_tasks
+
+    rows = list(_rows(data / "nq_open" / "test.jsonl"))
+    possible = 0
+    for row, task in zip(rows, make_tasks(rows), strict=True):
+        for pred in row.get("def_correct_predictions", []):
+            yield {"task_id": task.id, "response": pred, "label": True}
+        for pred in row.get("def_incorrect_predictions", []):
+            yield {"task_id": task.id, "response": pred, "label": False}
+        possible += len(row.get("poss_correct_predictions", []))
+    notes.append(f"nq_open: {possible} 'possibly correct' predictions left out")
+
+
+MAKERS = {"gsm8k": gsm8k_labels, "ifeval": ifeval_labels, "nq_open": nq_open_labels}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--data", type=Path, help="shared data folder")
+    parser.add_argument("--out", type=Path, default=Path("build/labels"), help="output folder")
+    parser.add_argument("--only", choices=ENVS, action="append", help="one environment (repeatable)")
+    parser.add_argument("--limit", type=int, help="first N labelled responses per file")
+    args = parser.parse_args(argv)
+    if args.data is None:
+        from hub.review.testing import shared_data_dir
+
+        args.data = shared_data_dir()
+    args.out.mkdir(parents=True, exist_ok=True)
+    for env_id in args.only or ENVS:
+        notes: list[str] = []
+        path = args.out / f"{env_id}.jsonl"
+        counts = {True: 0, False: 0}
+        with path.open("w", encoding="utf-8") as out:
+            for n, item in enumerate(MAKERS[env_id](args.data, notes)):
+                if args.limit is not None and n >= args.limit:
+                    break
+                counts[item["label"]] += 1
+                out.write(json.dumps(item, ensure_ascii=False) + "\n")
+        print(f"{path}: {counts[True] + counts[False]} lines ({counts[True]} true, {counts[False]} false)")
+        for note in notes:
+            print(f"  {note}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
