@@ -7,6 +7,8 @@ Reading guide:
 - :mod:`hub.review.submit`: writing submission bundles (``verihub submit``); :mod:`hub.review.verify`:
   re-verifying one (``verihub verify-submission``).
 - :mod:`hub.review.calibrate`: per-task pass rates and the learnable band.
+- :mod:`hub.review.fidelity`: a grader's measured error rates on labelled responses
+  (``verihub fidelity``: accuracy, false-positive and false-negative rates with intervals).
 - :mod:`hub.review.env_tests`, :mod:`hub.review.testing`: test kits for environment packages.
 
 Imports: :mod:`hub.env`, :mod:`hub.registry`, :mod:`hub.run`, :mod:`hub.train` (and ``graders``).
