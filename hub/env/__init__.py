@@ -13,7 +13,6 @@ Reading guide:
 - :mod:`hub.env.mcp_tools`: ``McpToolEnv``, tools from an MCP server started per rollout.
 - :mod:`hub.env.pooled`: ``PooledGrade``, synchronous grading in a worker pool with a hard timeout.
 - :mod:`hub.env.grading`: grading one rollout under a time limit, choosing a split's tasks.
-- :mod:`hub.env.rewards`: an environment as an RL reward function and a training dataset.
 - :mod:`hub.env.procedural`: building blocks for procedural task generators.
 - :mod:`hub.env.difficulty`: difficulty spaces (named axes with ordered levels) an environment declares.
 - :mod:`hub.env.errors`: verihub's exception tree (every room raises these).

@@ -32,15 +32,12 @@ from typing import TYPE_CHECKING, Any
 
 from graders.grade import Grade
 from graders.protocol import Grader
-from hub.env import rewards
-from hub.env.difficulty import POINT_KEY, SINGLE_POINT, DifficultySpace, OutcomeObserver, Point
+from hub.env.difficulty import POINT_KEY, SINGLE_POINT, DifficultySpace, Point
 from hub.env.errors import EnvironmentDefinitionError, UnknownSplitError
 from hub.env.types import Message, Rollout, State, Step, Task
 
 if TYPE_CHECKING:
-    from datasets import Dataset
-
-    from hub.env.rewards import EnvReward
+    pass
 
 __all__ = ["Environment", "GradedEnv", "MultiTurnEnv", "PointSource", "SingleTurnEnv", "TaskSource"]
 
@@ -158,37 +155,6 @@ class Environment(ABC):
         The runner calls it once when a run ends, on success or failure. The default does nothing.
         """
         return None
-
-    # -- training (see hub.env.rewards) -----------------------------------------------------------------
-    def reward_function(
-        self,
-        *,
-        error_value: float | None = 0.0,
-        timeout_s: float = 60.0,
-        concurrency: int = 64,
-        name: str | None = None,
-        curriculum: OutcomeObserver | None = None,
-    ) -> EnvReward:
-        """A reward function for TRL's ``GRPOTrainer`` that grades with this environment.
-
-        Same as :func:`hub.env.rewards.reward_function` (``reward_function(self, ...)``).
-        """
-        return rewards.reward_function(
-            self,
-            error_value=error_value,
-            timeout_s=timeout_s,
-            concurrency=concurrency,
-            name=name,
-            curriculum=curriculum,
-        )
-
-    def to_dataset(self, split: str = "train", n: int | None = None, *, seed: int = 0) -> Dataset:
-        """The first ``n`` tasks of ``split`` as a Hugging Face dataset for GRPO training.
-
-        Same as :func:`hub.env.rewards.to_dataset` (``to_dataset(self, split, n, seed=seed)``);
-        ``datasets`` is imported only by this call.
-        """
-        return rewards.to_dataset(self, split, n, seed=seed)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.id}@{self.version}>"

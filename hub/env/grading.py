@@ -1,7 +1,7 @@
 """Grading one rollout with an environment's own grader, and choosing the tasks of a split.
 
 These are the environment-side primitives that the runner (:mod:`hub.run.runner`), the RL reward
-(:mod:`hub.env.rewards`) and the Ray graders build on: :func:`grade_rollout` enforces the grading
+(:mod:`hub.train.rewards`) and the Ray graders build on: :func:`grade_rollout` enforces the grading
 time limit (a grader that raises gives a counted ``grader_failed`` grade, never an error that a
 response could hide behind; a grade that runs past the limit is the response's failure, an
 incorrect grade that counts as 0),

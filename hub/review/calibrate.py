@@ -5,7 +5,7 @@ reports each task's pass rate with a Wilson 95% interval, a histogram, the tasks
 solved (possibly infeasible: flagged when the reference answer itself does not pass) and the
 saturated ones, then exports the tasks in the learnable band as ``learnable.jsonl`` and as a
 Hugging Face ``datasets`` dataset (``learnable_dataset/``), with the prompt in the chat format of
-:func:`hub.env.rewards.to_dataset` (a list of ``{role, content}`` messages, the system prompt
+:func:`hub.train.rewards.to_dataset` (a list of ``{role, content}`` messages, the system prompt
 included), so the export feeds a GRPO trainer directly.
 
 The learnable band has one definition, :func:`in_band`, shared with the leaderboard's eval cards:
@@ -194,7 +194,7 @@ def export_learnable(
     """Write ``learnable.jsonl`` and ``learnable_dataset/`` (``datasets.save_to_disk``) into ``out``.
 
     ``prompt`` is the opening chat messages (``system_prompt`` first when given), as
-    :func:`hub.env.rewards.to_dataset` writes them; ``answer`` and ``metadata`` are JSON strings
+    :func:`hub.train.rewards.to_dataset` writes them; ``answer`` and ``metadata`` are JSON strings
     so that every row has the same column types.
     """
     import datasets

@@ -2,8 +2,8 @@
 
 Reading guide:
 
-- :func:`reward_function`, :func:`to_dataset` (defined in :mod:`hub.env.rewards`, because an
-  environment offers them as methods): an environment as a TRL reward and a training dataset.
+- :func:`reward_function`, :func:`to_dataset` (:mod:`hub.train.rewards`): an environment as a TRL
+  reward and a training dataset.
 - :mod:`hub.train.curriculum`: :class:`Curriculum`, an online curriculum over an environment's
   difficulty space; :mod:`hub.train.curriculum_dataset`: a training dataset it fills as it
   learns; :mod:`hub.train.curriculum_checkpoint`: saving it with a trainer's checkpoints;
@@ -24,9 +24,9 @@ Reading guide:
 Imports: :mod:`hub.env`, :mod:`hub.registry`, :mod:`hub.run` (and ``graders``).
 """
 
-from hub.env.rewards import EnvReward, reward_function, to_dataset
 from hub.train.curriculum import Curriculum, CurriculumConfig, has_signal
 from hub.train.curriculum_dataset import CurriculumDataset
+from hub.train.rewards import EnvReward, reward_function, to_dataset
 
 __all__ = [
     "Curriculum",

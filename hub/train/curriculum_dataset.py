@@ -21,8 +21,8 @@ from typing import Any
 
 from hub.env.environment import Environment
 from hub.env.errors import UsageError
-from hub.env.rewards import task_row
 from hub.train.curriculum import Curriculum
+from hub.train.rewards import task_row
 
 __all__ = ["CurriculumDataset"]
 

@@ -3,7 +3,7 @@
 ::
 
     from hub.registry.entrypoints import load_environment
-    from hub.env.rewards import reward_function, to_dataset
+    from hub.train.rewards import reward_function, to_dataset
 
     env = load_environment("arith")
     dataset = to_dataset(env, "train", 1000, seed=0)       # prompt + task_id, answer, metadata
@@ -346,7 +346,7 @@ def _column(kwargs: Mapping[str, Any], name: str, n: int) -> Sequence[Any]:
     col = kwargs.get(name)
     if col is None:
         raise UsageError(
-            f"the reward needs the dataset column {name!r}; build the dataset with hub.env.rewards.to_dataset"
+            f"the reward needs the dataset column {name!r}; build the dataset with hub.train.to_dataset"
         )
     if len(col) != n:
         raise UsageError(f"column {name!r} has {len(col)} entries for {n} completions")

@@ -99,8 +99,8 @@ async def test_calibrate_end_to_end_with_a_fake_model(tmp_path: Path) -> None:
     assert [r["task_id"] for r in rows] == cal.learnable and rows[0]["pass_rate"] == 0.5
     ds = datasets.load_from_disk(str(tmp_path / "learnable_dataset"))
     assert ds.num_rows == 2 and json.loads(ds[0]["answer"]) == tasks[2].answer
-    from hub.env.rewards import to_dataset
     from hub.registry.entrypoints import load_environment
+    from hub.train.rewards import to_dataset
 
     train = to_dataset(load_environment("arith"), "train", 6)
     assert ds[0]["prompt"] == train[2]["prompt"] == rows[0]["prompt"]

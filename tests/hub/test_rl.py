@@ -1,4 +1,4 @@
-"""hub.env.rewards: the environment as a TRL GRPOTrainer reward function, and the training dataset."""
+"""hub.train.rewards: the environment as a TRL GRPOTrainer reward function, and the training dataset."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from graders.exact import ExactGrader
 from hub import SingleTurnEnv, Task
 from hub.env.errors import UsageError
-from hub.env.rewards import completion_text, reward_function, to_dataset
+from hub.train.rewards import completion_text, reward_function, to_dataset
 
 
 def _tasks(n: int) -> list[Task]:
@@ -62,19 +62,18 @@ def test_to_dataset_has_chat_prompt_and_reward_columns() -> None:
     assert "2" not in json.dumps(row["prompt"])  # the reference is never in the prompt
 
 
-def test_environment_to_dataset_method_is_hub_rl_to_dataset() -> None:
+def test_to_dataset_takes_the_first_tasks_of_a_split() -> None:
     env = SingleTurnEnv(id="toy", tasks=_tasks(5), grader=ExactGrader(), system_prompt="Be brief.")
-    ds = env.to_dataset("test", 3, seed=0)
-    assert ds.to_list() == to_dataset(env, "test", 3, seed=0).to_list()
+    ds = to_dataset(env, "test", 3, seed=0)
     assert [row["task_id"] for row in ds] == ["t0", "t1", "t2"]
     with pytest.raises(UsageError, match="no split 'train'"):
-        env.to_dataset()  # the default split is train, as in hub.env.rewards
+        to_dataset(env)  # the default split is train
 
 
-def test_environment_reward_function_method_grades_like_hub_rl(toy_env: SingleTurnEnv) -> None:
-    from hub.env.rewards import EnvReward
+def test_reward_function_options_and_grades(toy_env: SingleTurnEnv) -> None:
+    from hub.train.rewards import EnvReward
 
-    reward = toy_env.reward_function(error_value=None, timeout_s=5.0, concurrency=2, name="mine")
+    reward = reward_function(toy_env, error_value=None, timeout_s=5.0, concurrency=2, name="mine")
     assert isinstance(reward, EnvReward) and reward.env is toy_env
     assert (reward.__name__, reward.error_value, reward.timeout_s, reward.concurrency) == (
         "mine",
@@ -82,14 +81,14 @@ def test_environment_reward_function_method_grades_like_hub_rl(toy_env: SingleTu
         5.0,
         2,
     )
-    ds = toy_env.to_dataset("test", 2)
+    ds = to_dataset(toy_env, "test", 2)
     assert trainer_call(reward, ds, ["Answer: 1", "no", "Answer: 2", "Answer: 2"], generations=2) == [
         1.0,
         0.0,
         1.0,
         1.0,
     ]
-    assert toy_env.reward_function().__name__ == "verihub_toy"
+    assert reward_function(toy_env).__name__ == "verihub_toy"
     reward.close()
 
 
