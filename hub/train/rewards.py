@@ -10,9 +10,6 @@
     reward = reward_function(env)                         # reward(prompts=..., completions=..., **columns)
     trainer = GRPOTrainer(model=..., reward_funcs=reward, train_dataset=dataset, args=...)
 
-The same from the environment: ``env.to_dataset("train", 1000, seed=0)`` and
-``env.reward_function()`` (thin methods of :class:`hub.env.environment.Environment` that call these).
-
 The trainer calls ``reward(prompts=[...], completions=[...], completion_ids=[...], task_id=[...],
 answer=[...], metadata=[...], trainer_state=..., ...)`` with one list entry per completion
 (dataset columns repeated for each generation) and reads back one float per completion.
