@@ -9,8 +9,9 @@ nothing and loads nothing.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterable, Sequence
+
+from markupsafe import Markup, escape
 
 __all__ = ["Safe", "esc", "join", "link", "page", "table", "tag"]
 
@@ -40,17 +41,16 @@ code{font-size:.85rem;overflow-wrap:anywhere}
 """
 
 
-class Safe(str):
-    """Markup that is already escaped (or built only from escaped parts)."""
+#: Markup that is already escaped (or built only from escaped parts): markupsafe's ``Markup``, the
+#: same type the hub server's Jinja templates take as safe, so a fragment passes between them as is.
+Safe = Markup
 
 
 def esc(value: object) -> Safe:
-    """``value`` as HTML text: escaped unless it is already :class:`Safe`; None becomes ''."""
-    if isinstance(value, Safe):
-        return value
+    """``value`` as HTML text: escaped unless it is already markup; None becomes ''."""
     if value is None:
         return Safe("")
-    return Safe(html.escape(str(value), quote=True))
+    return escape(value)
 
 
 def join(parts: Iterable[object], sep: str = "") -> Safe:

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import html
 import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
+
+from markupsafe import escape
 
 from hub.env.types import Message, Rollout
 from hub.run.metrics import Summary, SummaryBuilder
@@ -92,7 +93,7 @@ def _csp() -> str:
 
 
 def _e(value: object) -> str:
-    return html.escape(str(value), quote=True)
+    return str(escape(value))
 
 
 def _status(r: Rollout) -> str:

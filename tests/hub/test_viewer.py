@@ -69,9 +69,9 @@ def test_page_is_written_and_escaped(tmp_path: Path) -> None:
     assert page == rd.path / "view.html"
     text = page.read_text()
     assert SCRIPT not in text and IMG not in text
-    assert "&lt;script&gt;document.title=&#x27;pwned&#x27;&lt;/script&gt;" in text
+    assert "&lt;script&gt;document.title=&#39;pwned&#39;&lt;/script&gt;" in text
     assert text.count("<script>") == 1  # the page's own filter script, allowed by hash in the CSP
-    assert 'http-equiv="Content-Security-Policy" content="default-src &#x27;none&#x27;' in text
+    assert 'http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;' in text
     assert (
         text.count('data-status="passed"') == 2
         and text.count('data-status="failed"') == 3

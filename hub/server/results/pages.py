@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -161,7 +160,7 @@ def card_page(request: Request) -> Response:
             ref=ref,
             version=version,
             runs=runs,
-            card=Markup(str(fragment)),
+            card=fragment,
             n_models=len(card.models),
         )
 
@@ -247,7 +246,7 @@ def env_leaderboard(request: Request) -> Response:
             versions=versions,
             form=form,
             n_runs=len(entries),
-            board=Markup(str(fragment)),
+            board=fragment,
             compare_href=_toggle(request, not form.compare),
             action=f"/{ref}/leaderboard",
         )
@@ -273,7 +272,7 @@ def cross_leaderboard(request: Request) -> Response:
             versions=[],
             form=form,
             n_runs=len(run_filter.apply(r.entry for r in runs)),
-            board=Markup(str(fragment)),
+            board=fragment,
             compare_href=None,
             action="/leaderboard",
         )
