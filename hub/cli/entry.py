@@ -25,6 +25,7 @@ def _register() -> None:
         results,
         run,
         serve,
+        synth,
     )
 
 
