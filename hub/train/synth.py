@@ -89,7 +89,12 @@ class SynthReport:
     candidates: int = 0
     kept: int = 0
     removed: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FILTERS, 0))
+    detail: dict[str, int] = field(default_factory=dict)
+    """Removals by reason where a check has several: ``verify/unsolved`` (the solver cannot read
+    the prompt), ``verify/wrong`` (it gets another answer), ``verify/disagreed`` (too few of the
+    model solutions pass)."""
     reference: dict[str, int] = field(default_factory=dict)
+    """Texts read per reference set (the environment's splits, the benchmarks)."""
     verifier: str = ""
     stopped: str | None = None
     """Why the run ended before ``n`` candidates (an unreachable endpoint, ...), else None."""
@@ -203,7 +208,9 @@ async def synthesize_with(
                 output.keep(verdict)
                 verdict_name = "kept"
             else:
-                report.removed[verdict] += 1
+                report.removed[verdict.partition("/")[0]] += 1
+                if "/" in verdict:
+                    report.detail[verdict] = report.detail.get(verdict, 0) + 1
                 verdict_name = verdict
             output.flush()
             if on_candidate is not None:
@@ -228,7 +235,7 @@ async def _candidate(
     sampling: Sampling,
     report: SynthReport,
 ) -> Task | str:
-    """The kept task, or the name of the check that removed candidate ``i``."""
+    """The kept task, or the check that removed candidate ``i`` (``check`` or ``check/reason``)."""
     shown = rng.sample(seeds, min(config.shots, len(seeds)))
     examples = "\n\n".join(json.dumps({"prompt": t.prompt, "answer": t.answer}) for t in shown)
     prompt = TEMPLATE.format(env=env.id, examples=examples)
@@ -251,17 +258,17 @@ async def _candidate(
     if solver is not None:
         solved = solver(text)
         if solved is None:
-            return "verify"
+            return "verify/unsolved"
         reference, meta = solved
         check = task.model_copy(update={"answer": reference, "metadata": meta})
         grade = await _grade_text(env, check, f"Answer: {task.answer}")
         if not grade.passed:
-            return "verify"
+            return "verify/wrong"
         verdicts["verify"] = {"method": "solver", "reference": reference}
     else:
         passed = await _pass_count(env, generator, task, config.k, sampling, seed * 31)
         if passed < config.agree:
-            return "verify"
+            return "verify/disagreed"
         verdicts["verify"] = {"method": "agreement", "k": config.k, "agree": config.agree, "passed": passed}
     if calibrator is not None:
         probe = task.model_copy(update={"metadata": meta})

@@ -45,18 +45,26 @@ _WORD = re.compile(r"\w+")
 MAX_FIELD_CHARS = 4000
 
 
+def _objects(text: str) -> Iterator[Any]:
+    decoder = json.JSONDecoder()
+    start = text.find("{")
+    while start >= 0:
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except ValueError:
+            start = text.find("{", start + 1)
+            continue
+        yield value
+        start = text.find("{", end)
+
+
 def parse_candidate(text: str, task_id: str) -> Task | None:
-    """The task in a model's reply (the first ``{...}`` object), validated; None if malformed."""
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
+    """The task in a model's reply (the first JSON object with a ``prompt`` and an ``answer``),
+    validated as a :class:`Task`; None if there is none."""
+    data = next((v for v in _objects(text) if isinstance(v, dict) and {"prompt", "answer"} <= v.keys()), None)
+    if data is None:
         return None
-    try:
-        data = json.loads(text[start : end + 1])
-    except ValueError:
-        return None
-    if not isinstance(data, dict):
-        return None
-    prompt, answer = data.get("prompt"), data.get("answer")
+    prompt, answer = data["prompt"], data["answer"]
     if isinstance(answer, bool) or not isinstance(answer, (str, int)):
         return None
     if not isinstance(prompt, str) or not prompt.strip() or len(prompt) > MAX_FIELD_CHARS:

@@ -74,6 +74,7 @@ async def test_each_check_removes_its_candidates_and_kept_tasks_carry_provenance
         report = await synthesize_with(env, client, tmp_path / "out", config, generator_name="fake-gen")
     assert report.stopped is None and report.candidates == 6 and report.kept == 2
     assert report.removed == {"parse": 1, "duplicate": 1, "contamination": 1, "verify": 1, "calibration": 0}
+    assert report.detail == {"verify/wrong": 1}
     assert report.verifier == "solver:arith" and report.reference["gsm8k"] == 1
     saved = json.loads((tmp_path / "out" / "report.json").read_text())
     assert saved["removed"] == report.removed and saved["config"]["ngram"] == 13
@@ -177,6 +178,9 @@ def test_an_unreachable_endpoint_ends_in_one_line_with_a_report(
 def test_parse_candidate_validates_or_refuses() -> None:
     task = parse_candidate('ok: {"prompt": "Compute 1 + 1.", "answer": 2}', "c0")
     assert task is not None and task.answer == "2" and task.id == "c0"
+    two = '{"task": "x"} then {"prompt": "Compute 2 + 2.", "answer": "4"} and {"prompt": "y", "answer": "1"}'
+    again = parse_candidate(two, "c2")
+    assert again is not None and again.prompt == "Compute 2 + 2."
     for bad in (
         "no json",
         '{"prompt": "", "answer": "1"}',
