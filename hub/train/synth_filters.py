@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from hub.env.environment import Environment
+from hub.env.errors import UsageError
 from hub.env.types import Task
 
 __all__ = [
@@ -214,7 +215,10 @@ class NearDuplicates:
     similarity ``>= threshold``."""
 
     def __init__(self, threshold: float = 0.8, *, num_perm: int = 128, shingle: int = 3) -> None:
-        from datasketch import MinHashLSH
+        try:
+            from datasketch import MinHashLSH
+        except ImportError:
+            raise UsageError("duplicate screening needs datasketch: pip install 'verihub[synth]'") from None
 
         self.threshold = threshold
         self.num_perm = num_perm

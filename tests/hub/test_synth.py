@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from hub.run.fake_server import FakeChatServer
 from hub.train.synth import SynthConfig, synthesize, synthesize_with
 from hub.train.synth_filters import NearDuplicates, load_tasks, parse_candidate, solver_for
 
+needs_datasketch = pytest.mark.skipif(find_spec("datasketch") is None, reason="pip install 'verihub[synth]'")
 SUFFIX = " Reply with the final answer as: Answer: <integer>"
 GSM8K_QUESTION = (
     "Janet\u2019s ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins "
@@ -65,6 +67,7 @@ def _client(server: FakeChatServer) -> OpenAIClient:
     return OpenAIClient(ClientOptions(base_url=server.base_url, model="fake", max_retries=0, timeout_s=5))
 
 
+@needs_datasketch
 async def test_each_check_removes_its_candidates_and_kept_tasks_carry_provenance(
     tmp_path: Path, data_dir: Path
 ) -> None:
@@ -90,6 +93,7 @@ async def test_each_check_removes_its_candidates_and_kept_tasks_carry_provenance
     assert [t.id for t in synth_env.tasks("synth")] == [t.id for t in tasks]
 
 
+@needs_datasketch
 async def test_without_a_solver_k_model_solutions_must_agree(tmp_path: Path, data_dir: Path) -> None:
     seeds = [
         Task(id=f"s{i}", prompt=f"What is the capital of {c}?", answer=a)
@@ -117,6 +121,7 @@ async def test_without_a_solver_k_model_solutions_must_agree(tmp_path: Path, dat
     }
 
 
+@needs_datasketch
 async def test_calibration_removes_tasks_outside_the_band(tmp_path: Path, data_dir: Path) -> None:
     env = load_environment("arith")
     replies = [_task("Compute 987 + 654." + SUFFIX, "1641"), _task("Compute 20 + 22." + SUFFIX, "42")]
@@ -129,6 +134,7 @@ async def test_calibration_removes_tasks_outside_the_band(tmp_path: Path, data_d
     assert report.kept == 0 and report.removed["calibration"] == 2
 
 
+@needs_datasketch
 async def test_a_failing_endpoint_mid_run_keeps_the_tasks_so_far(tmp_path: Path, data_dir: Path) -> None:
     env = load_environment("arith")
     replies = [_task("Compute 987 + 654." + SUFFIX, "1641"), _task("Compute (17 + 25) * 3." + SUFFIX, "126")]
@@ -206,6 +212,7 @@ def test_the_solvers_reproduce_the_environments_answers(env_id: str) -> None:
     assert solve("Compute __import__('os')." + SUFFIX) is None
 
 
+@needs_datasketch
 def test_near_duplicates_match_reworded_copies_only() -> None:
     index = NearDuplicates(0.8)
     index.add("a", "How many times does the letter 'a' appear in the word banana today?")
@@ -223,6 +230,7 @@ def _have_local_model() -> bool:
     return True
 
 
+@needs_datasketch
 @pytest.mark.model
 @pytest.mark.slow
 @pytest.mark.skipif(not _have_local_model(), reason="embedded model not installed (bash scripts/install.sh)")
