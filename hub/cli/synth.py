@@ -36,6 +36,9 @@ def synth_cmd(
     ),
     ngram: int = typer.Option(13, "--ngram", min=4, help="Word n-gram length of the contamination screen."),
     calibrate_with: str = typer.Option(None, "--calibrate-with", help="Keep tasks it passes in --band."),
+    calibrate_base_url: str = typer.Option(
+        None, "--calibrate-base-url", help="Endpoint of --calibrate-with (default --base-url)."
+    ),
     rollouts: int = typer.Option(4, "--rollouts", "-r", min=1, help="Calibration rollouts per candidate."),
     band: str = typer.Option(None, "--band", help="Calibration pass-rate band LOW,HIGH (default 0.1,0.9)."),
     temperature: float = typer.Option(1.0, "--temperature", min=0.0, help="Sampling temperature."),
@@ -72,6 +75,7 @@ def synth_cmd(
             config=config,
             env_args=parse_env_args(env_arg),
             options=options,
+            calibrate_base_url=calibrate_base_url,
             on_candidate=lambda i, verdict: console.print(f"candidate {i + 1}/{n}: {verdict}"),
         )
     )

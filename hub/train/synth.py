@@ -283,6 +283,7 @@ async def _candidate(
         "generator": report.generator,
         "prompt_sha256": hashlib.sha256(prompt.encode()).hexdigest(),
         "seed": seed,
+        "run_seed": config.seed,
         "candidate": i,
         "seed_tasks": [t.id for t in shown],
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

@@ -156,6 +156,9 @@ def _solve_arith(prompt: str) -> tuple[str, dict[str, Any]] | None:
     return None if m is None or value is None else (str(value), {"expression": m.group(1)})
 
 
+_WORD_SLOT = "([A-Za-z]{1,64})"
+
+
 def _textops_solver(module: Any) -> Solver | None:
     levels = getattr(module, "LEVELS", None)
     suffix = getattr(module, "_SUFFIX", None)
@@ -164,7 +167,7 @@ def _textops_solver(module: Any) -> Solver | None:
     patterns = []
     for level, (_, operations) in levels.items():
         for op in operations:
-            pattern = re.escape(op.template).replace(r"\{w\}", "([a-z]{1,64})").replace(r"\{c\}", "([a-z])")
+            pattern = re.escape(op.template).replace(r"\{w\}", _WORD_SLOT).replace(r"\{c\}", "([A-Za-z])")
             patterns.append((re.compile(pattern + re.escape(suffix)), op, level))
 
     def solve(prompt: str) -> tuple[str, dict[str, Any]] | None:

@@ -3,7 +3,9 @@ failing endpoint leaves a whole report and the tasks kept so far."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 from collections.abc import Iterator
 from importlib.util import find_spec
 from pathlib import Path
@@ -87,7 +89,7 @@ async def test_each_check_removes_its_candidates_and_kept_tasks_carry_provenance
     assert prov["generator"] == "fake-gen" and len(prov["prompt_sha256"]) == 64
     assert prov["filters"]["verify"] == {"method": "solver", "reference": "1641"}
     assert prov["filters"]["duplicate"]["threshold"] == 0.8 and prov["filters"]["calibration"] == "skipped"
-    assert prov["seed"] != tasks[1].metadata["synth"]["seed"]
+    assert prov["run_seed"] == 0 and prov["seed"] != tasks[1].metadata["synth"]["seed"]
     # the kept tasks serve as a split and grade as arith tasks do
     synth_env = SingleTurnEnv(id="arith-synth", tasks={"synth": tasks}, grader=ExactGrader(kind="integer"))
     assert [t.id for t in synth_env.tasks("synth")] == [t.id for t in tasks]
@@ -179,6 +181,32 @@ def test_an_unreachable_endpoint_ends_in_one_line_with_a_report(
     report = json.loads((out / "report.json").read_text())
     assert report["stopped"] and report["kept"] == 0 and report["candidates"] == 0
     assert (out / "tasks.jsonl").read_text() == ""
+
+
+@needs_datasketch
+def test_the_command_writes_tasks_and_report(
+    tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VERIHUB_SHARED_DATA", str(data_dir))
+    loop = asyncio.new_event_loop()
+    server = FakeChatServer(responder=_generator(ARITH_REPLIES))
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    asyncio.run_coroutine_threadsafe(server.start(), loop).result(10)
+    out = tmp_path / "out"
+    try:
+        with pytest.raises(SystemExit) as exc:
+            hub.cli.main(["synth", "arith", "--model", "gen", "--base-url", server.base_url, "--n", "6",
+                          "--out", str(out)])  # fmt: skip
+    finally:
+        asyncio.run_coroutine_threadsafe(server.stop(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+    assert exc.value.code == 0
+    assert "kept 2 of 6 candidates" in capsys.readouterr().out
+    report = json.loads((out / "report.json").read_text())
+    assert report["removed"]["contamination"] == 1 and report["generator"] == "gen"
+    assert [t.metadata["synth"]["generator"] for t in load_tasks(out / "tasks.jsonl")] == ["gen", "gen"]
 
 
 def test_parse_candidate_validates_or_refuses() -> None:
