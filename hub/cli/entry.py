@@ -26,6 +26,7 @@ def _register() -> None:
         results,
         run,
         serve,
+        synth,
     )
 
 

@@ -1,0 +1,270 @@
+"""``verihub synth``: each check removes what it should, kept tasks carry their provenance, and a
+failing endpoint leaves a whole report and the tasks kept so far."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Iterator
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import hub.cli
+from graders.exact import ExactGrader
+from hub import SingleTurnEnv, Task
+from hub.registry.entrypoints import load_environment
+from hub.run.client import ClientOptions, OpenAIClient
+from hub.run.fake_server import FakeChatServer
+from hub.train.synth import SynthConfig, synthesize, synthesize_with
+from hub.train.synth_filters import NearDuplicates, load_tasks, parse_candidate, solver_for
+
+needs_datasketch = pytest.mark.skipif(find_spec("datasketch") is None, reason="pip install 'verihub[synth]'")
+SUFFIX = " Reply with the final answer as: Answer: <integer>"
+GSM8K_QUESTION = (
+    "Janet\u2019s ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins "
+    "for her friends every day with four. She sells the remainder at the farmers' market daily for $2 "
+    "per fresh duck egg. How much in dollars does she make every day at the farmers' market?"
+)
+
+
+def _task(prompt: str, answer: str) -> str:
+    return json.dumps({"prompt": prompt, "answer": answer})
+
+
+ARITH_REPLIES = [
+    "Here is one: " + _task("Compute 987 + 654." + SUFFIX, "1641"),  # kept (prose around the JSON)
+    '{"prompt": "Compute 3 + 4.", "answer": ',  # malformed
+    _task("Compute 987 + 654." + SUFFIX, "1641"),  # duplicate of the first
+    _task(GSM8K_QUESTION, "18"),  # copied from the gsm8k test set
+    _task("Compute (123 + 456) * 7." + SUFFIX, "4000"),  # wrong: the solver says 4053
+    _task("Compute (17 + 25) * 3." + SUFFIX, "126"),  # kept
+]
+
+
+def _generator(replies: list[str], solve: dict[str, str] | None = None) -> Any:
+    queue: Iterator[str] = iter(replies)
+
+    def respond(request: dict[str, Any]) -> str:
+        last = request["messages"][-1]["content"]
+        if last.startswith("You write new tasks"):
+            return next(queue, "no more")
+        return next((answer for key, answer in (solve or {}).items() if key in last), "Answer: 42")
+
+    return respond
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    bench = tmp_path / "data" / "gsm8k"
+    bench.mkdir(parents=True)
+    (bench / "test.jsonl").write_text(json.dumps({"question": GSM8K_QUESTION, "answer": "#### 18"}) + "\n")
+    return tmp_path / "data"
+
+
+def _client(server: FakeChatServer) -> OpenAIClient:
+    return OpenAIClient(ClientOptions(base_url=server.base_url, model="fake", max_retries=0, timeout_s=5))
+
+
+@needs_datasketch
+async def test_each_check_removes_its_candidates_and_kept_tasks_carry_provenance(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    env = load_environment("arith")
+    config = SynthConfig(n=len(ARITH_REPLIES), data_dir=data_dir, reference_tasks=200)
+    async with FakeChatServer(responder=_generator(ARITH_REPLIES)) as server, _client(server) as client:
+        report = await synthesize_with(env, client, tmp_path / "out", config, generator_name="fake-gen")
+    assert report.stopped is None and report.candidates == 6 and report.kept == 2
+    assert report.removed == {"parse": 1, "duplicate": 1, "contamination": 1, "verify": 1, "calibration": 0}
+    assert report.detail == {"verify/wrong": 1}
+    assert report.verifier == "solver:arith" and report.reference["gsm8k"] == 1
+    saved = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert saved["removed"] == report.removed and saved["config"]["ngram"] == 13
+    tasks = load_tasks(tmp_path / "out" / "tasks.jsonl")
+    assert [t.answer for t in tasks] == ["1641", "126"]
+    prov = tasks[0].metadata["synth"]
+    assert prov["generator"] == "fake-gen" and len(prov["prompt_sha256"]) == 64
+    assert prov["filters"]["verify"] == {"method": "solver", "reference": "1641"}
+    assert prov["filters"]["duplicate"]["threshold"] == 0.8 and prov["filters"]["calibration"] == "skipped"
+    assert prov["run_seed"] == 0 and prov["seed"] != tasks[1].metadata["synth"]["seed"]
+    # the kept tasks serve as a split and grade as arith tasks do
+    synth_env = SingleTurnEnv(id="arith-synth", tasks={"synth": tasks}, grader=ExactGrader(kind="integer"))
+    assert [t.id for t in synth_env.tasks("synth")] == [t.id for t in tasks]
+
+
+@needs_datasketch
+async def test_without_a_solver_k_model_solutions_must_agree(tmp_path: Path, data_dir: Path) -> None:
+    seeds = [
+        Task(id=f"s{i}", prompt=f"What is the capital of {c}?", answer=a)
+        for i, (c, a) in enumerate([("France", "Paris"), ("Spain", "Madrid"), ("Peru", "Lima")])
+    ]
+    env = SingleTurnEnv(id="capitals", tasks={"train": seeds}, grader=ExactGrader(kind="text"))
+    assert solver_for(env) is None
+    replies = [
+        _task("What is the capital of Japan?", "Tokyo"),
+        _task("What is the capital of Italy?", "Milan"),
+    ]
+    solve = {"Japan": "Answer: Tokyo", "Italy": "Answer: Rome"}
+    config = SynthConfig(n=2, k=3, agree=2, data_dir=data_dir)
+    async with FakeChatServer(responder=_generator(replies, solve)) as server, _client(server) as client:
+        report = await synthesize_with(env, client, tmp_path / "out", config, generator_name="fake-gen")
+    assert report.kept == 1 and report.removed["verify"] == 1
+    assert report.verifier == "agreement: >= 2 of 3 model solutions pass"
+    (task,) = load_tasks(tmp_path / "out" / "tasks.jsonl")
+    assert task.answer == "Tokyo"
+    assert task.metadata["synth"]["filters"]["verify"] == {
+        "method": "agreement",
+        "k": 3,
+        "agree": 2,
+        "passed": 3,
+    }
+
+
+@needs_datasketch
+async def test_calibration_removes_tasks_outside_the_band(tmp_path: Path, data_dir: Path) -> None:
+    env = load_environment("arith")
+    replies = [_task("Compute 987 + 654." + SUFFIX, "1641"), _task("Compute 20 + 22." + SUFFIX, "42")]
+    config = SynthConfig(n=2, data_dir=data_dir, calibrate_model="fake-cal", rollouts=4, band=(0.1, 0.9))
+    # the calibration model always answers 42: 0/4 on the first task, 4/4 on the second, both outside
+    async with FakeChatServer(responder=_generator(replies)) as server, _client(server) as client:
+        report = await synthesize_with(
+            env, client, tmp_path / "out", config, generator_name="fake-gen", calibrator=client
+        )
+    assert report.kept == 0 and report.removed["calibration"] == 2
+
+
+@needs_datasketch
+async def test_a_failing_endpoint_mid_run_keeps_the_tasks_so_far(tmp_path: Path, data_dir: Path) -> None:
+    env = load_environment("arith")
+    replies = [_task("Compute 987 + 654." + SUFFIX, "1641"), _task("Compute (17 + 25) * 3." + SUFFIX, "126")]
+    config = SynthConfig(n=5, data_dir=data_dir)
+    schedule = ["ok", "ok", "500", "500", "500"]
+    async with (
+        FakeChatServer(responder=_generator(replies), schedule=schedule) as server,
+        _client(server) as c,
+    ):
+        report = await synthesize_with(env, c, tmp_path / "out", config, generator_name="fake-gen")
+    assert report.stopped and report.candidates == 2 and report.kept == 2
+    assert len(load_tasks(tmp_path / "out" / "tasks.jsonl")) == 2
+    assert json.loads((tmp_path / "out" / "report.json").read_text())["stopped"] == report.stopped
+    assert not list((tmp_path / "out").glob(".*.tmp"))
+
+
+def test_an_unreachable_endpoint_ends_in_one_line_with_a_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    argv = [
+        "synth",
+        "arith",
+        "--model",
+        "m",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--n",
+        "3",
+        "--out",
+        str(out),
+        "--max-retries",
+        "0",
+        "--timeout",
+        "2",
+    ]
+    with pytest.raises(SystemExit) as exc:
+        hub.cli.main(argv)
+    assert exc.value.code == 1
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "0 kept" in lines[0]
+    report = json.loads((out / "report.json").read_text())
+    assert report["stopped"] and report["kept"] == 0 and report["candidates"] == 0
+    assert (out / "tasks.jsonl").read_text() == ""
+
+
+@needs_datasketch
+def test_the_command_writes_tasks_and_report(
+    tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VERIHUB_SHARED_DATA", str(data_dir))
+    loop = asyncio.new_event_loop()
+    server = FakeChatServer(responder=_generator(ARITH_REPLIES))
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    asyncio.run_coroutine_threadsafe(server.start(), loop).result(10)
+    out = tmp_path / "out"
+    try:
+        with pytest.raises(SystemExit) as exc:
+            hub.cli.main(["synth", "arith", "--model", "gen", "--base-url", server.base_url, "--n", "6",
+                          "--out", str(out)])  # fmt: skip
+    finally:
+        asyncio.run_coroutine_threadsafe(server.stop(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+    assert exc.value.code == 0
+    assert "kept 2 of 6 candidates" in capsys.readouterr().out
+    report = json.loads((out / "report.json").read_text())
+    assert report["removed"]["contamination"] == 1 and report["generator"] == "gen"
+    assert [t.metadata["synth"]["generator"] for t in load_tasks(out / "tasks.jsonl")] == ["gen", "gen"]
+
+
+def test_parse_candidate_validates_or_refuses() -> None:
+    task = parse_candidate('ok: {"prompt": "Compute 1 + 1.", "answer": 2}', "c0")
+    assert task is not None and task.answer == "2" and task.id == "c0"
+    two = '{"task": "x"} then {"prompt": "Compute 2 + 2.", "answer": "4"} and {"prompt": "y", "answer": "1"}'
+    again = parse_candidate(two, "c2")
+    assert again is not None and again.prompt == "Compute 2 + 2."
+    for bad in (
+        "no json",
+        '{"prompt": "", "answer": "1"}',
+        '{"prompt": "x", "answer": true}',
+        '["prompt", "answer"]',
+        '{"prompt": "x"}',
+        '{"prompt": 3, "answer": "1"}',
+    ):
+        assert parse_candidate(bad, "c1") is None
+
+
+@pytest.mark.parametrize("env_id", ["arith", "textops"])
+def test_the_solvers_reproduce_the_environments_answers(env_id: str) -> None:
+    env = load_environment(env_id)
+    solve = solver_for(env)
+    assert solve is not None
+    for i, task in enumerate(env.tasks("test")):
+        if i >= 100:
+            break
+        solved = solve(str(task.prompt))
+        assert solved is not None and solved[0] == task.answer, task.prompt
+    assert solve("Compute 7 / 2." + SUFFIX) is None  # not an exact quotient
+    assert solve("Compute __import__('os')." + SUFFIX) is None
+
+
+@needs_datasketch
+def test_near_duplicates_match_reworded_copies_only() -> None:
+    index = NearDuplicates(0.8)
+    index.add("a", "How many times does the letter 'a' appear in the word banana today?")
+    assert index.match("How many times does the letter 'a' appear in the word banana today ?") == "a"
+    assert index.match("Write the word 'kolam' backwards and then reverse the result twice.") is None
+
+
+def _have_local_model() -> bool:
+    try:
+        from hub.run.local_model import local_model_path
+
+        local_model_path("smollm2")
+    except Exception:
+        return False
+    return True
+
+
+@needs_datasketch
+@pytest.mark.model
+@pytest.mark.slow
+@pytest.mark.skipif(not _have_local_model(), reason="embedded model not installed (bash scripts/install.sh)")
+async def test_the_embedded_model_runs_the_pipeline_end_to_end(tmp_path: Path) -> None:
+    config = SynthConfig(n=4, max_tokens=96, reference_tasks=200)
+    report = await synthesize("arith", model="local:smollm2", base_url=None, out=tmp_path, config=config)
+    assert report.stopped is None and report.candidates == 4
+    assert report.kept + sum(report.removed.values()) == 4
+    assert len(load_tasks(tmp_path / "tasks.jsonl")) == report.kept
