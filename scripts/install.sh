@@ -15,7 +15,7 @@ PY=${PYTHON:-python3}
 extras="local"
 
 if [[ "${1:-}" == "--tests" ]]; then
-  extras="local,dev,verifiers-legacy,ray,hub"
+  extras="local,dev,verifiers-legacy,ray,hub,synth,mcp,reasoning-gym"
   need=()
   command -v coqc >/dev/null 2>&1 || need+=(coq)
   command -v chromium >/dev/null 2>&1 || need+=(chromium chromium-driver)
