@@ -3,9 +3,12 @@ real ``verihub hub serve`` redirecting to it, arith pushed and reviewed, then pi
 virtualenv with no other index (``PIP_CONFIG_FILE=/dev/null``).
 
 verihub's own dependency tree (datasets, matplotlib, ...) is too heavy to mirror on loopback,
-so the test takes the two halves of one install apart: the hub serves ``verihub-arith`` and the
+so by default the test takes the two halves of one install apart: the hub serves ``verihub-arith`` and the
 ``verihub`` wheel it runs (hash as on the page), and pip follows the redirect of a name the hub
-does not host to the upstream, dependencies included (two small wheels made here).
+does not host to the upstream, dependencies included (two small wheels made here). Given a
+folder of verihub's dependencies (``HUBTEST_WHEELHOUSE=DIR``, filled with ``pip download -d DIR``
+of the base dependencies), the upstream serves it too and the test also installs
+``verihub-arith`` whole, from the hub's URL alone, and loads the environment.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import re
 import socket
 import subprocess
@@ -27,10 +31,18 @@ from typing import Any
 
 import pytest
 
-from tests.hub.server.test_server_live import Server, _cli, _pip_env, _tokens
+from tests.hub.server.test_server_live import Server, _cli, _tokens
 from tests.venvs import child_venv
 
 pytestmark = pytest.mark.slow
+WHEELHOUSE = os.environ.get("HUBTEST_WHEELHOUSE", "")
+
+
+def _pip_env() -> dict[str, str]:
+    """pip and the fresh virtualenv's Python see nothing of this checkout or of the machine's pip
+    configuration (its mirrors): only the index they are given."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH" and not k.startswith("PIP_")}
+    return {**env, "PIP_CONFIG_FILE": os.devnull, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
 
 
 def _wheel(folder: Path, name: str, requires: list[str]) -> Path:
@@ -72,7 +84,8 @@ def pypiserver(tmp_path: Path) -> Iterator[str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
-    cmd = [sys.executable, "-m", "pypiserver", "run", "-p", str(port), "-i", "127.0.0.1", str(packages)]
+    folders = [str(packages), *([WHEELHOUSE] if WHEELHOUSE else [])]
+    cmd = [sys.executable, "-m", "pypiserver", "run", "-p", str(port), "-i", "127.0.0.1", *folders]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/simple/"
     try:
@@ -150,10 +163,28 @@ def test_pip_needs_only_the_hubs_url(
             [*pip, "install", "-q", "--index-url", index, "tinydep"], env=_pip_env(), check=True, timeout=300
         )
         probe = "import tinydep, tinybase; print(tinydep.NAME, tinybase.NAME)"
-        assert subprocess.run([str(py), "-c", probe], capture_output=True, text=True).stdout.split() == [
+        assert subprocess.run(
+            [str(py), "-c", probe], capture_output=True, text=True, env=_pip_env()
+        ).stdout.split() == [
             "tinydep",
             "tinybase",
         ]
+        if WHEELHOUSE:  # the whole install: verihub from the hub, its dependencies from upstream
+            subprocess.run(
+                [*pip, "install", "-q", "--index-url", index, "verihub-arith"],
+                env=_pip_env(),
+                check=True,
+                timeout=1200,
+            )
+            load = (
+                "import hub; from hub.registry.entrypoints import load_environment as l; "
+                "print(l('arith').id, hub.__file__)"
+            )
+            ran = subprocess.run(
+                [str(py), "-c", load], capture_output=True, text=True, cwd=tmp_path, env=_pip_env()
+            )
+            env_id, where = ran.stdout.split()
+            assert env_id == "arith" and where.startswith(str(tmp_path / "venv")), ran.stderr
         # a push under a name the upstream has is refused, naming the prefix that is allowed
         renamed = str(_renamed(arith_bundle, "tinydep", tmp_path))
         refused = _cli("push", renamed, "--token", tokens["bob"], cfg=cfg, check=False)
