@@ -109,11 +109,21 @@ def serve_cmd(
         help="Comma-separated addresses of the proxies whose X-Forwarded-For is believed (default: none; "
         "clients are the socket's peer).",
     ),
+    upstream_index: str = typer.Option(
+        "https://pypi.org/simple/",
+        "--upstream-index",
+        envvar="VERIHUB_HUB_UPSTREAM_INDEX",
+        help="Index that /simple/NAME/ redirects to for names the hub does not host, so pip needs only "
+        "the hub's URL; `none`: no redirect (404).",
+    ),
 ) -> None:
     """Serve the hub: index at /simple/, API at /api/v1/, web pages at /."""
+    import dataclasses
+
     from hub.server.serve import serve
 
     cfg = _config(data, db, lease_s=lease_s, fast=review_fast, share=reverify_share)
+    cfg = dataclasses.replace(cfg, upstream_index=upstream_index)  # type: ignore[type-var]
     sys.stderr.write(f"verihub hub on http://{host}:{port}/ (index http://{host}:{port}/simple/)\n")
     serve(
         cfg,  # type: ignore[arg-type]

@@ -68,6 +68,11 @@ class Settings(BaseSettings):
     hub_reverify_share: float = Field(
         0.1, ge=0, le=1, description="Share of a pushed run's rollouts the hub re-grades."
     )
+    hub_upstream_index: str = Field(
+        "https://pypi.org/simple/",
+        description="The index a hub's `/simple/NAME/` redirects to for names it does not host "
+        "(`none`: no redirect, 404).",
+    )
     sandbox_cgroup: Path | None = Field(
         None,
         description="A delegated cgroup v2 folder the sandboxes' groups are made in (memory and pid limits "

@@ -9,7 +9,9 @@ from hub.env.errors import UsageError
 from hub.env.settings import settings
 from hub.server.core.db import default_db_url
 
-__all__ = ["HubConfig", "Limits"]
+__all__ = ["PYPI_SIMPLE", "HubConfig", "Limits"]
+
+PYPI_SIMPLE = "https://pypi.org/simple/"
 
 
 @dataclass(frozen=True)
@@ -38,10 +40,24 @@ class HubConfig:
     review_fast: bool = False  # smaller check sizes (tests and benchmarks)
     auth_failures_per_minute: int = 10
     reverify_share: float = 0.1  # share of a pushed run's rollouts regraded (at least 20, or all)
+    #: the index ``/simple/NAME/`` redirects to for names the hub does not host ("" or "none": none;
+    #: ``verihub hub serve`` defaults to :data:`PYPI_SIMPLE`)
+    upstream_index: str = ""
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.reverify_share <= 1.0:
             raise ValueError(f"reverify_share must be between 0 and 1, not {self.reverify_share}")
+
+    @property
+    def upstream(self) -> str:
+        """The upstream index URL ending in ``/``, or "" when there is none."""
+        url = self.upstream_index.strip()
+        return "" if url.lower() in ("", "none") else url.rstrip("/") + "/"
+
+    @property
+    def own_wheel_dir(self) -> Path:
+        """Where `verihub hub serve` puts the wheel of the verihub it runs (`/simple/verihub/`)."""
+        return self.data / "own-wheel"
 
     @property
     def database(self) -> str:
@@ -60,6 +76,7 @@ class HubConfig:
             lease_s=env.hub_lease_s,
             review_fast=env.hub_review_fast,
             reverify_share=env.hub_reverify_share,
+            upstream_index=env.hub_upstream_index,
         )
 
     def to_env(self) -> dict[str, str]:
@@ -69,4 +86,5 @@ class HubConfig:
             "VERIHUB_HUB_LEASE_S": str(self.lease_s),
             "VERIHUB_HUB_REVIEW_FAST": "1" if self.review_fast else "0",
             "VERIHUB_HUB_REVERIFY_SHARE": str(self.reverify_share),
+            "VERIHUB_HUB_UPSTREAM_INDEX": self.upstream or "none",
         }

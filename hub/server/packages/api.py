@@ -98,6 +98,7 @@ async def push_route(request: Request) -> Response:
             upload,
             owner_name=owner,
             private=private,
+            upstream=state.config.upstream,
         )
     body = {
         "ref": res.ref,

@@ -10,16 +10,24 @@ as pip sends it) and are 404 to everyone else.
 Only wheels are listed, never sdists: an installer given an sdist runs its build backend, code
 that the review did not run as it would be run on the installing machine. The sdists stay
 downloadable from ``/files/`` (linked from the environment's page) for reading.
+
+So that ``pip install --index-url HUB/simple/ NAME`` works with no other index, ``/simple/verihub/``
+offers the wheel of the verihub the hub runs (built at ``verihub hub serve``), and any other name the
+hub does not host redirects to the upstream index (``--upstream-index``). A hosted name, ``verihub``
+and every name under the hub's prefix ``verihub-`` are never sent upstream (dependency confusion).
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import html
 import json
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
+from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, RedirectResponse, Response
@@ -32,7 +40,12 @@ from hub.server.accounts.webauth import guarded
 from hub.server.core.models import EnvFile, Environment, Version
 from hub.server.core.queries import find_env, find_file, offered, visible_envs
 
-__all__ = ["file_route", "project_route", "root_route"]
+__all__ = ["HUB_PREFIX", "OWN_PROJECT", "file_route", "own_wheel", "project_route", "root_route"]
+
+#: the distribution the hub runs, served from its own wheel
+OWN_PROJECT = "verihub"
+#: names under this prefix are the hub's own: never looked up upstream
+HUB_PREFIX = "verihub-"
 
 JSON_V1 = "application/vnd.pypi.simple.v1+json"
 HTML_V1 = "application/vnd.pypi.simple.v1+html"
@@ -175,12 +188,63 @@ def _kind(request: Request) -> str:
     return negotiate(fmt or request.headers.get("accept", "text/html"))
 
 
+def own_wheel(request: Request) -> tuple[Path, str] | None:
+    """The wheel of the verihub this hub runs and its sha256 (read once per process), or None."""
+    state = request.app.state
+    if not hasattr(state, "own_wheel"):
+        wheels = sorted(state.config.own_wheel_dir.glob(f"{OWN_PROJECT}-*.whl"))
+        found = None
+        if len(wheels) == 1:
+            found = (wheels[0], hashlib.sha256(wheels[0].read_bytes()).hexdigest())
+        state.own_wheel = found
+    return state.own_wheel  # type: ignore[no-any-return]
+
+
+def _own_project(request: Request) -> Response:
+    """``/simple/verihub/``: the hub's own wheel; 404 when it has none (never upstream)."""
+    own = own_wheel(request)
+    if own is None:
+        return Response("not found\n", status_code=404, media_type="text/plain")
+    path, sha = own
+    version = path.name.split("-")[1]
+    url = f"/files/{sha}/{path.name}"
+    data = {
+        "meta": {"api-version": "1.1"},
+        "name": OWN_PROJECT,
+        "versions": [version],
+        "files": [
+            {"filename": path.name, "url": url, "hashes": {"sha256": sha}, "size": path.stat().st_size}
+        ],
+    }
+    body = f'<a href="{url}#sha256={sha}">{html.escape(path.name)}</a><br/>'
+    return _respond(_kind(request), data, body, f"Links for {OWN_PROJECT}")
+
+
+def _hosted(request: Request, project: str) -> bool:
+    """Whether any environment, visible to the requester or not, is published under ``project``."""
+    with request.app.state.sessions() as session:
+        return (
+            session.scalar(select(Environment.id).where(Environment.project == project).limit(1)) is not None
+        )
+
+
+def _elsewhere(request: Request, project: str) -> Response:
+    """A name with nothing to offer here: the upstream index's page for it, unless the hub hosts the
+    name (to anyone) or it is the hub's own (``verihub``, ``verihub-*``), which stay 404 here."""
+    upstream = request.app.state.config.upstream
+    if upstream and not project.startswith(HUB_PREFIX) and not _hosted(request, project):
+        return RedirectResponse(f"{upstream}{project}/", status_code=302)
+    return Response("not found\n", status_code=404, media_type="text/plain")
+
+
 @cached
 def root_route(request: Request) -> Response:
     who = request.state.who
     allow = request.scope["path"].startswith("/simple-unreviewed")
     with request.app.state.sessions() as session:
         names = [e.distribution for e in visible_envs(session, who) if offered(e, allow_unreviewed=allow)]
+    if own_wheel(request) is not None:
+        names.append(OWN_PROJECT)
     data = {"meta": {"api-version": "1.1"}, "projects": [{"name": n} for n in names]}
     links = "\n".join(f'<a href="{normalize(n)}/">{html.escape(n)}</a><br/>' for n in names)
     return _respond(_kind(request), data, links, "Simple index")
@@ -193,10 +257,14 @@ def project_route(request: Request) -> Response:
     prefix = "/simple-unreviewed" if request.scope["path"].startswith("/simple-unreviewed") else "/simple"
     if normalize(name) != name:
         return RedirectResponse(f"{prefix}/{normalize(name)}/", status_code=301)
+    if name == OWN_PROJECT:
+        return _own_project(request)
     with request.app.state.sessions() as session:
         env = find_env(session, who, project=name)
         files = _files(env, prefix != "/simple") if env is not None else []
-    if env is None or not files:
+    if env is None:
+        return _elsewhere(request, name)
+    if not files:
         return Response("not found\n", status_code=404, media_type="text/plain")
     versions = sorted({v.version for v, _ in files}, key=lambda s: [v.version for v, _ in files].index(s))
     data = {
@@ -216,6 +284,9 @@ def file_route(request: Request) -> Response:
     want_meta = filename.endswith(".metadata")
     if want_meta:
         filename = filename[: -len(".metadata")]
+    own = own_wheel(request)
+    if own is not None and not want_meta and (sha, filename) == (own[1], own[0].name):
+        return FileResponse(own[0], media_type="application/octet-stream", filename=filename)
     with request.app.state.sessions() as session:
         row = find_file(session, who, sha, filename)
     if row is None or (want_meta and not row.metadata_sha256):

@@ -41,9 +41,11 @@ from hub.server.core.models import PASSED, EnvFile, Environment, Job, Version
 from hub.server.core.problems import HubProblem, Problem
 from hub.server.core.queries import visible_envs
 from hub.server.core.storage import LocalStorage
+from hub.server.packages.index import HUB_PREFIX, OWN_PROJECT
 from hub.server.web.markdown import render_readme
 
 __all__ = [
+    "check_upstream_name",
     "PublishError",
     "Published",
     "check_env_id",
@@ -215,6 +217,43 @@ def _same_version(stored: str, wanted: Pep440) -> bool:
         return False
 
 
+def _upstream_has(upstream: str, project: str) -> bool:
+    """Whether the upstream index lists ``project`` (PEP 503 page answers 200); raises
+    :class:`PublishError` when it cannot tell."""
+    import urllib.error
+    import urllib.request
+
+    req = urllib.request.Request(f"{upstream}{project}/", headers={"Accept": "text/html"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:  # noqa: S310 (the operator's URL)
+            return int(resp.status) == 200
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404:
+            return False
+        problem = f"it answered {exc.code}"
+    except OSError as exc:
+        problem = f"it could not be reached ({exc})"
+    raise PublishError(
+        f"the upstream index {upstream} must be asked whether {project!r} is taken there, and {problem}; "
+        f"push again later, or name the distribution {HUB_PREFIX}{project.removeprefix(HUB_PREFIX)}",
+        Problem.CONFLICT,
+    )
+
+
+def check_upstream_name(project: str, upstream: str) -> None:
+    """A new environment's distribution name may not be ``verihub`` (the hub's own), nor, unless it
+    carries the hub's prefix ``verihub-`` (never looked up upstream), a name the upstream index
+    has: pip, given only the hub's URL, must never mistake one for the other."""
+    if project == OWN_PROJECT:
+        raise PublishError(f"{project!r} is the hub's own distribution; rename yours", Problem.CONFLICT)
+    if upstream and not project.startswith(HUB_PREFIX) and _upstream_has(upstream, project):
+        raise PublishError(
+            f"{project!r} exists on the upstream index {upstream}; name the distribution "
+            f"{HUB_PREFIX}{project} (the hub's own prefix) so that installers cannot confuse the two",
+            Problem.CONFLICT,
+        )
+
+
 def publish(
     sessions: sessionmaker[Session],
     storage: LocalStorage,
@@ -224,8 +263,10 @@ def publish(
     *,
     owner_name: str | None = None,
     private: bool = False,
+    upstream: str = "",
 ) -> Published:
-    """Publish the bundle archive ``upload`` as ``owner_name`` (default: the pusher)."""
+    """Publish the bundle archive ``upload`` as ``owner_name`` (default: the pusher). A new
+    environment's name is checked against ``upstream`` (:func:`check_upstream_name`)."""
     owner_name = owner_name or who.name
     if not OWNER_RE.match(owner_name):
         raise PublishError(f"{owner_name!r} is not an owner name", Problem.INVALID)
@@ -287,6 +328,14 @@ def publish(
         manifest_sha = file_sha256(root / MANIFEST)
     project = normalize(manifest.distribution)
     ref = f"{owner_name}/{manifest.env_id}"
+    with sessions() as session:
+        known = session.scalar(
+            select(Environment.id).where(
+                Environment.owner_id == owner_id, Environment.env_id == manifest.env_id
+            )
+        )
+    if known is None:
+        check_upstream_name(project, upstream)
     try:
         with sessions() as session, session.begin():
             env = session.scalars(

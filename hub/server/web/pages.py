@@ -109,6 +109,7 @@ def env_page(request: Request) -> Response:
             versions=versions,
             reports=reports,
             readme=readme,
+            upstream=request.app.state.config.upstream,
         )
 
 
