@@ -43,9 +43,13 @@ def child_venv(path: Path, *, inherit: bool = True, pip: bool = False) -> Path:
             text=True,
             check=True,
         ).stdout.strip()
+        dirs = running_site_dirs()
+        # the folders as plain lines too: the sandbox binds the folders a .pth file names (it reads
+        # paths, not code); the import line then processes the .pth files inside them (editables)
         lines = [
             str(REPO),
-            "import site; " + "; ".join(f"site.addsitedir({d!r})" for d in running_site_dirs()),
+            *dirs,
+            "import site; " + "; ".join(f"site.addsitedir({d!r})" for d in dirs),
         ]
         (Path(inner) / "_running_site.pth").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return python

@@ -107,7 +107,9 @@ def run_checks(venv: Path, files: Sequence[str], *, timeout: float = 900) -> sub
         "VIRTUAL_ENV": str(venv),
         "PATH": os.pathsep.join([str(venv / "bin"), env.get("PATH", "")]),
     }
+    # the project's addopts ask for pytest-xdist, which these venvs do not have: run in one process
     cmd = [str(venv / "bin" / "python"), "-m", "pytest", *files, "-q", "-p", "no:cacheprovider"]
+    cmd += ["-o", "addopts=-ra --import-mode=importlib"]
     return subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout)
 
 

@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import sysconfig
 import tempfile
 from pathlib import Path
@@ -20,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from hub.sandbox import unavailable_reason
+from tests.venvs import child_venv
 
 pytestmark = [
     pytest.mark.skipif(unavailable_reason() is not None, reason=str(unavailable_reason())),
@@ -42,13 +42,10 @@ def test_check_and_build_from_a_virtualenv_under_tmp(tmp_path: Path) -> None:
     root = Path(tempfile.mkdtemp(prefix="verihub-venv-", dir="/tmp"))
     try:
         venv = root / "venv"
-        subprocess.run(
-            [sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], check=True
-        )
+        py = child_venv(venv)  # sees the running interpreter's packages, whatever that interpreter is
         extra = root / "extra"
         extra.mkdir()
         (extra / "tmp_only_backend.py").write_text(BACKEND)
-        py = venv / "bin" / "python"
         site = subprocess.run(
             [str(py), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
             check=True,

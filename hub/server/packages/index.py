@@ -100,7 +100,9 @@ def _json_file(v: Version, f: EnvFile) -> dict[str, Any]:
         "yanked": (v.yank_reason or True) if v.yanked else False,
     }
     if f.metadata_sha256:
-        out["core-metadata"] = out["dist-info-metadata"] = {"sha256": f.metadata_sha256}
+        # PEP 714's key only: pip 23.0 (Debian 12's) reads the older "dist-info-metadata" key of the
+        # JSON form and crashes on its hash mapping; without it, such a pip downloads the wheel
+        out["core-metadata"] = {"sha256": f.metadata_sha256}
     return out
 
 

@@ -60,7 +60,7 @@ def test_push_review_and_index(hub: Any, arith_bundle: Any, packed: Callable[[Pa
     meta = hub.client.get(wheel["url"] + ".metadata")
     assert meta.status_code == 200 and b"Name: verihub-arith" in meta.content
     assert hashlib.sha256(meta.content).hexdigest() == wheel["core-metadata"]["sha256"]
-    assert wheel["dist-info-metadata"] == wheel["core-metadata"]
+    assert "dist-info-metadata" not in wheel  # pip 23.0 crashes on its JSON hash mapping
     html = hub.client.get("/simple/verihub-arith/").text
     assert 'data-core-metadata="sha256=' in html and 'data-dist-info-metadata="sha256=' in html
     assert 'data-requires-python="&gt;=3.10"' in html and "#sha256=" in html
