@@ -29,7 +29,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -67,20 +67,20 @@ CHILD_ENV = (
     "HF_DATASETS_OFFLINE",
 )
 
+log = logging.getLogger("verihub.worker")
+
 #: A review's child runs three sandboxes in turn (the wheel build, the check, the regrade of the
 #: smoke run), each ended by its own wall-clock limit; past their sum and a minute of start-up
 #: the child is hung, and the worker kills it (minutes, not the hour a stalled call used to take).
-log = logging.getLogger("verihub.worker")
-
 _REVIEW_TIMEOUT_S = BUILD_LIMITS.wall_s + 2 * Limits().wall_s + 60.0
 #: What one step of the loop did: nothing to take, finished a job, or dropped it (lease lost,
 #: parent gone, blob missing: recorded elsewhere or by the next worker).
 _Step = Literal["idle", "done", "dropped"]
 
 
-def child_env(environ: dict[str, str] | None = None) -> dict[str, str]:
+def child_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of a review or re-verification child: the allow-listed names only."""
-    source = dict(os.environ) if environ is None else environ
+    source = os.environ if environ is None else environ
     return {k: source[k] for k in CHILD_ENV if k in source}
 
 
