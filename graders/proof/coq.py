@@ -13,7 +13,7 @@ How one check runs:
    and :func:`parse_coq_assumptions` reads that output failing closed (unreadable is an error).
 4. ``coqchk -norec`` re-types ``Submission.vo`` (its required libraries trusted): ``Print
    Assumptions`` does not see unsafe flags that reach a constant through a functor application
-   (Coq issues #12155, #16646, #22366), so a proof of ``0 = 1`` past the screen was "closed".
+   (Coq bugs 12155, 16646 and 22366 upstream), so a proof of ``0 = 1`` past the screen was "closed".
 """
 
 from __future__ import annotations

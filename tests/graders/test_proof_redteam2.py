@@ -155,7 +155,7 @@ async def test_coq_assumptions_without_the_usual_keywords_fail_on_the_screen(
     assert v.status == "failed" and reason in v.reason, v.reason
 
 
-# Coq issue #12155: an unsafe flag used in a module that a functor with a `Parameter Inline`
+# Coq bug 12155 (upstream tracker): an unsafe flag used in a module that a functor with a `Parameter Inline`
 # is applied to does not show in `Print Assumptions` ("Closed under the global context").
 FUNCTOR_LEAK = (
     "Require Import Coq.Logic.Hurkens.\n"
@@ -165,7 +165,7 @@ FUNCTOR_LEAK = (
     "Module T2 (F : T). Definition bad := F.bad. End T2.\n"
     "Module T3 := T2 T1."
 )
-# The same with the guard (Coq issue #22366).
+# The same with the guard (Coq bug 22366 upstream).
 GUARD_LEAK = (
     "Module Type set. Parameter Inline T : (nat -> False). End set.\n"
     "Module F (S : set). Definition loop : nat -> False := S.T. End F.\n"
