@@ -122,23 +122,7 @@ def verify_wheel(path: str, *, env_id: str | None, extra_files: Sequence[str] = 
     ``extra_files``: glob patterns (relative to site-packages, ``/``-separated) the catalogue entry
     declares for files outside the import package, e.g. ``["verihub_x_data/*"]``.
     """
-    name = PurePosixPath(str(path)).name
-    try:
-        dist, version, _build, _tags = parse_wheel_filename(name)
-    except InvalidWheelFilename as exc:
-        raise WheelError(f"{name} is not a wheel file name ({exc})") from exc
-    try:
-        zf = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise WheelError(f"{name} is not a valid wheel (zip) file") from exc
-    with zf:
-        members = _members(zf, name)
-        dist_info = _dist_info(members, name)
-        record = _record(zf, dist_info, name)
-        contents = {m: zf.read(m) for m in members}
-    _check_record(contents, record, dist_info, name)
-    _check_metadata_name(contents, dist_info, dist, version, name)
-    refuse_direct_dependencies(contents.get(f"{dist_info}/METADATA", b""), name)
+    name, dist, version, dist_info, contents = _read_checked(path)
     try:
         groups = parse_entry_points(contents.get(f"{dist_info}/entry_points.txt", b""))
     except EntryPointsError as exc:
@@ -182,7 +166,7 @@ def verify_wheel(path: str, *, env_id: str | None, extra_files: Sequence[str] = 
     return WheelCheck(
         env_id=env_id,
         distribution=dist,
-        version=str(version),
+        version=version,
         import_package=package,
         entry_point=target,
         entry_points=tuple(sorted((g, n, t) for g, names in groups.items() for n, t in names.items())),
@@ -220,6 +204,26 @@ def verify_dependency(path: str) -> str:
     pip: ``RECORD`` complete and right, metadata its own, no direct-URL dependency of its own,
     and nothing that runs at interpreter start: no ``.pth`` file anywhere site-packages would
     read one (top level, or a ``.data`` scheme's ``purelib``/``platlib``). Returns its name."""
+    name, dist, _version, dist_info, contents = _read_checked(path)
+    for member in contents:
+        parts = PurePosixPath(member).parts
+        site_level = len(parts) == 1 or (
+            len(parts) == 3 and parts[0].endswith(".data") and parts[1] in ("purelib", "platlib")
+        )
+        if site_level and parts[-1].endswith(".pth"):
+            raise WheelError(
+                f"{name} installs {member!r}, a .pth file run at every interpreter start; refused"
+            )
+        if _is_metadata(parts[0]) and parts[0] != dist_info:
+            raise WheelError(f"{name} carries a second metadata folder {parts[0]!r}; refused")
+    return dist
+
+
+def _read_checked(path: str) -> tuple[str, str, str, str, dict[str, bytes]]:
+    """Read a wheel as data and run the checks every wheel passes: a wheel file name, safe and
+    unique members within the size caps, one ``.dist-info`` named as the file, ``RECORD``
+    complete and right, and no direct-URL dependency. Returns (file name, distribution,
+    version, ``.dist-info`` folder, member bytes by name)."""
     name = PurePosixPath(str(path)).name
     try:
         dist, version, _build, _tags = parse_wheel_filename(name)
@@ -237,18 +241,7 @@ def verify_dependency(path: str) -> str:
     _check_record(contents, record, dist_info, name)
     _check_metadata_name(contents, dist_info, dist, version, name)
     refuse_direct_dependencies(contents.get(f"{dist_info}/METADATA", b""), name)
-    for member in contents:
-        parts = PurePosixPath(member).parts
-        site_level = len(parts) == 1 or (
-            len(parts) == 3 and parts[0].endswith(".data") and parts[1] in ("purelib", "platlib")
-        )
-        if site_level and parts[-1].endswith(".pth"):
-            raise WheelError(
-                f"{name} installs {member!r}, a .pth file run at every interpreter start; refused"
-            )
-        if _is_metadata(parts[0]) and parts[0] != dist_info:
-            raise WheelError(f"{name} carries a second metadata folder {parts[0]!r}; refused")
-    return str(dist)
+    return name, str(dist), str(version), dist_info, contents
 
 
 def _kind(parts: tuple[str, ...], dist_info: str) -> str:
