@@ -7,9 +7,13 @@ import sys
 import typer
 
 from hub.cli.app import app
+from hub.cli.extras import missing_module_message
 from hub.env.errors import RunInterrupted, VerihubError
 
 __all__ = ["main"]
+
+#: A missing module of verihub itself is a broken install, not a missing extra.
+_OWN_PACKAGES = frozenset({"hub", "graders", "leaderboard", "verihub_v1"})
 
 
 def _register() -> None:
@@ -52,6 +56,10 @@ def main(argv: list[str] | None = None) -> None:
         _error(" ".join(str(exc).split()), 1)
     except KeyboardInterrupt:
         _error("interrupted", 130)
+    except ModuleNotFoundError as exc:  # an optional dependency this install lacks: name its extra
+        if not exc.name or exc.name.split(".", 1)[0] in _OWN_PACKAGES:
+            raise
+        _error(missing_module_message(exc.name), 1)
     except OSError as exc:  # a file or folder the user named cannot be used
         where = f": {exc.filename}" if exc.filename else ""
         _error(f"{exc.strerror or exc}{where}", 1)
