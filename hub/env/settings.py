@@ -65,6 +65,13 @@ class Settings(BaseSettings):
         description="Seconds a review or re-verification lease lasts before another worker may take it.",
     )
     hub_review_fast: bool = Field(False, description="`1`: reviews skip the slow checks (tests only).")
+    hub_review_time_scale: float | None = Field(
+        None,
+        gt=0,
+        le=10,
+        description="Factor for a review's time limits (default: measured once when a worker starts, "
+        "1 to 4 by this host's speed).",
+    )
     hub_reverify_share: float = Field(
         0.1, ge=0, le=1, description="Share of a pushed run's rollouts the hub re-grades."
     )

@@ -47,6 +47,7 @@ from hub.server.core.storage import LocalStorage
 from hub.server.results import reverify
 from hub.server.results.band_tasks import MAX_TASKS_BYTES
 from hub.server.reviews.blame import host_load, outcome
+from hub.server.reviews.hostspeed import MAX_SCALE, calibrate
 from hub.server.reviews.jobs import MAX_ATTEMPTS, claim, finish, heartbeat, release
 
 __all__ = ["CHILD_ENV", "child_env", "work"]
@@ -96,6 +97,7 @@ class _Worker:
     name: str
     parent_pid: int | None
     redactor: Redactor
+    time_scale: float = 1.0  #: the review's time limits' factor (hub.server.reviews.hostspeed)
 
 
 @dataclass(frozen=True)
@@ -149,9 +151,15 @@ def _review_next(w: _Worker) -> _Step:
         ]
         if w.config.review_fast:
             cmd.append("--fast")
+        if w.time_scale != 1.0:
+            cmd += ["--time-scale", str(w.time_scale)]
         load_before = host_load()
         child = _run_child(
-            w, cmd, lambda: heartbeat(w.make, job, w.name, w.config.lease_s), _REVIEW_TIMEOUT_S, Path(tmp)
+            w,
+            cmd,
+            lambda: heartbeat(w.make, job, w.name, w.config.lease_s),
+            _REVIEW_TIMEOUT_S * w.time_scale,
+            Path(tmp),
         )
         if child.abandoned:
             return "dropped"
@@ -244,6 +252,20 @@ def _reverify_next(w: _Worker) -> _Step:
     return "done"
 
 
+def _time_scale(config: HubConfig) -> float:
+    """The factor of this worker's review time limits: the operator's, else this host's calibration."""
+    if config.review_time_scale is not None:
+        log.info("review time limits x%.2f (VERIHUB_HUB_REVIEW_TIME_SCALE)", config.review_time_scale)
+        return config.review_time_scale
+    speed = calibrate()
+    log.info("host calibration: %s", speed)
+    if speed.scale >= MAX_SCALE:
+        log.warning(
+            "this host is at least %gx slower than the reference: reviews may end in error", MAX_SCALE
+        )
+    return speed.scale
+
+
 def work(config: HubConfig, *, once: bool = False, poll_s: float = 1.0, parent_pid: int | None = None) -> int:
     """Run reviews, then re-verifications, until stopped (or, with ``once``, until both queues are
     empty); returns the jobs done."""
@@ -255,6 +277,7 @@ def work(config: HubConfig, *, once: bool = False, poll_s: float = 1.0, parent_p
         f"{socket.gethostname()}:{os.getpid()}",
         parent_pid,
         Redactor.of(hub_secrets(config.db_url, str(config.data.resolve()))),
+        _time_scale(config),
     )
     stopping = threading.Event()
     if threading.current_thread() is threading.main_thread():

@@ -38,6 +38,8 @@ class HubConfig:
     limits: Limits = field(default_factory=Limits)
     lease_s: float = 60.0
     review_fast: bool = False  # smaller check sizes (tests and benchmarks)
+    #: factor for a review's time limits; None: measured when a worker starts (reviews.hostspeed)
+    review_time_scale: float | None = None
     auth_failures_per_minute: int = 10
     reverify_share: float = 0.1  # share of a pushed run's rollouts regraded (at least 20, or all)
     #: the index ``/simple/NAME/`` redirects to for names the hub does not host ("" or "none": none;
@@ -75,9 +77,15 @@ class HubConfig:
             db_url=env.hub_db,
             lease_s=env.hub_lease_s,
             review_fast=env.hub_review_fast,
+            review_time_scale=env.hub_review_time_scale,
             reverify_share=env.hub_reverify_share,
             upstream_index=env.hub_upstream_index,
         )
+
+    def _time_scale_env(self) -> dict[str, str]:
+        if self.review_time_scale is None:
+            return {}
+        return {"VERIHUB_HUB_REVIEW_TIME_SCALE": str(self.review_time_scale)}
 
     def to_env(self) -> dict[str, str]:
         return {
@@ -85,6 +93,11 @@ class HubConfig:
             "VERIHUB_HUB_DB": self.db_url,
             "VERIHUB_HUB_LEASE_S": str(self.lease_s),
             "VERIHUB_HUB_REVIEW_FAST": "1" if self.review_fast else "0",
+            **(
+                {"VERIHUB_HUB_REVIEW_TIME_SCALE": str(self.review_time_scale)}
+                if self.review_time_scale
+                else {}
+            ),
             "VERIHUB_HUB_REVERIFY_SHARE": str(self.reverify_share),
             "VERIHUB_HUB_UPSTREAM_INDEX": self.upstream or "none",
         }
