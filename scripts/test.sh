@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The full test command (CI runs it through .ci/run): installs what the tests need (idempotent),
-# lints (ruff, ruff format, mypy strict, the import graph), then runs every test, markers included.
+# lints (ruff, ruff format, mypy strict, the import graph), then runs every test, markers included,
+# then the README's quickstart in fresh virtualenvs on the oldest and newest Python found.
 #   bash scripts/test.sh [PYTEST ARGS]   in the current Python ($PYTHON, else python3)
 #   bash scripts/test.sh --fresh         the same from a clone of the committed HEAD, in a new
 #                                        virtualenv made from a base interpreter ($FRESH_PYTHON,
@@ -63,3 +64,7 @@ echo "== fast tests (not: $HEAVY), ${TEST_WORKERS:-2} workers"
 run_pytest tests environments -q -m "not ($HEAVY)" -n "${TEST_WORKERS:-2}" --durations=10 "$@"
 echo "== marked tests ($HEAVY), serially"
 run_pytest tests environments -q -m "$HEAVY" -n 0 --durations=15 "$@"
+if [[ "${QUICKSTART:-1}" != 0 ]]; then  # QUICKSTART=0 skips it (e.g. while iterating on tests)
+  echo "== the README's quickstart on the oldest and newest Python found (scripts/quickstart.sh --matrix)"
+  bash scripts/quickstart.sh --matrix
+fi
