@@ -288,9 +288,12 @@ class RunRollout(Base):
     __tablename__ = "rollouts"
     __table_args__ = (
         UniqueConstraint("run_id", "idx", name="ux_rollouts_run_idx"),
-        Index("ix_rollouts_run_task", "run_id", "task_id", "rollout_index"),
-        Index("ix_rollouts_run_status", "run_id", "status", "idx"),
-        Index("ix_rollouts_run_reward", "run_id", "reward", "idx"),
+        # one index per order a page sorts by, each holding the columns a page filters on, so a
+        # filtered page walks one index and reads no table row until its 50 are found
+        Index("ix_rollouts_run_order", "run_id", "idx", "status", "reward"),
+        Index("ix_rollouts_run_task", "run_id", "task_id", "rollout_index", "status", "reward"),
+        Index("ix_rollouts_run_status", "run_id", "status", "idx", "reward"),
+        Index("ix_rollouts_run_reward", "run_id", "reward", "idx", "status"),
     )
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"))

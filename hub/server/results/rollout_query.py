@@ -214,7 +214,7 @@ def list_rollouts(
     session: Session, run_id: int, query: RolloutQuery, *, extra: ExtraFilter | None = None
 ) -> RolloutPage:
     """One page of run ``run_id``'s rollouts that match ``query`` (and ``extra``)."""
-    total = session.scalar(_where(select(func.count(RunRollout.id)), run_id, query, extra)) or 0
+    total = session.scalar(_where(select(func.count()), run_id, query, extra)) or 0
     pages = max(1, -(-total // query.per_page))
     query = replace(query, page=min(query.page, pages))
     ids_stmt = (

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, insert, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from hub.run import CONFIG_FILE, ROLLOUTS_FILE
@@ -41,6 +41,7 @@ __all__ = [
     "STATUSES",
     "Backfilled",
     "backfill",
+    "refresh_statistics",
     "rollout_values",
     "store_rollouts",
     "transcript_json",
@@ -131,7 +132,18 @@ def store_rollouts(session: Session, run: Run, archive: Path) -> int:
             elif member.size <= MAX_CONFIG_BYTES:
                 run.config = fh.read().decode("utf-8", errors="replace")
     run.rollouts_stored = True
+    refresh_statistics(session)
     return n
+
+
+def refresh_statistics(session: Session) -> None:
+    """On SQLite, let the query planner know the ``rollouts`` indexes' sizes (a bounded
+    ``ANALYZE``, a few milliseconds): without statistics it may walk the wrong index for a filtered
+    page. PostgreSQL's autovacuum keeps its own."""
+    if session.get_bind().dialect.name != "sqlite":
+        return
+    session.execute(text("PRAGMA analysis_limit=1000"))
+    session.execute(text("ANALYZE rollouts"))
 
 
 @dataclass(frozen=True)

@@ -273,3 +273,20 @@ def test_visible_shows_controls_and_escapes() -> None:
     out = str(visible("a\u202eb<c>\x00\n\td"))
     assert out == 'a<span class="ctl">U+202E</span>b&lt;c&gt;<span class="ctl">U+0000</span>\n\td'
     assert str(visible(None)) == ""
+
+
+def test_backfill_command_fills_old_runs_once(
+    hub: Any, seeded: Seeded, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hub.cli.entry import main
+
+    def run() -> str:
+        with pytest.raises(SystemExit) as done:
+            main(["hub", "backfill-rollouts", "--data", str(hub.config.data)])
+        assert done.value.code in (0, None)
+        return capsys.readouterr().out
+
+    out = run()
+    assert f"{seeded.ids['strong']}: 32 rollouts stored" in out and "7 run(s) backfilled, 0 failed" in out
+    assert _count(hub) == 7 * 32
+    assert "0 run(s) backfilled" in run()

@@ -41,9 +41,12 @@ def upgrade() -> None:
         sa.Column("transcript", sa.LargeBinary, nullable=False),
         sa.UniqueConstraint("run_id", "idx", name="ux_rollouts_run_idx"),
     )
-    op.create_index("ix_rollouts_run_task", "rollouts", ["run_id", "task_id", "rollout_index"])
-    op.create_index("ix_rollouts_run_status", "rollouts", ["run_id", "status", "idx"])
-    op.create_index("ix_rollouts_run_reward", "rollouts", ["run_id", "reward", "idx"])
+    op.create_index("ix_rollouts_run_order", "rollouts", ["run_id", "idx", "status", "reward"])
+    op.create_index(
+        "ix_rollouts_run_task", "rollouts", ["run_id", "task_id", "rollout_index", "status", "reward"]
+    )
+    op.create_index("ix_rollouts_run_status", "rollouts", ["run_id", "status", "idx", "reward"])
+    op.create_index("ix_rollouts_run_reward", "rollouts", ["run_id", "reward", "idx", "status"])
 
 
 def downgrade() -> None:
