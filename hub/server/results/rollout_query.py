@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from sqlalchemy import Select, func, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, defer
 
 from hub.server.core.models import RunRollout
 from hub.server.results.rollout_store import STATUSES
@@ -232,11 +232,15 @@ def list_rollouts(
     return RolloutPage(_summaries(row[1:] for row in rows), total, query)
 
 
-def find_rollout(session: Session, run_id: int, idx: int) -> RunRollout | None:
-    """Rollout ``idx`` of run ``run_id`` with its transcript (None if there is none)."""
-    return session.scalars(
-        select(RunRollout).where(RunRollout.run_id == run_id, RunRollout.idx == idx)
-    ).first()
+def find_rollout(
+    session: Session, run_id: int, idx: int, *, with_transcript: bool = True
+) -> RunRollout | None:
+    """Rollout ``idx`` of run ``run_id`` (None if there is none); ``with_transcript=False`` leaves
+    the transcript column unread."""
+    stmt = select(RunRollout).where(RunRollout.run_id == run_id, RunRollout.idx == idx)
+    if not with_transcript:
+        stmt = stmt.options(defer(RunRollout.transcript))
+    return session.scalars(stmt).first()
 
 
 def task_rollouts(

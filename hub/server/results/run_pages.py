@@ -161,6 +161,7 @@ def rollout_page(request: Request) -> Response:
             raw_href=f"{href}/rollouts/{row.idx}.json",
             task_href=f"/{env.owner.name}/{env.env_id}/tasks/{quote(row.task_id, safe='')}",
             view=transcript_view(transcript_json(row)),
+            has_next=find_rollout(session, run.id, row.idx + 1, with_transcript=False) is not None,
             max_chars=MAX_MESSAGE_CHARS,
         )
 

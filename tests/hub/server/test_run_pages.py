@@ -232,6 +232,8 @@ def test_raw_json_is_the_whole_rollout_as_json(hub: Any, pushed: str) -> None:
     data = r.json()
     assert data["messages"][2]["content"].endswith("TAIL-MARK") and len(data["messages"][2]["content"]) > BIG
     assert get(hub, f"/runs/{pushed}/rollouts/999.json").status_code == 404
+    last = get(hub, f"/runs/{pushed}/rollouts/31").text
+    assert 'rel="prev"' in last and 'rel="next"' not in last
     assert get(hub, f"/runs/{pushed}/rollouts/999").status_code == 404
 
 
@@ -290,3 +292,44 @@ def test_backfill_command_fills_old_runs_once(
     assert f"{seeded.ids['strong']}: 32 rollouts stored" in out and "7 run(s) backfilled, 0 failed" in out
     assert _count(hub) == 7 * 32
     assert "0 run(s) backfilled" in run()
+
+
+def test_migration_keeps_runs_pushed_before_and_goes_back(tmp_path: Path) -> None:
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import inspect, text
+
+    from hub.server.core.db import _MIGRATIONS, make_engine, migrate
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'old.db'}")
+    cfg = Config()
+    cfg.set_main_option("script_location", str(_MIGRATIONS))
+    rows = [
+        "INSERT INTO owners (id, name, kind, is_admin, is_reviewer, created_at)"
+        " VALUES (1, 'old', 'user', 0, 0, '2026-01-01')",
+        "INSERT INTO environments (id, owner_id, env_id, distribution, project, private, flagged, summary,"
+        " tags, license, created_at) VALUES (1, 1, 'toy', 'toy', 'toy', 0, '', '', '', '', '2026-01-01')",
+        "INSERT INTO versions (id, environment_id, version, manifest_sha256, content_hash, requires_python,"
+        " readme, state, report, yanked, yank_reason, uploaded_at)"
+        " VALUES (1, 1, '1.0', 'm', 'c', '', '', 'passed', '', 0, '', '2026-01-01')",
+        "INSERT INTO runs (id, public_id, version_id, owner_id, model, label, private, archive_sha256,"
+        " run_sha256, entry, summary, created_at, verify_state, verify_report, verify_attempts,"
+        " verify_worker)"
+        " VALUES (1, 'oldrun', 1, 1, 'm', '', 0, 'a', 'r', '{}', '{}', '2026-01-01', 'pending', '', 0, '')",
+    ]
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0005")
+        for sql in rows:
+            conn.execute(text(sql))
+    migrate(engine)
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT config, rollouts_stored FROM runs")).one() in (("", 0), ("", False))
+        names = {ix["name"] for ix in inspect(conn).get_indexes("rollouts")}
+        assert {"ix_rollouts_run_order", "ix_rollouts_run_task", "ix_rollouts_run_status"} <= names
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0005")
+        assert "rollouts" not in inspect(conn).get_table_names()
+        assert "config" not in {c["name"] for c in inspect(conn).get_columns("runs")}
+    engine.dispose()
