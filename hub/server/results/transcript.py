@@ -23,6 +23,7 @@ from hub.server.web.text import cut
 __all__ = [
     "MAX_MESSAGE_CHARS",
     "MAX_PAGE_CHARS",
+    "MAX_PARSE_BYTES",
     "CallView",
     "MessageView",
     "TranscriptView",
@@ -33,6 +34,8 @@ __all__ = [
 MAX_MESSAGE_CHARS = 20_000
 #: At most this many characters of message text are put on one page.
 MAX_PAGE_CHARS = 400_000
+#: A stored rollout longer than this is not parsed for its page (only its raw JSON is offered).
+MAX_PARSE_BYTES = 16 * 1024**2
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,9 @@ def _message(m: Any, budget: _Budget) -> MessageView:
 
 def transcript_view(line: bytes) -> TranscriptView:
     """The view of one rollout's JSON line (as stored)."""
+    if len(line) > MAX_PARSE_BYTES:
+        too_big = f"this rollout is {len(line):,} bytes of JSON, too large to show here"
+        return TranscriptView(None, [], 0, True, "", too_big)
     try:
         rollout = Rollout.model_validate_json(line)
     except (ValidationError, ValueError) as exc:

@@ -333,3 +333,13 @@ def test_migration_keeps_runs_pushed_before_and_goes_back(tmp_path: Path) -> Non
         assert "rollouts" not in inspect(conn).get_table_names()
         assert "config" not in {c["name"] for c in inspect(conn).get_columns("runs")}
     engine.dispose()
+
+
+def test_a_rollout_too_large_to_parse_offers_its_raw_json(hub: Any, pushed: str, monkeypatch: Any) -> None:
+    from hub.server.results import transcript
+
+    monkeypatch.setattr(transcript, "MAX_PARSE_BYTES", 1000)
+    idx = next(r.idx for r in _rows(hub, pushed) if (r.task_id, r.rollout_index) == ("t0", 0))
+    html = get(hub, f"/runs/{pushed}/rollouts/{idx}").text
+    assert "too large to show here" in html and "AAAA" not in html
+    assert f'href="/runs/{pushed}/rollouts/{idx}.json"' in html
