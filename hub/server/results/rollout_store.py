@@ -175,7 +175,7 @@ def backfill(sessions: sessionmaker[Session], storage: LocalStorage) -> list[Bac
                     continue
                 session.execute(delete(RunRollout).where(RunRollout.run_id == run.id))
                 n = store_rollouts(session, run, archive)
-        except (OSError, tarfile.TarError, ValueError, zlib.error) as exc:  # rolled back
+        except (OSError, tarfile.TarError, TypeError, ValueError, zlib.error) as exc:  # rolled back
             done.append(Backfilled(public_id, 0, f"unreadable archive: {exc}"))
             continue
         done.append(Backfilled(public_id, n))
