@@ -105,7 +105,7 @@ def _result(
         entry_ids=[x.id for x in group],
         env_hash=e.env_hash,
         settings=settings_label(e),
-        sampling=sampling_items(e.sampling),
+        sampling=sampling_items(e.sampling, run_seed=e.seed),
         n_tasks=e.n_tasks,
         rollouts_per_task=e.rollouts_per_task,
         n_rollouts=e.n_rollouts,

@@ -7,7 +7,9 @@ and the task-selection seed are not settings: runs that differ only there are re
 measurement. :func:`settings_key` is that identity as a string.
 
 Sampling is shown in full: a field left unset (None in ``config.json``) means the model server
-chose, so it is shown as "server default", never as ``None``.
+chose, so it is shown as "server default", never as ``None``. The seed is the exception: the runner
+sends every request a seed derived from the run's own seed (task, rollout index), so an unset
+sampling seed of a run whose seed is known reads "per rollout, from run seed N".
 """
 
 from __future__ import annotations
@@ -46,10 +48,18 @@ def _value(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def sampling_items(sampling: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """Every sampling field with its value as text; an unset one reads "server default"."""
+def sampling_items(sampling: Mapping[str, Any], *, run_seed: int | None = None) -> list[tuple[str, str]]:
+    """Every sampling field with its value as text; an unset one reads "server default", except
+    an unset seed when ``run_seed`` (the run's seed, which the runner derives each request's from)
+    is given."""
     names = [f for f in SAMPLING_FIELDS if f in sampling] + sorted(set(sampling) - set(SAMPLING_FIELDS))
-    return [(name, _value(sampling[name])) for name in names]
+    out = []
+    for name in names:
+        if name == "seed" and sampling[name] is None and run_seed is not None:
+            out.append((name, f"per rollout, from run seed {run_seed}"))
+        else:
+            out.append((name, _value(sampling[name])))
+    return out
 
 
 def sampling_text(sampling: Mapping[str, Any]) -> str:

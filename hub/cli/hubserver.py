@@ -333,6 +333,20 @@ def gc_cmd(data: Path = DataOpt, db: str = DbOpt) -> None:
     console.print(f"removed {len(removed)} unreferenced file(s)")
 
 
+@hub_app.command("backfill-rollouts")
+def backfill_rollouts_cmd(data: Path = DataOpt, db: str = DbOpt) -> None:
+    """Store the rollouts of runs pushed before the hub kept them row by row, so their run pages
+    list them (safe while the hub runs; runs already done are skipped)."""
+    from hub.server.admin import backfill_rollouts
+
+    done = backfill_rollouts(_admin_config(data, db))  # type: ignore[arg-type]
+    for d in done:
+        console.print(f"{d.public_id}: {d.error or f'{d.rollouts} rollouts stored'}")
+    console.print(
+        f"{sum(1 for d in done if not d.error)} run(s) backfilled, {sum(1 for d in done if d.error)} failed"
+    )
+
+
 @hub_app.command("publish-bundled")
 def publish_bundled_cmd(
     owner: str = typer.Option("verihub", "--owner", help="Owner (organisation) to publish under."),

@@ -17,7 +17,7 @@ from hub.server.core.config import HubConfig
 from hub.server.core.db import make_engine, migrate, sessions
 from hub.server.core.models import Environment, Owner, Version
 
-__all__ = ["approve", "collect_garbage", "open_hub", "status", "yank"]
+__all__ = ["approve", "backfill_rollouts", "collect_garbage", "open_hub", "status", "yank"]
 
 
 @contextmanager
@@ -107,3 +107,21 @@ def collect_garbage(config: HubConfig) -> list[str]:
     referenced = {h for row in rows for h in row if h}
     referenced |= {h for archive, report in runs for h in (archive, stored_tasks_sha(report)) if h}
     return LocalStorage(config.data).sweep(referenced)
+
+
+def backfill_rollouts(config: HubConfig) -> list[Any]:
+    """Store the rollouts of runs pushed before the hub kept them one by one (for the run pages);
+    returns a :class:`hub.server.results.rollout_store.Backfilled` per run it looked at. Safe while
+    the hub runs (each run is one transaction) and to run again (done runs are skipped)."""
+    from hub.server.core.storage import LocalStorage
+    from hub.server.results.rollout_store import backfill
+
+    config.data.mkdir(parents=True, exist_ok=True)
+    engine = make_engine(config.database)
+    try:
+        migrate(engine)
+        done: list[Any] = list(backfill(sessions(engine), LocalStorage(config.data)))
+    finally:
+        engine.dispose()
+    bump(config.data)
+    return done

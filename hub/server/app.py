@@ -17,6 +17,7 @@ from hub.server.core.storage import LocalStorage
 from hub.server.packages import api, index
 from hub.server.results import api as results_api
 from hub.server.results import pages as result_pages
+from hub.server.results import run_pages
 from hub.server.web import pages
 from hub.server.web.errors import exception_handlers
 
@@ -53,6 +54,7 @@ def _routes() -> list[BaseRoute]:
         Mount("/static", routes=[Route("/hub.css", pages.css), Route("/results.css", result_pages.css)]),
         *bounty_pages.routes(),
         *result_pages.routes(),
+        *run_pages.routes(),
         *pages.routes(),
     ]
 

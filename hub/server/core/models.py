@@ -16,7 +16,9 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -35,6 +37,7 @@ __all__ = [
     "Owner",
     "REGRADE_STATES",
     "Run",
+    "RunRollout",
     "Token",
     "Version",
     "utcnow",
@@ -213,6 +216,8 @@ class Run(Base):
     verify_worker: Mapped[str] = mapped_column(String(200), default="")
     verify_lease_until: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
     verified_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    config: Mapped[str] = mapped_column(Text, default="", server_default="")  # config.json ("": not stored)
+    rollouts_stored: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sql_false())
     version: Mapped[Version] = relationship()
     owner: Mapped[Owner] = relationship()
 
@@ -269,3 +274,39 @@ class BountyEvent(Base):
     version_id: Mapped[int | None] = mapped_column(ForeignKey("versions.id"), nullable=True)
     actor: Mapped[Owner | None] = relationship()
     version: Mapped[Version | None] = relationship()
+
+
+class RunRollout(Base):
+    """One rollout of a pushed run, stored at ingestion so that run pages page through them.
+
+    ``idx`` is the rollout's 0-based line number in the run's ``rollouts.jsonl`` (the order it was
+    recorded in); ``(run_id, idx)`` is the key other tables refer to a rollout by. ``status`` is
+    ``passed``, ``failed`` or ``errored``; ``transcript`` is the rollout's JSON line as pushed,
+    zlib-compressed (:mod:`hub.server.results.rollout_store`).
+    """
+
+    __tablename__ = "rollouts"
+    __table_args__ = (
+        UniqueConstraint("run_id", "idx", name="ux_rollouts_run_idx"),
+        # one index per order a page sorts by, each holding the columns a page filters on, so a
+        # filtered page walks one index and reads no table row until its 50 are found
+        Index("ix_rollouts_run_order", "run_id", "idx", "status", "reward"),
+        Index("ix_rollouts_run_task", "run_id", "task_id", "rollout_index", "status", "reward"),
+        Index("ix_rollouts_run_status", "run_id", "status", "idx", "reward"),
+        Index("ix_rollouts_run_reward", "run_id", "reward", "idx", "status"),
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"))
+    idx: Mapped[int] = mapped_column(Integer)
+    task_id: Mapped[str] = mapped_column(Text)
+    rollout_index: Mapped[int] = mapped_column(Integer)  # within its task
+    status: Mapped[str] = mapped_column(String(8))
+    error_kind: Mapped[str] = mapped_column(String(16), default="")
+    reward: Mapped[float | None] = mapped_column(Float, nullable=True)
+    passed: Mapped[bool] = mapped_column(Boolean, default=False)
+    grade_status: Mapped[str] = mapped_column(String(16), default="")
+    extracted: Mapped[str] = mapped_column(Text, default="")  # cut to a few hundred characters
+    turns: Mapped[int] = mapped_column(Integer, default=0)
+    n_messages: Mapped[int] = mapped_column(Integer, default=0)
+    size: Mapped[int] = mapped_column(Integer, default=0)  # bytes of the JSON line
+    transcript: Mapped[bytes] = mapped_column(LargeBinary)

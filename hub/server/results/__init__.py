@@ -1,7 +1,9 @@
-"""Pushed runs: unpacking (:mod:`.runpack`), storing and visibility (:mod:`.runs`), the results API
+"""Pushed runs: unpacking (:mod:`.runpack`), storing and visibility (:mod:`.runs`), their rollouts as
+rows (:mod:`.rollout_store`) read a page at a time (:mod:`.rollout_query`), the results API
 (:mod:`.api`), re-verification's queue and sandboxed child (:mod:`.reverify`, :mod:`.reverify_child`),
-the environment tasks a run used (:mod:`.band_tasks`), and the eval cards and leaderboards
-(:mod:`.data`, :mod:`.pages`).
+the environment tasks a run used (:mod:`.band_tasks`), the eval cards and leaderboards
+(:mod:`.data`, :mod:`.pages`), and the run, rollout and task pages (:mod:`.run_pages`,
+:mod:`.transcript`).
 
 Imports: :mod:`hub.server.core`, :mod:`hub.server.accounts`, :mod:`hub.server.web`, :mod:`leaderboard`.
 """

@@ -11,7 +11,8 @@ unreferenced blob (``verihub hub gc``).
 The run is recorded under the authenticated pusher, whatever the upload says. It is private to
 them (and admins) unless pushed public; its ``verify_state`` starts ``pending`` for the
 re-verification worker. The same run (same content hash) pushed again by the same user for the
-same version returns the existing record.
+same version returns the existing record. The transaction that adds the run also adds one row per
+rollout (:func:`hub.server.results.rollout_store.store_rollouts`), for the run pages.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from hub.server.core.models import PENDING, REGRADE_STATES, Environment, Run, Ve
 from hub.server.core.problems import HubProblem, Problem
 from hub.server.core.queries import find_env, visible_envs
 from hub.server.core.storage import LocalStorage
+from hub.server.results.rollout_store import store_rollouts
 from hub.server.results.runpack import unpack_run
 from leaderboard.entry import BoardEntry, TokenPrices, clean_label, entry_from_run
 from leaderboard.verify import RunRejected, VerifiedRun, verify_run
@@ -201,7 +203,16 @@ def ingest_run(
     entry = entry.model_copy(update={"source": f"hub run {public_id}"})
     try:
         return _insert(
-            sessions, who, version_id, run_sha, public_id, archive_sha, verified, entry, label, public
+            sessions,
+            who,
+            version_id,
+            run_sha,
+            public_id,
+            (archive_sha, upload),
+            verified,
+            entry,
+            label,
+            public,
         )
     except IntegrityError:  # an identical push committed first (the unique index): that one is it
         with sessions() as session:
@@ -217,7 +228,7 @@ def _insert(
     version_id: int,
     run_sha: str,
     public_id: str,
-    archive_sha: str,
+    archive: tuple[str, Path],
     verified: VerifiedRun,
     entry: BoardEntry,
     label: str | None,
@@ -234,7 +245,7 @@ def _insert(
             model=verified.config.model[:200],
             label=run_label(label),
             private=not public,
-            archive_sha256=archive_sha,
+            archive_sha256=archive[0],
             run_sha256=run_sha,
             entry=entry.model_dump_json(),
             summary=verified.summary.model_dump_json(),
@@ -244,6 +255,8 @@ def _insert(
             verify_worker="",
         )
         session.add(run)
+        session.flush()
+        store_rollouts(session, run, archive[1])  # the same transaction: all the rollouts or no run
         session.flush()
         session.refresh(run)
         return Ingested(run_json(run), True)

@@ -19,7 +19,12 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 
 @pytest.mark.parametrize(
     "args",
-    [("hub", "status", "alice/arith"), ("hub", "yank", "alice/arith@0.1.0", "--reason", "x"), ("hub", "gc")],
+    [
+        ("hub", "status", "alice/arith"),
+        ("hub", "yank", "alice/arith@0.1.0", "--reason", "x"),
+        ("hub", "gc"),
+        ("hub", "backfill-rollouts"),
+    ],
 )
 def test_admin_commands_need_a_named_data_folder(
     args: tuple[str, ...], capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
