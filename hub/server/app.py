@@ -5,6 +5,7 @@ from __future__ import annotations
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Mount, Route
 
+from hub.server.accounts import api as accounts_api
 from hub.server.accounts.authcache import AuthCache
 from hub.server.accounts.ratelimit import FailureLimiter
 from hub.server.bounties import api as bounty_api
@@ -17,7 +18,7 @@ from hub.server.core.storage import LocalStorage
 from hub.server.packages import api, index
 from hub.server.results import api as results_api
 from hub.server.results import pages as result_pages
-from hub.server.web import pages
+from hub.server.web import account_pages, pages
 from hub.server.web.errors import exception_handlers
 
 __all__ = ["create_app", "env_app"]
@@ -49,8 +50,12 @@ def _routes() -> list[BaseRoute]:
         Mount("/simple", routes=index.routes()),
         Mount("/simple-unreviewed", routes=index.routes()),
         Mount("/files", routes=index.file_routes()),
-        Mount("/api/v1", routes=[*results_api.routes(), *bounty_api.routes(), *api.routes()]),
+        Mount(
+            "/api/v1",
+            routes=[*accounts_api.routes(), *results_api.routes(), *bounty_api.routes(), *api.routes()],
+        ),
         Mount("/static", routes=[Route("/hub.css", pages.css), Route("/results.css", result_pages.css)]),
+        *account_pages.routes(),
         *bounty_pages.routes(),
         *result_pages.routes(),
         *pages.routes(),

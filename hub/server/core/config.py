@@ -43,6 +43,8 @@ class HubConfig:
     #: the index ``/simple/NAME/`` redirects to for names the hub does not host ("" or "none": none;
     #: ``verihub hub serve`` defaults to :data:`PYPI_SIMPLE`)
     upstream_index: str = ""
+    #: anyone may sign up on the web pages (default: only with an admin's invitation)
+    open_registration: bool = False
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.reverify_share <= 1.0:
@@ -77,6 +79,7 @@ class HubConfig:
             review_fast=env.hub_review_fast,
             reverify_share=env.hub_reverify_share,
             upstream_index=env.hub_upstream_index,
+            open_registration=env.hub_open_registration,
         )
 
     def to_env(self) -> dict[str, str]:
@@ -87,4 +90,5 @@ class HubConfig:
             "VERIHUB_HUB_REVIEW_FAST": "1" if self.review_fast else "0",
             "VERIHUB_HUB_REVERIFY_SHARE": str(self.reverify_share),
             "VERIHUB_HUB_UPSTREAM_INDEX": self.upstream or "none",
+            "VERIHUB_HUB_OPEN_REGISTRATION": "1" if self.open_registration else "0",
         }

@@ -2,8 +2,11 @@
 environments, and an environment with its README (sanitised Markdown), versions, review reports,
 install commands and files.
 
-Pages only read; the one form (search) uses GET. Every page is sent with a Content-Security-Policy
-that allows no script at all, so even a sanitiser bug could not run one.
+Pages read; the forms that change something are POSTs through
+:func:`hub.server.accounts.forms.form_endpoint`, and every template gets ``viewer`` (the signed-in
+user's name, or None) and ``csrf_field`` (the hidden CSRF input, rendered only where used). Every
+page is sent with a Content-Security-Policy that allows no script at all, so even a sanitiser bug
+could not run one.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Route
 
+from hub.server.accounts.browser import apply_cookies, csrf_field, signed_in
 from hub.server.accounts.webauth import guarded
 from hub.server.core.models import PASSED, Owner, Version
 from hub.server.core.queries import find_env, search, visible_envs
@@ -36,8 +40,22 @@ _HEADERS = {
     ),
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
-    "Vary": "Authorization",
+    "Vary": "Authorization, Cookie",
 }
+
+
+class _LazyCsrfField:
+    """``{{ csrf_field }}``: the hidden input, made when a template uses it (a page without a form
+    sets no anonymous cookie)."""
+
+    def __init__(self, request: Request) -> None:
+        self._request = request
+
+    def __html__(self) -> str:
+        return str(csrf_field(self._request))
+
+    def __str__(self) -> str:
+        return self.__html__()
 
 
 @functools.lru_cache(maxsize=1)
@@ -47,8 +65,14 @@ def _jinja() -> Jinja:
 
 def _page(request: Request, template: str, status: int = 200, **context: Any) -> Response:
     base = str(request.base_url).rstrip("/")
+    live = signed_in(request)
+    context.setdefault("viewer", live.who.name if live is not None else None)
+    context.setdefault("csrf_field", _LazyCsrfField(request))
     body = _jinja().get_template(template).render(base=base, **context)
-    return HTMLResponse(body, status_code=status, headers=_HEADERS)
+    headers = dict(_HEADERS)
+    if live is not None or bool(getattr(request.state, "new_anon", "")):
+        headers["Cache-Control"] = "no-store"
+    return apply_cookies(request, HTMLResponse(body, status_code=status, headers=headers))
 
 
 def render_page(request: Request, template: str, status: int = 200, **context: Any) -> Response:
