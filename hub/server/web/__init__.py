@@ -1,5 +1,6 @@
 """The server's HTML: page rendering with Jinja templates (:mod:`.pages`, ``templates/``) and the
-README renderer and sanitiser (:mod:`.markdown`).
+README renderer and sanitiser (:mod:`.markdown`), the account pages (:mod:`.account_pages`) and
+the answers to refusals (:mod:`.errors`).
 
 Imports: :mod:`hub.server.core`, :mod:`hub.server.accounts`.
 """
