@@ -27,6 +27,7 @@ def _register() -> None:
         run,
         serve,
         synth,
+        tokens,
     )
 
 

@@ -1,4 +1,4 @@
-"""The server's HTML: page rendering with Jinja templates (:mod:`.pages`, ``templates/``) and the
+"""The server's HTML: page rendering with Jinja templates (:mod:`.pages`, ``templates/``), the
 README renderer and sanitiser (:mod:`.markdown`), the account pages (:mod:`.account_pages`) and
 the answers to refusals (:mod:`.errors`).
 

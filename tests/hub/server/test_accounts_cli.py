@@ -96,3 +96,45 @@ def test_migration_gives_existing_users_no_password_and_downgrades(tmp_path: Pat
         tables = {r[0] for r in conn.execute(text("SELECT name FROM sqlite_master"))}
         assert "web_sessions" not in tables and "invitations" not in tables
     engine.dispose()
+
+
+def test_tokens_commands_against_a_served_hub(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from hub.server.accounts.users import create_token
+    from hub.server.app import create_app
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from serving import serve_http
+
+    monkeypatch.setenv("VERIHUB_CONFIG", str(tmp_path / "config.toml"))  # no stored login
+    monkeypatch.delenv("VERIHUB_HUB_TOKEN", raising=False)
+    config = HubConfig(data=tmp_path / "hub")
+    with open_hub(config) as s:
+        add_user(s, "alice")
+        add_user(s, "bob")
+        alice = create_token(s, "alice", "push")
+        bob = create_token(s, "bob", "push")
+    with serve_http(create_app(config)) as url:
+
+        def as_(tok: str, *args: str) -> tuple[int, str, str]:
+            return cli(capsys, "tokens", *args, "--hub", url, "--token", tok)
+
+        code, out, err = as_(alice, "create", "--scope", "read", "--expires-days", "3")
+        assert code == 0 and "shown once" in err
+        made = out.strip()
+        assert made.startswith("vh_")
+        code, out, _ = as_(alice, "list")
+        assert code == 0 and made[:15] in out and made not in out and "active" in out
+        code, _, err = as_(alice, "create", "--scope", "admin")
+        assert code != 0 and "403" in err
+        code, _, err = as_(bob, "revoke", made)
+        assert code != 0 and "404" in err
+        code, out, _ = as_(alice, "revoke", made)
+        assert code == 0 and "revoked" in out
+        code, out, _ = as_(alice, "list")
+        assert "revoked" in out
+        code, out, _ = as_(alice, "sign-out-everywhere")
+        assert code == 0 and "0 session(s) ended" in out
