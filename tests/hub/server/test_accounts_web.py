@@ -328,3 +328,34 @@ def test_sign_in_goes_back_only_to_this_hub(site: Site) -> None:
         data = {"name": "alice", "password": PASSWORD, "next": target, "csrf_token": csrf(client)}
         r = client.post("/sign-in", data=data)
         assert r.status_code == 303 and r.headers["location"] == expected
+
+
+def _private_env(site: Site, owner: str = "alice", env_id: str = "secret_env") -> None:
+    from hub.server.core.models import Environment, Version
+
+    with open_hub(site.config) as s:
+        who = s.scalars(select(Owner).where(Owner.name == owner)).one()
+        env = Environment(owner_id=who.id, env_id=env_id, distribution="secret-env", project="secret-env")
+        env.private = True
+        s.add(env)
+        s.flush()
+        s.add(
+            Version(
+                environment_id=env.id, version="0.1.0", manifest_sha256="m", content_hash="c", state="passed"
+            )
+        )
+
+
+def test_a_session_sees_its_own_private_things_and_nobody_elses(site: Site) -> None:
+    _private_env(site)
+    alice = signed_in(site)
+    page = alice.get("/alice/secret_env")
+    assert page.status_code == 200 and "secret_env" in page.text
+    assert alice.get("/api/v1/envs/alice/secret_env").status_code == 200
+    with open_hub(site.config) as s:
+        set_password(s, "bob", PASSWORD)
+    bob = signed_in(site, "bob")
+    assert bob.get("/alice/secret_env").status_code == 404
+    assert bob.get("/api/v1/envs/alice/secret_env").status_code == 404
+    assert site.browser().get("/alice/secret_env").status_code == 404
+    assert "secret_env" not in bob.get("/").text
