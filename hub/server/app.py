@@ -15,7 +15,7 @@ from hub.server.core.config import HubConfig
 from hub.server.core.db import is_sqlite, make_engine, migrate, sessions
 from hub.server.core.redact import Redactor, hub_secrets
 from hub.server.core.storage import LocalStorage
-from hub.server.packages import api, index
+from hub.server.packages import api, index, settings_pages
 from hub.server.results import api as results_api
 from hub.server.results import pages as result_pages
 from hub.server.web import account_pages, pages
@@ -57,6 +57,7 @@ def _routes() -> list[BaseRoute]:
         Mount("/static", routes=[Route("/hub.css", pages.css), Route("/results.css", result_pages.css)]),
         *account_pages.routes(),
         *bounty_pages.routes(),
+        *settings_pages.routes(),
         *result_pages.routes(),
         *pages.routes(),
     ]

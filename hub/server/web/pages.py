@@ -20,13 +20,15 @@ from jinja2 import Environment as Jinja
 from jinja2 import FileSystemLoader, select_autoescape
 from markupsafe import Markup
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Route
 
 from hub.server.accounts.browser import apply_cookies, csrf_field, signed_in
+from hub.server.accounts.users import Principal, can_publish_as
 from hub.server.accounts.webauth import guarded
-from hub.server.core.models import PASSED, Owner, Version
+from hub.server.core.models import PASSED, Environment, Owner, Version
 from hub.server.core.queries import find_env, search, visible_envs
 from hub.server.web.markdown import MAX_README_BYTES
 
@@ -134,7 +136,13 @@ def env_page(request: Request) -> Response:
             reports=reports,
             readme=readme,
             upstream=request.app.state.config.upstream,
+            can_edit=_can_edit(session, request.state.who, env),
         )
+
+
+def _can_edit(session: Session, who: Principal | None, env: Environment) -> bool:
+    """Whether to link the environment's settings page (its owners only)."""
+    return who is not None and who.allows("push") and can_publish_as(session, who, env.owner)
 
 
 def _readme(v: Version) -> Markup:
