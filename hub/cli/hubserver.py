@@ -213,7 +213,10 @@ def user_add_cmd(
     with open_hub(_admin_config(data, db, create=True)) as session:  # type: ignore[arg-type]
         add_user(session, name, admin=admin, reviewer=reviewer)
     scope = "review" if reviewer else "admin" if admin else "push"
-    console.print(f"user {name} created; next: `verihub hub token create {name} --scope {scope}`")
+    console.print(
+        f"user {name} created; next: `verihub hub token create {name} --scope {scope}`, or "
+        f"`verihub hub user password {name}` to sign in on the web pages"
+    )
 
 
 @user_app.command("role")
@@ -257,7 +260,7 @@ def user_password_cmd(
             set_password(session, name, password)
     except HubProblem as exc:
         raise UsageError(str(exc)) from exc
-    console.print(f"password of {name} set; sign in at /sign-in")
+    console.print(f"password of {name} set (their browser sessions ended); sign in at /sign-in")
 
 
 @invite_app.command("create")

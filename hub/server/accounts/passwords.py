@@ -14,6 +14,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 from sqlalchemy.orm import Session
 
 from hub.server.accounts.users import get_owner
+from hub.server.accounts.websessions import end_all_sessions
 from hub.server.core.models import Owner
 from hub.server.core.problems import HubProblem
 
@@ -48,11 +49,12 @@ def hash_password(password: str) -> str:
 
 
 def set_password(session: Session, user_name: str, password: str) -> Owner:
-    """Give user ``user_name`` a (new) password."""
+    """Give user ``user_name`` a (new) password; it ends every browser session of theirs."""
     user = get_owner(session, user_name)
     if user is None or user.kind != "user":
         raise HubProblem(f"no user {user_name!r}")
     user.password_hash = hash_password(password)
+    end_all_sessions(session, user.id)
     session.flush()
     return user
 

@@ -299,3 +299,23 @@ def test_a_session_sees_its_own_private_things_and_nobody_elses(site: Site) -> N
     assert bob.get("/api/v1/envs/alice/secret_env").status_code == 404
     assert site.browser().get("/alice/secret_env").status_code == 404
     assert "secret_env" not in bob.get("/").text
+
+
+def test_every_post_form_in_a_template_carries_the_csrf_field() -> None:
+    templates = Path(__file__).resolve().parents[3] / "hub" / "server" / "web" / "templates"
+    forms = 0
+    for page in templates.glob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        for form in re.findall(r"<form\b[^>]*>.*?</form>", html, flags=re.S | re.I):
+            if re.search(r'method="post"', form, flags=re.I):
+                forms += 1
+                assert "{{ csrf_field }}" in form, f"{page.name}: a POST form without {{{{ csrf_field }}}}"
+    assert forms >= 10
+
+
+def test_a_new_password_ends_the_users_sessions(site: Site) -> None:
+    browser = signed_in(site)
+    with open_hub(site.config) as s:
+        set_password(s, "alice", "another long password")
+    assert browser.get("/settings").status_code == 303
+    assert sign_in(site.browser()).status_code == 401
