@@ -16,11 +16,12 @@ The reusable API (every state-changing page form uses it)::
 and its template puts ``{{ csrf_field }}`` (given to every template by
 :func:`hub.server.web.pages.render_page`) inside the ``<form method="post">``.
 
-:func:`form_endpoint` reads the body (``application/x-www-form-urlencoded``, at most
-:data:`MAX_FORM_BYTES`), requires a signed-in session (else 401) and the session's CSRF token in
-the ``csrf_token`` field (else 403), sets ``request.state.who`` and calls the endpoint in a
-thread with the parsed form. :func:`anonymous_form_endpoint` is the same for the sign-in and
-sign-up forms: no session needed, the token of the browser's anonymous cookie checked instead.
+:func:`form_endpoint` requires a signed-in session (else 401, before reading the body), reads
+the body (``application/x-www-form-urlencoded``, at most :data:`MAX_FORM_BYTES`), requires the
+session's CSRF token in the ``csrf_token`` field (else 403), sets ``request.state.who`` and
+calls the endpoint in a thread with the parsed form. :func:`anonymous_form_endpoint` is the same
+for the sign-in and sign-up forms: no session needed, the token of the browser's anonymous
+cookie checked instead.
 Refusals are :class:`FormRefused`, which :mod:`hub.server.web.errors` answers with a page.
 """
 
@@ -86,15 +87,15 @@ def _check_csrf(request: Request, form: Form) -> None:
 
 def _make(fn: FormHandler, *, need_session: bool) -> Callable[[Request], Awaitable[Response]]:
     def checked(request: Request, form: Form) -> Response:
-        live = signed_in(request)
-        if need_session and live is None:
-            raise FormRefused("sign in first", Problem.UNAUTHENTICATED)
         _check_csrf(request, form)
+        live = signed_in(request)
         request.state.who = live.who if live is not None else None
         return fn(request, form)
 
     @functools.wraps(fn)
     async def endpoint(request: Request) -> Response:
+        if need_session and await run_in_threadpool(signed_in, request) is None:
+            raise FormRefused("sign in first", Problem.UNAUTHENTICATED)  # before reading the body
         form = await _read(request)
         return await run_in_threadpool(checked, request, form)
 

@@ -9,6 +9,7 @@ import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -319,3 +320,23 @@ def test_a_new_password_ends_the_users_sessions(site: Site) -> None:
         set_password(s, "alice", "another long password")
     assert browser.get("/settings").status_code == 303
     assert sign_in(site.browser()).status_code == 401
+
+
+def test_a_form_without_a_session_is_refused_before_its_body_is_read(site: Site) -> None:
+    read = 0
+
+    async def counting(scope: Any, receive: Any, send: Any) -> None:
+        async def counted() -> Any:
+            nonlocal read
+            message = await receive()
+            if message["type"] == "http.request":
+                read += len(message.get("body", b""))
+            return message
+
+        await site.app(scope, counted, send)
+
+    client = TestClient(counting, base_url="http://127.0.0.1", follow_redirects=False)
+    r = client.post("/settings/tokens", data={"scope": "read", "pad": "x" * 100_000})
+    assert r.status_code == 401 and read == 0
+    r = client.post("/sign-in", data={"name": "alice", "password": "x"})  # anonymous forms read it
+    assert r.status_code == 403 and read > 0
