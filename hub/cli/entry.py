@@ -31,6 +31,7 @@ def _register() -> None:
         run,
         serve,
         synth,
+        tokens,
     )
 
 

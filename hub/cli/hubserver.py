@@ -31,7 +31,9 @@ app.add_typer(hub_app, name="hub")
 user_app = typer.Typer(name="user", help="Hub users.", no_args_is_help=True)
 org_app = typer.Typer(name="org", help="Hub organisations.", no_args_is_help=True)
 token_app = typer.Typer(name="token", help="API tokens.", no_args_is_help=True)
+invite_app = typer.Typer(name="invite", help="Sign-up invitations for the web pages.", no_args_is_help=True)
 hub_app.add_typer(user_app, name="user")
+hub_app.add_typer(invite_app, name="invite")
 hub_app.add_typer(org_app, name="org")
 hub_app.add_typer(token_app, name="token")
 
@@ -116,6 +118,12 @@ def serve_cmd(
         help="Index that /simple/NAME/ redirects to for names the hub does not host, so pip needs only "
         "the hub's URL; `none`: no redirect (404).",
     ),
+    open_registration: bool = typer.Option(
+        False,
+        "--open-registration",
+        envvar="VERIHUB_HUB_OPEN_REGISTRATION",
+        help="Anyone may sign up on the web pages (default: by invitation, `verihub hub invite create`).",
+    ),
 ) -> None:
     """Serve the hub: index at /simple/, API at /api/v1/, web pages at /."""
     import dataclasses
@@ -123,7 +131,9 @@ def serve_cmd(
     from hub.server.serve import serve
 
     cfg = _config(data, db, lease_s=lease_s, fast=review_fast, share=reverify_share)
-    cfg = dataclasses.replace(cfg, upstream_index=upstream_index)  # type: ignore[type-var]
+    cfg = dataclasses.replace(  # type: ignore[type-var]
+        cfg, upstream_index=upstream_index, open_registration=open_registration
+    )
     sys.stderr.write(f"verihub hub on http://{host}:{port}/ (index http://{host}:{port}/simple/)\n")
     serve(
         cfg,  # type: ignore[arg-type]
@@ -203,7 +213,10 @@ def user_add_cmd(
     with open_hub(_admin_config(data, db, create=True)) as session:  # type: ignore[arg-type]
         add_user(session, name, admin=admin, reviewer=reviewer)
     scope = "review" if reviewer else "admin" if admin else "push"
-    console.print(f"user {name} created; next: `verihub hub token create {name} --scope {scope}`")
+    console.print(
+        f"user {name} created; next: `verihub hub token create {name} --scope {scope}`, or "
+        f"`verihub hub user password {name}` to sign in on the web pages"
+    )
 
 
 @user_app.command("role")
@@ -220,6 +233,55 @@ def user_role_cmd(
     with open_hub(_admin_config(data, db)) as session:  # type: ignore[arg-type]
         set_reviewer(session, name, reviewer)
     console.print(f"{name} is {'now' if reviewer else 'no longer'} a reviewer")
+
+
+@user_app.command("password")
+def user_password_cmd(
+    name: str = typer.Argument(..., help="User name."),
+    data: Path = DataOpt,
+    db: str = DbOpt,
+) -> None:
+    """Set a user's web password (asked twice on a terminal, else read from stdin's first line);
+    stored only as an argon2 hash."""
+    import getpass
+
+    from hub.server.accounts.passwords import set_password
+    from hub.server.admin import open_hub
+    from hub.server.core.problems import HubProblem
+
+    if sys.stdin.isatty():
+        password = getpass.getpass(f"password for {name}: ")
+        if getpass.getpass("again: ") != password:
+            raise UsageError("the two passwords differ")
+    else:
+        password = sys.stdin.readline().rstrip("\r\n")
+    try:
+        with open_hub(_admin_config(data, db)) as session:  # type: ignore[arg-type]
+            set_password(session, name, password)
+    except HubProblem as exc:
+        raise UsageError(str(exc)) from exc
+    console.print(f"password of {name} set (their browser sessions ended); sign in at /sign-in")
+
+
+@invite_app.command("create")
+def invite_create_cmd(
+    reviewer: bool = typer.Option(False, "--reviewer", help="The new user gets the reviewer role."),
+    expires_days: float = typer.Option(7.0, "--expires-days", help="Days until the code expires."),
+    data: Path = DataOpt,
+    db: str = DbOpt,
+) -> None:
+    """Create a single-use sign-up invitation; the code is printed once and stored only hashed."""
+    from hub.server.accounts.invitations import create_invitation
+    from hub.server.admin import open_hub
+    from hub.server.core.problems import HubProblem
+
+    try:
+        with open_hub(_admin_config(data, db)) as session:  # type: ignore[arg-type]
+            code = create_invitation(session, reviewer=reviewer, expires_days=expires_days)
+    except HubProblem as exc:
+        raise UsageError(str(exc)) from exc
+    print(code)
+    sys.stderr.write("this code is shown once; the invited person signs up at /sign-up with it\n")
 
 
 @org_app.command("add")

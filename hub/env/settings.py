@@ -80,6 +80,9 @@ class Settings(BaseSettings):
         description="The index a hub's `/simple/NAME/` redirects to for names it does not host "
         "(`none`: no redirect, 404).",
     )
+    hub_open_registration: bool = Field(
+        False, description="`1`: anyone may sign up on a hub's web pages (default: by invitation only)."
+    )
     sandbox_cgroup: Path | None = Field(
         None,
         description="A delegated cgroup v2 folder the sandboxes' groups are made in (memory and pid limits "

@@ -14,6 +14,7 @@ _VERSION = re.compile(r"^[0-9A-Za-z.+!_-]{1,64}$")
 #: user or organisation may take one of these names.
 RESERVED_NAMES = frozenset(
     {
+        "admin",
         "api",
         "bounties",
         "files",
@@ -21,6 +22,11 @@ RESERVED_NAMES = frozenset(
         "login",
         "results",
         "runs",
+        "settings",
+        "sign-in",
+        "sign-out",
+        "sign-out-everywhere",
+        "sign-up",
         "simple",
         "simple-unreviewed",
         "static",

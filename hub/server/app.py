@@ -5,6 +5,7 @@ from __future__ import annotations
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Mount, Route
 
+from hub.server.accounts import api as accounts_api
 from hub.server.accounts.authcache import AuthCache
 from hub.server.accounts.ratelimit import FailureLimiter
 from hub.server.bounties import api as bounty_api
@@ -14,11 +15,11 @@ from hub.server.core.config import HubConfig
 from hub.server.core.db import is_sqlite, make_engine, migrate, sessions
 from hub.server.core.redact import Redactor, hub_secrets
 from hub.server.core.storage import LocalStorage
-from hub.server.packages import api, index
+from hub.server.packages import api, index, settings_pages
 from hub.server.results import api as results_api
 from hub.server.results import pages as result_pages
 from hub.server.results import run_pages
-from hub.server.web import pages
+from hub.server.web import account_pages, pages
 from hub.server.web.errors import exception_handlers
 
 __all__ = ["create_app", "env_app"]
@@ -50,9 +51,14 @@ def _routes() -> list[BaseRoute]:
         Mount("/simple", routes=index.routes()),
         Mount("/simple-unreviewed", routes=index.routes()),
         Mount("/files", routes=index.file_routes()),
-        Mount("/api/v1", routes=[*results_api.routes(), *bounty_api.routes(), *api.routes()]),
+        Mount(
+            "/api/v1",
+            routes=[*accounts_api.routes(), *results_api.routes(), *bounty_api.routes(), *api.routes()],
+        ),
         Mount("/static", routes=[Route("/hub.css", pages.css), Route("/results.css", result_pages.css)]),
+        *account_pages.routes(),
         *bounty_pages.routes(),
+        *settings_pages.routes(),
         *result_pages.routes(),
         *run_pages.routes(),
         *pages.routes(),

@@ -45,6 +45,8 @@ class HubConfig:
     #: the index ``/simple/NAME/`` redirects to for names the hub does not host ("" or "none": none;
     #: ``verihub hub serve`` defaults to :data:`PYPI_SIMPLE`)
     upstream_index: str = ""
+    #: anyone may sign up on the web pages (default: only with an admin's invitation)
+    open_registration: bool = False
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.reverify_share <= 1.0:
@@ -80,6 +82,7 @@ class HubConfig:
             review_time_scale=env.hub_review_time_scale,
             reverify_share=env.hub_reverify_share,
             upstream_index=env.hub_upstream_index,
+            open_registration=env.hub_open_registration,
         )
 
     def _time_scale_env(self) -> dict[str, str]:
@@ -100,4 +103,5 @@ class HubConfig:
             ),
             "VERIHUB_HUB_REVERIFY_SHARE": str(self.reverify_share),
             "VERIHUB_HUB_UPSTREAM_INDEX": self.upstream or "none",
+            "VERIHUB_HUB_OPEN_REGISTRATION": "1" if self.open_registration else "0",
         }

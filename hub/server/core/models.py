@@ -32,6 +32,7 @@ __all__ = [
     "BountyEvent",
     "EnvFile",
     "Environment",
+    "Invitation",
     "Job",
     "Member",
     "Owner",
@@ -40,6 +41,7 @@ __all__ = [
     "RunRollout",
     "Token",
     "Version",
+    "WebSession",
     "utcnow",
 ]
 
@@ -80,6 +82,8 @@ class Owner(Base):
     is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
     is_reviewer: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sql_false())
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    #: argon2 hash of the user's web password ("" : none set, no browser sign-in)
+    password_hash: Mapped[str] = mapped_column(Text, default="", server_default="")
 
 
 class Member(Base):
@@ -310,3 +314,29 @@ class RunRollout(Base):
     n_messages: Mapped[int] = mapped_column(Integer, default=0)
     size: Mapped[int] = mapped_column(Integer, default=0)  # bytes of the JSON line
     transcript: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class WebSession(Base):
+    """A signed-in browser: ``id`` is the sha256 of the cookie's secret (never the secret)."""
+
+    __tablename__ = "web_sessions"
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("owners.id"), index=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    last_seen_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    user: Mapped[Owner] = relationship()
+
+
+class Invitation(Base):
+    """A single-use sign-up code: ``code_hash`` is the sha256 of the code (never the code)."""
+
+    __tablename__ = "invitations"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    code_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    reviewer: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_by_id: Mapped[int | None] = mapped_column(ForeignKey("owners.id"), nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    used_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    used_by_id: Mapped[int | None] = mapped_column(ForeignKey("owners.id"), nullable=True)

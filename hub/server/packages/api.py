@@ -18,19 +18,21 @@ from starlette.routing import Route
 from hub.server.accounts.httpauth import principal
 from hub.server.accounts.webauth import guarded, guarded_write
 from hub.server.core.archive import received_upload
-from hub.server.core.cache import bump
 from hub.server.core.models import Environment, Version
 from hub.server.core.queries import find_env, offered, search
 from hub.server.core.redact import Redactor
+from hub.server.packages.owning import owned_env, owned_version, set_about, set_private, set_yanked
 from hub.server.packages.publish import publish
 from hub.server.web.errors import error
 
 __all__ = [
+    "about_route",
     "catalogue_route",
     "env_route",
     "push_route",
     "routes",
     "search_route",
+    "unyank_route",
     "version_route",
     "visibility_route",
     "yank_route",
@@ -136,48 +138,57 @@ def version_route(request: Request) -> Response:
         return JSONResponse({"ref": f"{env.owner.name}/{env.env_id}", **shown})
 
 
+def _version_ref(version: Version) -> dict[str, Any]:
+    env = version.environment
+    return {"ref": f"{env.owner.name}/{env.env_id}", "version": version.version, "yanked": version.yanked}
+
+
 @guarded_write
 def yank_route(request: Request) -> Response:
-    from hub.server.accounts.users import can_publish_as
-
-    who = request.state.who
-    session, env = _lookup(request)
-    with session:
-        found = [v for v in env.versions if v.version == request.path_params["version"]] if env else []
-        if env is None or not found:
-            return error(404, "no such environment version")
-        if not who.allows("push") or not can_publish_as(session, who, env.owner):
-            return error(403, f"you may not yank versions of {env.owner.name}/{env.env_id}")
-        reason = request.query_params.get("reason", "").strip()
-        if not reason:
-            return error(400, "give a reason: ?reason=...")
-        found[0].yanked, found[0].yank_reason = True, reason
-        session.commit()
-        bump(request.app.state.config.data)
-        return JSONResponse(
-            {"ref": f"{env.owner.name}/{env.env_id}", "version": found[0].version, "yanked": True}
+    p = request.path_params
+    with request.app.state.sessions() as session:
+        found = owned_version(
+            session, request.state.who, p["owner"], p["env_id"], p["version"], doing="yank versions of"
         )
+        reason = request.query_params.get("reason", "")
+        set_yanked(session, request.app.state.config.data, found, yanked=True, reason=reason)
+        return JSONResponse(_version_ref(found))
+
+
+@guarded_write
+def unyank_route(request: Request) -> Response:
+    p = request.path_params
+    with request.app.state.sessions() as session:
+        found = owned_version(
+            session, request.state.who, p["owner"], p["env_id"], p["version"], doing="un-yank versions of"
+        )
+        set_yanked(session, request.app.state.config.data, found, yanked=False)
+        return JSONResponse(_version_ref(found))
 
 
 @guarded_write
 def visibility_route(request: Request) -> Response:
     """``?private=1`` or ``?private=0``: an owner makes an environment private or public."""
-    from hub.server.accounts.users import can_publish_as
-
-    who = request.state.who
+    p = request.path_params
     value = request.query_params.get("private", "")
     if value not in ("0", "1"):
         return error(400, "say ?private=1 (private) or ?private=0 (public)")
-    session, env = _lookup(request)
-    with session:
-        if env is None:
-            return error(404, "no such environment")
-        if not who.allows("push") or not can_publish_as(session, who, env.owner):
-            return error(403, f"you may not change the visibility of {env.owner.name}/{env.env_id}")
-        env.private = value == "1"
-        session.commit()
-        bump(request.app.state.config.data)
+    with request.app.state.sessions() as session:
+        env = owned_env(session, request.state.who, p["owner"], p["env_id"], doing="change the visibility of")
+        set_private(session, request.app.state.config.data, env, value == "1")
         return JSONResponse({"ref": f"{env.owner.name}/{env.env_id}", "private": env.private})
+
+
+@guarded_write
+def about_route(request: Request) -> Response:
+    """``?summary=…&tags=a,b``: an owner sets the environment's summary and tags."""
+    p, q = request.path_params, request.query_params
+    with request.app.state.sessions() as session:
+        env = owned_env(session, request.state.who, p["owner"], p["env_id"], doing="describe")
+        tags = set_about(
+            session, request.app.state.config.data, env, summary=q.get("summary", ""), tags=q.get("tags", "")
+        )
+        return JSONResponse({"ref": f"{env.owner.name}/{env.env_id}", "summary": env.summary, "tags": tags})
 
 
 @guarded
@@ -240,6 +251,8 @@ def routes() -> list[Route]:
         Route("/catalogue.json", catalogue_route),
         Route("/envs/{owner}/{env_id}", env_route),
         Route("/envs/{owner}/{env_id}/visibility", visibility_route, methods=["POST"]),
+        Route("/envs/{owner}/{env_id}/about", about_route, methods=["POST"]),
         Route("/envs/{owner}/{env_id}/{version}", version_route),
         Route("/envs/{owner}/{env_id}/{version}/yank", yank_route, methods=["POST"]),
+        Route("/envs/{owner}/{env_id}/{version}/unyank", unyank_route, methods=["POST"]),
     ]

@@ -2,8 +2,11 @@
 environments, and an environment with its README (sanitised Markdown), versions, review reports,
 install commands and files.
 
-Pages only read; the one form (search) uses GET. Every page is sent with a Content-Security-Policy
-that allows no script at all, so even a sanitiser bug could not run one.
+Pages read; the forms that change something are POSTs through
+:func:`hub.server.accounts.forms.form_endpoint`, and every template gets ``viewer`` (the signed-in
+user's name, or None) and ``csrf_field`` (the hidden CSRF input, rendered only where used). Every
+page is sent with a Content-Security-Policy that allows no script at all, so even a sanitiser bug
+could not run one.
 """
 
 from __future__ import annotations
@@ -17,12 +20,15 @@ from jinja2 import Environment as Jinja
 from jinja2 import FileSystemLoader, select_autoescape
 from markupsafe import Markup
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Route
 
+from hub.server.accounts.browser import apply_cookies, csrf_field, signed_in
+from hub.server.accounts.users import Principal, can_publish_as
 from hub.server.accounts.webauth import guarded
-from hub.server.core.models import PASSED, Owner, Version
+from hub.server.core.models import PASSED, Environment, Owner, Version
 from hub.server.core.queries import find_env, search, visible_envs
 from hub.server.web.markdown import MAX_README_BYTES
 from hub.server.web.text import visible
@@ -37,8 +43,22 @@ _HEADERS = {
     ),
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
-    "Vary": "Authorization",
+    "Vary": "Authorization, Cookie",
 }
+
+
+class _LazyCsrfField:
+    """``{{ csrf_field }}``: the hidden input, made when a template uses it (a page without a form
+    sets no anonymous cookie)."""
+
+    def __init__(self, request: Request) -> None:
+        self._request = request
+
+    def __html__(self) -> str:
+        return str(csrf_field(self._request))
+
+    def __str__(self) -> str:
+        return self.__html__()
 
 
 @functools.lru_cache(maxsize=1)
@@ -50,8 +70,14 @@ def _jinja() -> Jinja:
 
 def _page(request: Request, template: str, status: int = 200, **context: Any) -> Response:
     base = str(request.base_url).rstrip("/")
+    live = signed_in(request)
+    context.setdefault("viewer", live.who.name if live is not None else None)
+    context.setdefault("csrf_field", _LazyCsrfField(request))
     body = _jinja().get_template(template).render(base=base, **context)
-    return HTMLResponse(body, status_code=status, headers=_HEADERS)
+    headers = dict(_HEADERS)
+    if live is not None or bool(getattr(request.state, "new_anon", "")):
+        headers["Cache-Control"] = "no-store"
+    return apply_cookies(request, HTMLResponse(body, status_code=status, headers=headers))
 
 
 def render_page(request: Request, template: str, status: int = 200, **context: Any) -> Response:
@@ -113,7 +139,13 @@ def env_page(request: Request) -> Response:
             reports=reports,
             readme=readme,
             upstream=request.app.state.config.upstream,
+            can_edit=_can_edit(session, request.state.who, env),
         )
+
+
+def _can_edit(session: Session, who: Principal | None, env: Environment) -> bool:
+    """Whether to link the environment's settings page (its owners only)."""
+    return who is not None and who.allows("push") and can_publish_as(session, who, env.owner)
 
 
 def _readme(v: Version) -> Markup:

@@ -4,7 +4,7 @@ Runs pushed before this revision have ``rollouts_stored`` false and no ``config`
 ``verihub hub backfill-rollouts`` reads them from their stored archives.
 
 Revision ID: 0007
-Revises: 0005
+Revises: 0006
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0007"
-down_revision = "0005"
+down_revision = "0006"
 branch_labels = None
 depends_on = None
 
