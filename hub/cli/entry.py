@@ -22,6 +22,7 @@ def _register() -> None:
         fidelity,
         hubcmds,
         hubserver,
+        labels,
         leaderboard,
         results,
         run,

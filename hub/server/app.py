@@ -16,6 +16,7 @@ from hub.server.core.redact import Redactor, hub_secrets
 from hub.server.core.storage import LocalStorage
 from hub.server.packages import api, index
 from hub.server.results import api as results_api
+from hub.server.results import labels_api
 from hub.server.results import pages as result_pages
 from hub.server.web import pages
 from hub.server.web.errors import exception_handlers
@@ -49,7 +50,10 @@ def _routes() -> list[BaseRoute]:
         Mount("/simple", routes=index.routes()),
         Mount("/simple-unreviewed", routes=index.routes()),
         Mount("/files", routes=index.file_routes()),
-        Mount("/api/v1", routes=[*results_api.routes(), *bounty_api.routes(), *api.routes()]),
+        Mount(
+            "/api/v1",
+            routes=[*results_api.routes(), *labels_api.routes(), *bounty_api.routes(), *api.routes()],
+        ),
         Mount("/static", routes=[Route("/hub.css", pages.css), Route("/results.css", result_pages.css)]),
         *bounty_pages.routes(),
         *result_pages.routes(),

@@ -16,9 +16,10 @@ from __future__ import annotations
 import itertools
 import shutil
 import tempfile
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from hub.env.types import Rollout, Task
 from hub.review.check.drive import Hung, Prober, run_sync
@@ -28,7 +29,7 @@ from hub.sandbox import RemoteError
 from hub.sandbox.remote import RemoteEnvironment, SandboxDiedError
 from hub.sandbox.stage import STAGE_PREFIX, make_writable
 
-__all__ = ["RegradeResult", "regrade_sandboxed"]
+__all__ = ["RegradeResult", "grade_sandboxed", "regrade_sandboxed"]
 
 
 @dataclass
@@ -37,7 +38,8 @@ class RegradeResult:
     the rollout (``task#index``) whose grading stopped the sandbox from answering (then ``error``
     says so too): a response can do that, so a caller may count it as a changed verdict.
     ``tasks`` are the environment's tasks whose ids the caller asked to keep, in the environment's
-    order (empty unless asked for, or when the regrade did not finish)."""
+    order (empty unless asked for, or when the regrade did not finish). ``grades`` is what
+    :func:`grade_sandboxed` answers: ``(status, grade or message)`` per rollout."""
 
     graded: int = 0
     differ: list[str] = field(default_factory=list)
@@ -45,6 +47,7 @@ class RegradeResult:
     error: str | None = None
     hung: str = ""
     tasks: list[Task] = field(default_factory=list)
+    grades: list[tuple[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -110,21 +113,14 @@ async def _regrade(
     return RegradeResult(graded=graded, differ=differ[:20], n_differ=len(differ), tasks=kept)
 
 
-def regrade_sandboxed(
+def _sandboxed(
     source: Path,
-    rollouts: Path,
-    *,
     env_id: str,
-    split: str,
-    seed: int,
-    num_tasks: int,
-    options: CheckOptions | None = None,
-    keep_tasks: Collection[str] = (),
+    opts: CheckOptions,
+    body: Callable[[RemoteEnvironment, Prober], Coroutine[Any, Any, RegradeResult]],
 ) -> RegradeResult:
     """Stage ``source`` (a built wheel is unpacked; a source folder is built offline in the
-    sandbox) and regrade ``rollouts`` with its grader there; the environment's tasks with an id in
-    ``keep_tasks`` come back in the result."""
-    opts = options or CheckOptions()
+    sandbox), start it, and run ``body`` on it; what did not finish is said in ``error``."""
     require_sandbox(opts.unsafe_no_sandbox)
     work = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))
     try:
@@ -141,7 +137,7 @@ def regrade_sandboxed(
             return RegradeResult(error=f"the environment does not load: {exc}")
         prober = Prober(env, timeout_s=opts.grade_timeout_s, memory_mb=opts.limits.memory_mb)
         try:
-            return run_sync(_regrade(env, rollouts, prober, split, seed, num_tasks, keep_tasks))
+            return run_sync(body(env, prober))
         except Hung as exc:
             return RegradeResult(error=f"regrading did not finish: grading {exc.label} hung", hung=exc.label)
         except (SandboxDiedError, RemoteError) as exc:
@@ -151,3 +147,69 @@ def regrade_sandboxed(
     finally:
         make_writable(work)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def regrade_sandboxed(
+    source: Path,
+    rollouts: Path,
+    *,
+    env_id: str,
+    split: str,
+    seed: int,
+    num_tasks: int,
+    options: CheckOptions | None = None,
+    keep_tasks: Collection[str] = (),
+) -> RegradeResult:
+    """Stage ``source`` and regrade ``rollouts`` with its grader in the sandbox; the environment's
+    tasks with an id in ``keep_tasks`` come back in the result."""
+    return _sandboxed(
+        source,
+        env_id,
+        options or CheckOptions(),
+        lambda env, prober: _regrade(env, rollouts, prober, split, seed, num_tasks, keep_tasks),
+    )
+
+
+async def _grade_new(
+    env: RemoteEnvironment, rollouts: Sequence[Rollout], prober: Prober, split: str, seed: int, n: int
+) -> RegradeResult:
+    wanted = {rec.task_id for rec in rollouts}
+    tasks: dict[str, Task] = {}
+    for t in itertools.islice(env.tasks(split, seed=seed), n):
+        if t.id in wanted:
+            tasks[t.id] = t
+            if len(tasks) == len(wanted):
+                break
+    out = RegradeResult()
+    for rec in rollouts:
+        label = f"{rec.task_id}#{rec.rollout_index}"
+        task = tasks.get(rec.task_id)
+        if task is None:
+            out.grades.append(("error", f"{rec.task_id!r} is not a task of this environment"))
+            continue
+        base = rec.model_copy(update={"grade": None, "reward": None, "passed": False, "error": None})
+        status, grade = await prober.grade_rollout(task, base, label)
+        out.graded += status == "ok"
+        out.grades.append((status, grade if status == "ok" else (grade or "the grading timed out")))
+    return out
+
+
+def grade_sandboxed(
+    source: Path,
+    rollouts: Sequence[Rollout],
+    *,
+    env_id: str,
+    split: str,
+    seed: int,
+    num_tasks: int,
+    options: CheckOptions | None = None,
+) -> RegradeResult:
+    """Grade new ``rollouts`` (e.g. corrected copies) with ``source``'s grader in the sandbox; each
+    one's ``(status, grade or message)`` is in ``grades``, in order (status ``ok``, ``timeout``
+    or ``error``)."""
+    return _sandboxed(
+        source,
+        env_id,
+        options or CheckOptions(),
+        lambda env, prober: _grade_new(env, rollouts, prober, split, seed, num_tasks),
+    )
