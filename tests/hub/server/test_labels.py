@@ -25,18 +25,22 @@ def rollout_path(run_id: str, index: int) -> str:
     return f"/api/v1/runs/{run_id}/rollouts/{index}/labels"
 
 
-@pytest.fixture
-def seeded(hub: Any, tmp_path: Path) -> tuple[Any, dict[str, str]]:
+def seed_with_reviewer(hub: Any, tmp: Path) -> tuple[Any, dict[str, str]]:
     """The result pages' runs, plus a reviewer (rita, push token) and her read token."""
     from hub.server.accounts.users import add_user, create_token
     from hub.server.admin import open_hub
 
-    ids = seed(hub, tmp_path / "seed").ids
+    ids = seed(hub, tmp).ids
     with open_hub(hub.config) as s:
         add_user(s, "rita", reviewer=True)
         hub.tokens["rita"] = create_token(s, "rita", "push")
         hub.tokens["rita_read"] = create_token(s, "rita", "read")
     return hub, ids
+
+
+@pytest.fixture
+def seeded(hub: Any, tmp_path: Path) -> tuple[Any, dict[str, str]]:
+    return seed_with_reviewer(hub, tmp_path / "seed")
 
 
 def post_label(hub: Any, who: str | None, run_id: str, index: int, value: str, note: str = "") -> Any:
@@ -81,7 +85,9 @@ def test_a_new_label_supersedes_and_the_history_stays(seeded: tuple[Any, dict[st
     hub, ids = seeded
     strong = ids["strong"]
     assert post_label(hub, "rita", strong, 3, "correct", "first look").status_code == 201
-    assert post_label(hub, "alice", strong, 3, "reward_hack", "answer copied from the prompt").status_code == 201
+    assert (
+        post_label(hub, "alice", strong, 3, "reward_hack", "answer copied from the prompt").status_code == 201
+    )
     shown = hub.client.get(rollout_path(strong, 3)).json()  # public run: anyone may read
     assert shown["current"]["value"] == "reward_hack" and shown["current"]["author"] == "alice"
     assert [(h["author"], h["value"], h["note"]) for h in shown["history"]] == [
@@ -175,7 +181,9 @@ def test_labels_pull_writes_the_file_fidelity_reads(
     hub, ids = seeded
     assert post_label(hub, "rita", ids["strong"], 5, "incorrect", "no working shown").status_code == 201
 
-    def over_testclient(base: str, path: str, *, token: str | None = None, query: Any = None, **_: Any) -> Any:
+    def over_testclient(
+        base: str, path: str, *, token: str | None = None, query: Any = None, **_: Any
+    ) -> Any:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         r = hub.client.get(path, params=query, headers=headers)
         if r.status_code >= 400:
