@@ -5,7 +5,8 @@ every run of the version the requester may see, each rollout with a shown label 
 correction, as an SFT record (``messages``, ``task_id``, ``rollout_index``, ``reward``,
 ``passed``) with its ``label``, ``corrected`` flag, the pass rate of its task over those runs
 (``task_pass_rate``) and its ``provenance``: run, rollout, environment, version and content
-hash, and the label's or the correction's author.
+hash, and the label's or the correction's author (a correction's ``label`` is None: the label
+of the rollout it corrects is its ``provenance.parent_label``).
 """
 
 from __future__ import annotations
@@ -108,13 +109,14 @@ def training_records(
                 "rollout_index": rec.rollout_index,
                 "reward": fix.reward,
                 "passed": fix.passed,
-                "label": label.value if label is not None else None,
+                "label": None,  # the correction is not what the label judged: see parent_label
                 "corrected": True,
                 "task_pass_rate": rate(rec.task_id),
                 "provenance": {
                     **_provenance(by_id[fix.run_id], version, fix.rollout),
                     "correction": fix.id,
                     "correction_author": fix.author.name,
+                    "parent_label": label.value if label is not None else None,
                     "corrected_at": fix.created_at.isoformat() + "Z",
                 },
             }
