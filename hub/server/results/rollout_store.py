@@ -23,7 +23,8 @@ __all__ = ["rollout_count", "rollout_lines", "rollout_of", "run_config"]
 @functools.lru_cache(maxsize=4)
 def _members(path: str, sha256: str) -> tuple[bytes, tuple[bytes, ...]]:
     """(config.json, the non-blank rollout lines) of the archive at ``path`` (``sha256``: the key)."""
-    config, lines = b"", ()
+    config: bytes = b""
+    lines: tuple[bytes, ...] = ()
     with tarfile.open(path, "r:gz") as tf:
         for member in tf:
             if not member.isfile() or member.name not in ("config.json", "rollouts.jsonl"):

@@ -60,12 +60,12 @@ def training_records(
     wanted = set(shown) | {(c.run_id, c.rollout) for c in fixes}
     for run in runs:
         for index, line in enumerate(rollout_lines(storage, run)):
-            rec = Rollout.model_validate_json(line)
-            if rec.reward is not None and not rec.is_error:
-                passes[rec.task_id][0] += rec.passed
-                passes[rec.task_id][1] += 1
+            item = Rollout.model_validate_json(line)
+            if item.reward is not None and not item.is_error:
+                passes[item.task_id][0] += item.passed
+                passes[item.task_id][1] += 1
             if (run.id, index) in wanted:
-                parsed[(run.id, index)] = rec
+                parsed[(run.id, index)] = item
     by_id = {r.id: r for r in runs}
     out: list[dict[str, Any]] = []
 
