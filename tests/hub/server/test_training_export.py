@@ -102,6 +102,15 @@ def test_labels_pull_and_export_against_a_live_hub(
             "--corrected", "--min-reward", "1", "-o", str(sft))  # fmt: skip
         cli("export", "--sft", "--hub", "alice/toy@1.0.0", "--hub-url", url, "--label", "reward_hack",
             "-o", str(hacks))  # fmt: skip
+    monkeypatch.chdir(tmp_path)
+    with serve_http(hub.client.app) as url:  # no -o: the file is named after the version
+        cli("labels", "pull", "alice/toy", "--hub", url, "--token", token)
+    assert (tmp_path / "toy-1.1.0.labels.jsonl").read_text(encoding="utf-8") == ""  # nothing on 1.1.0
+    with pytest.raises(SystemExit) as refused:
+        from hub.cli.entry import main
+
+        main(["export", "--sft", "-o", str(tmp_path / "none.jsonl")])
+    assert refused.value.code == 1
     records = read_labels(labels)
     assert sorted(r.label for r in records) == [False, False, True]  # the private run's label is not here
     report = run_sync(measure(toy_env(), records, source=str(labels)))
