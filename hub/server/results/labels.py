@@ -46,6 +46,7 @@ __all__ = [
     "current_labels",
     "dumps_lines",
     "label_counts",
+    "label_counts_many",
     "label_file",
     "label_json",
     "may_label",
@@ -154,12 +155,28 @@ class LabelCounts:
     by_value: dict[str, int] = field(default_factory=dict)
 
 
-def label_counts(session: Session, storage: Storage, run: Run) -> LabelCounts:
-    shown = current_labels(session, [run])
-    by_value = {v: 0 for v in LABELS}
-    for row in shown.values():
-        by_value[row.value] = by_value.get(row.value, 0) + 1
-    return LabelCounts(rollouts=len(rollout_lines(storage, run)), labelled=len(shown), by_value=by_value)
+def _n_rollouts(run: Run) -> int:
+    n = json.loads(run.summary).get("n_rollouts")
+    return n if isinstance(n, int) else 0
+
+
+def label_counts_many(session: Session, runs: Sequence[Run]) -> dict[int, LabelCounts]:
+    """:class:`LabelCounts` of each of ``runs`` by run id, in one query (for lists of runs and
+    cards); the rollout count is the run's recorded summary's, so no archive is read."""
+    shown = current_labels(session, runs)
+    out = {
+        r.id: LabelCounts(rollouts=_n_rollouts(r), labelled=0, by_value={v: 0 for v in LABELS}) for r in runs
+    }
+    for (run_id, _), row in shown.items():
+        counts = out[run_id]
+        counts.by_value[row.value] = counts.by_value.get(row.value, 0) + 1
+        out[run_id] = LabelCounts(counts.rollouts, counts.labelled + 1, counts.by_value)
+    return out
+
+
+def label_counts(session: Session, run: Run) -> LabelCounts:
+    """How many of ``run``'s rollouts carry a label, and of each value."""
+    return label_counts_many(session, [run])[run.id]
 
 
 @dataclass(frozen=True)

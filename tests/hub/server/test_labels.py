@@ -98,7 +98,7 @@ def test_a_new_label_supersedes_and_the_history_stays(seeded: tuple[Any, dict[st
 
 
 def test_counts_and_agreement_for_the_pages(seeded: tuple[Any, dict[str, str]]) -> None:
-    from hub.server.results.labels import agreement, current_labels, label_counts
+    from hub.server.results.labels import agreement, current_labels, label_counts, label_counts_many
 
     hub, ids = seeded
     strong = ids["strong"]
@@ -121,9 +121,12 @@ def test_counts_and_agreement_for_the_pages(seeded: tuple[Any, dict[str, str]]) 
     storage = hub.client.app.state.storage
     with hub.sessions()() as s:
         run = s.query(Run).filter_by(public_id=strong).one()
-        counts = label_counts(s, storage, run)
+        counts = label_counts(s, run)
         assert (counts.rollouts, counts.labelled) == (len(rollouts), 6)
         assert counts.by_value == {"correct": 3, "incorrect": 1, "reward_hack": 1, "unclear": 1}
+        other = s.query(Run).filter_by(public_id=ids["weak"]).one()
+        many = label_counts_many(s, [run, other])
+        assert many[run.id] == counts and (many[other.id].labelled, many[other.id].rollouts) == (0, 32)
         agree = agreement(s, storage, [run])
         assert (agree.rate.k, agree.rate.n, agree.false_pass, agree.false_fail) == (3, 5, 1, 1)
         low, high = agree.rate.ci95
@@ -202,3 +205,32 @@ def test_labels_pull_writes_the_file_fidelity_reads(
     assert report.false_positive == 1
     with pytest.raises(HubError, match="404"):
         client_labels.pull_labels("http://hub", "bob/secret@1.0.0", token=hub.tokens["rita"], out=out)
+
+
+def test_the_rollout_pages_review_helper(seeded: tuple[Any, dict[str, str]]) -> None:
+    from hub.server.accounts.users import Principal
+    from hub.server.core.models import Owner
+    from hub.server.results.labels import LabelError
+    from hub.server.results.rollout_review import rollout_review
+
+    hub, ids = seeded
+    assert post_label(hub, "rita", ids["strong"], 2, "unclear").status_code == 201
+    assert post_label(hub, "alice", ids["strong"], 2, "correct", "verified").status_code == 201
+    storage = hub.client.app.state.storage
+    with hub.sessions()() as s:
+
+        def principal(name: str) -> Principal:
+            user = s.query(Owner).filter_by(name=name).one()
+            return Principal(user_id=user.id, name=name, scope="push", is_admin=user.is_admin)
+
+        seen = rollout_review(s, storage, principal("rita"), ids["strong"], 2)
+        assert seen.current is not None and (seen.current.value, seen.current.author.name) == (
+            "correct",
+            "alice",
+        )
+        assert [h.value for h in seen.history] == ["correct", "unclear"] and seen.can_label
+        assert seen.corrections == [] and seen.rollout.task_id.startswith("t")
+        assert not rollout_review(s, storage, principal("bob"), ids["strong"], 2).can_label
+        assert not rollout_review(s, storage, None, ids["strong"], 2).can_label
+        with pytest.raises(LabelError):
+            rollout_review(s, storage, principal("rita"), ids["hidden"], 0)
