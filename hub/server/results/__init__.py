@@ -2,8 +2,8 @@
 (:mod:`.api`), re-verification's queue and sandboxed child (:mod:`.reverify`, :mod:`.reverify_child`),
 the environment tasks a run used (:mod:`.band_tasks`), the eval cards and leaderboards
 (:mod:`.data`, :mod:`.pages`), a run's rollouts read from its archive (:mod:`.rollout_store`),
-people's labels and corrected trajectories (:mod:`.labels`, :mod:`.rollout_review`, :mod:`.corrections` graded by
-:mod:`.correction_child`, :mod:`.training`, their API :mod:`.labels_api`).
+people's labels and corrected trajectories (:mod:`.labels`, :mod:`.rollout_review`,
+:mod:`.corrections` graded by :mod:`.correction_child`, :mod:`.training`, their API :mod:`.labels_api`).
 
 Imports: :mod:`hub.server.core`, :mod:`hub.server.accounts`, :mod:`hub.server.web`, :mod:`leaderboard`.
 """
