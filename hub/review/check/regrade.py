@@ -13,6 +13,7 @@ output, so treat them as untrusted data.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import shutil
 import tempfile
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hub.env.types import Rollout, Task
+from hub.env.types import Message, Rollout, Task
 from hub.review.check.drive import Hung, Prober, run_sync
 from hub.review.check.report import CheckReport
 from hub.review.check.runner import CheckOptions, _stage_path, _stage_wheel, _start, require_sandbox
@@ -29,7 +30,7 @@ from hub.sandbox import RemoteError
 from hub.sandbox.remote import RemoteEnvironment, SandboxDiedError
 from hub.sandbox.stage import STAGE_PREFIX, make_writable
 
-__all__ = ["RegradeResult", "grade_sandboxed", "regrade_sandboxed"]
+__all__ = ["RegradeResult", "grade_sandboxed", "regrade_sandboxed", "replay_sandboxed"]
 
 
 @dataclass
@@ -39,7 +40,8 @@ class RegradeResult:
     says so too): a response can do that, so a caller may count it as a changed verdict.
     ``tasks`` are the environment's tasks whose ids the caller asked to keep, in the environment's
     order (empty unless asked for, or when the regrade did not finish). ``grades`` is what
-    :func:`grade_sandboxed` answers: ``(status, grade or message)`` per rollout."""
+    :func:`grade_sandboxed` answers: ``(status, grade or message)`` per rollout; :func:`replay_sandboxed`
+    adds the replayed transcript (``messages``) or why it refused to replay (``refused``)."""
 
     graded: int = 0
     differ: list[str] = field(default_factory=list)
@@ -48,6 +50,8 @@ class RegradeResult:
     hung: str = ""
     tasks: list[Task] = field(default_factory=list)
     grades: list[tuple[str, Any]] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)
+    refused: str = ""
 
     @property
     def ok(self) -> bool:
@@ -212,4 +216,94 @@ def grade_sandboxed(
         env_id,
         options or CheckOptions(),
         lambda env, prober: _grade_new(env, rollouts, prober, split, seed, num_tasks),
+    )
+
+
+async def _find_task(env: RemoteEnvironment, task_id: str, split: str, seed: int, n: int) -> Task | None:
+    return next((t for t in itertools.islice(env.tasks(split, seed=seed), n) if t.id == task_id), None)
+
+
+async def _play(
+    env: RemoteEnvironment, task: Task, actions: Sequence[Message], timeout_s: float
+) -> tuple[list[Message], str]:
+    """The transcript ``env`` makes of ``actions`` (reset, then step on each action, as a run does),
+    or why it could not: it ended before the last action, or did not answer in time."""
+    try:
+        state = await asyncio.wait_for(env.reset(task), timeout=timeout_s)
+        for turn, action in enumerate(actions, start=1):
+            state.turn = turn
+            state.messages.append(action)
+            step = await asyncio.wait_for(env.step(state, action), timeout=timeout_s)
+            state.messages.extend(step.messages)
+            if (step.terminated or step.truncated) and turn < len(actions):
+                return (
+                    state.messages,
+                    f"the environment ended the episode after action {turn} of {len(actions)}",
+                )
+    except asyncio.TimeoutError:
+        return [], f"the environment did not answer within {timeout_s:g}s"
+    return state.messages, ""
+
+
+async def _replay(
+    env: RemoteEnvironment,
+    prober: Prober,
+    original: Rollout,
+    actions: Sequence[Message],
+    split: str,
+    seed: int,
+    n: int,
+) -> RegradeResult:
+    task = await _find_task(env, original.task_id, split, seed, n)
+    if task is None:
+        return RegradeResult(refused=f"{original.task_id!r} is not a task of this environment")
+    timeout_s = prober.timeout_s
+    again, why = await _play(env, task, [m for m in original.messages if m.role == "assistant"], timeout_s)
+    if why or again != original.messages:
+        return RegradeResult(
+            refused="the environment is not deterministic: replaying the rollout's own actions "
+            + (why or "gives other user or tool turns than the rollout recorded")
+        )
+    messages, why = await _play(env, task, actions, timeout_s)
+    if why:
+        return RegradeResult(refused=why)
+    completion = next((m.content or "" for m in reversed(messages) if m.role == "assistant"), "")
+    copy = original.model_copy(
+        update={
+            "messages": messages,
+            "completion": completion,
+            "grade": None,
+            "reward": None,
+            "passed": False,
+            "error": None,
+            "turns": len(actions),
+        }
+    )
+    status, grade = await prober.grade_rollout(task, copy, f"{original.task_id}#{original.rollout_index}")
+    return RegradeResult(
+        graded=int(status == "ok"),
+        grades=[(status, grade if status == "ok" else (grade or "the grading timed out"))],
+        messages=messages,
+    )
+
+
+def replay_sandboxed(
+    source: Path,
+    original: Rollout,
+    actions: Sequence[Message],
+    *,
+    env_id: str,
+    split: str,
+    seed: int,
+    num_tasks: int,
+    options: CheckOptions | None = None,
+) -> RegradeResult:
+    """Re-run ``source``'s environment on edited assistant ``actions`` in the sandbox and grade the
+    transcript it makes. Refused (``refused``) unless replaying ``original``'s own actions gives
+    back exactly its transcript: the environment must be deterministic."""
+    return _sandboxed(
+        source,
+        env_id,
+        options or CheckOptions(),
+        lambda env, prober: _replay(env, prober, original, actions, split, seed, num_tasks),
     )

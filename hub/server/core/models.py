@@ -294,7 +294,8 @@ class RolloutLabel(Base):
 class Correction(Base):
     """A corrected copy of one rollout: its transcript with edited assistant turns (``messages``,
     JSON), graded by the version's own grader (``reward``, ``passed``, ``grade`` JSON; ``state``
-    ``graded`` or ``error`` with ``error`` saying why), its parent rollout and its author."""
+    ``graded`` or ``error`` with ``error`` saying why), its parent rollout and its author. ``rerun``:
+    the user and tool turns were made by re-running the environment on the edited actions."""
 
     __tablename__ = "corrections"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -309,5 +310,6 @@ class Correction(Base):
     passed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sql_false())
     grade: Mapped[str] = mapped_column(Text, default="", server_default="")
     error: Mapped[str] = mapped_column(Text, default="", server_default="")
+    rerun: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sql_false())
     run: Mapped[Run] = relationship()
     author: Mapped[Owner] = relationship()

@@ -2,9 +2,12 @@
 
 A correction keeps every user, system and tool turn of the rollout as it was and changes only
 the text of assistant turns (:func:`corrected_rollout` refuses anything else, with the turn it
-found changed). Changing a tool call, or adding and removing turns, would need the
-environment's ``step`` to answer the edited actions again; the hub does not re-run environments
-for corrections, so a request asking for that (``rerun_step``) is refused too.
+found changed). Changing a tool call, or adding and removing turns, needs the environment's
+``step`` to answer the edited actions again: with ``rerun_step`` the assistant turns of the
+request are the actions, the environment is re-run on them in the sandbox and the transcript it
+makes is the correction (the request's other turns are not used). That is refused (422, nothing
+stored) unless the environment is deterministic: replaying the rollout's own actions must give
+back exactly its recorded transcript.
 
 The corrected copy is graded synchronously, in the request, by the version's own wheel in the
 sandbox: a child process (:mod:`hub.server.results.correction_child`) with the allow-listed
@@ -77,6 +80,12 @@ class GradeJob:
     wheel: Path
     wheel_name: str
     rollout: Rollout
+    #: With ``rerun_step``: the rollout corrected (``rollout``'s assistant turns are the actions).
+    original: Rollout | None = None
+
+    @property
+    def actions(self) -> list[Message]:
+        return [m for m in self.rollout.messages if m.role == "assistant"]
 
 
 #: Grades a :class:`GradeJob`: ``{"state": "graded"|"error", "grade": dict|None, "error": str}``.
@@ -94,9 +103,17 @@ class SandboxGrader:
     def __call__(self, job: GradeJob) -> dict[str, Any]:
         with tempfile.TemporaryDirectory(prefix="verihub-correct-") as tmp:
             rollout, out = Path(tmp) / "rollout.json", Path(tmp) / "outcome.json"
-            rollout.write_text(job.rollout.model_dump_json(), encoding="utf-8")
             cmd = [sys.executable, "-m", "hub.server.results.correction_child"]
             cmd += [str(job.archive), str(job.wheel), job.wheel_name, str(rollout), str(out)]
+            if job.original is None:
+                rollout.write_text(job.rollout.model_dump_json(), encoding="utf-8")
+            else:
+                payload = {
+                    "original": job.original.model_dump(mode="json"),
+                    "actions": [m.model_dump(mode="json") for m in job.actions],
+                }
+                rollout.write_text(json.dumps(payload), encoding="utf-8")
+                cmd.append("--rerun")
             try:
                 subprocess.run(cmd, env=self.env, capture_output=True, timeout=self.timeout_s, check=False)
             except subprocess.TimeoutExpired:
@@ -126,11 +143,17 @@ def _messages(raw: Any) -> list[Message]:
 
 def corrected_rollout(original: Rollout, raw_messages: Any, *, rerun_step: bool = False) -> Rollout:
     """The corrected copy of ``original`` with the edited ``raw_messages``, or a refusal (422)
-    naming the first turn that may not change."""
+    naming the first turn that may not change. With ``rerun_step`` only the assistant turns
+    count (the actions the environment will be re-run on)."""
     if rerun_step:
-        raise _refuse(
-            "re-running the environment's step on edited actions is not offered by this hub; "
-            "edit only the text of assistant turns and keep the user, system and tool turns as they were"
+        edited = _messages(raw_messages)
+        actions = [m for m in edited if m.role == "assistant"]
+        if not actions:
+            raise _refuse("re-running the environment needs at least one assistant turn (an action)")
+        if actions == [m for m in original.messages if m.role == "assistant"]:
+            raise _refuse("the correction has the same actions as the rollout; edit an assistant turn")
+        return original.model_copy(
+            update={"messages": edited, "reward": None, "passed": False, "grade": None}
         )
     edited = _messages(raw_messages)
     before = original.messages
@@ -179,6 +202,7 @@ class Plan:
     copy: Rollout
     note: str
     job: GradeJob | None
+    rerun: bool = False
 
 
 def plan_correction(
@@ -196,8 +220,11 @@ def plan_correction(
     wheel = next((f for f in run.version.files if f.kind == "wheel"), None)
     job = None
     if wheel is not None and storage.exists(wheel.sha256) and storage.exists(run.archive_sha256):
-        job = GradeJob(storage.path(run.archive_sha256), storage.path(wheel.sha256), wheel.filename, copy)
-    return Plan(run.id, index, copy, note, job)
+        archive, wheel_path = storage.path(run.archive_sha256), storage.path(wheel.sha256)
+        job = GradeJob(archive, wheel_path, wheel.filename, copy, original if rerun else None)
+    elif rerun:
+        raise _refuse("the environment cannot be re-run: its version has no wheel on this hub")
+    return Plan(run.id, index, copy, note, job, rerun)
 
 
 def grade_plan(plan: Plan, grader: Grader) -> dict[str, Any]:
@@ -208,14 +235,24 @@ def grade_plan(plan: Plan, grader: Grader) -> dict[str, Any]:
 
 
 def store_correction(session: Session, who: Principal, plan: Plan, outcome: Mapping[str, Any]) -> Correction:
-    """Store the graded correction under ``who``."""
+    """Store the graded correction under ``who``; a re-run the child refused, or one that made no
+    transcript, is refused here (422) and nothing is stored."""
+    if outcome.get("refused"):
+        raise _refuse(f"the environment was not re-run on the edited actions: {outcome['refused']}")
+    messages = plan.copy.messages
+    if plan.rerun:
+        made = outcome.get("messages")
+        if not isinstance(made, list) or not made:
+            raise _refuse(f"the environment could not be re-run: {outcome.get('error') or 'no transcript'}")
+        messages = [Message.model_validate(m) for m in made]
     grade = outcome.get("grade") if outcome.get("state") == GRADED else None
     ok = isinstance(grade, dict)
     row = Correction(
         run_id=plan.run_id,
         rollout=plan.index,
         author_id=who.user_id,
-        messages=json.dumps([m.model_dump(mode="json", exclude_none=True) for m in plan.copy.messages]),
+        messages=json.dumps([m.model_dump(mode="json", exclude_none=True) for m in messages]),
+        rerun=plan.rerun,
         note=plan.note,
         state=GRADED if ok else GRADE_ERROR,
         reward=float(grade["score"]) if isinstance(grade, dict) else None,
@@ -252,4 +289,5 @@ def correction_json(row: Correction) -> dict[str, Any]:
         "passed": row.passed,
         "grade": json.loads(row.grade) if row.grade else None,
         "error": row.error,
+        "rerun": row.rerun,
     }

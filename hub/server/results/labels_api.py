@@ -3,7 +3,8 @@
 - ``POST /api/v1/runs/{id}/rollouts/{n}/labels`` with ``{"value": ..., "note": ...}``: a new label
   (201); ``GET`` the same path: ``{"current": label or null, "history": [newest first]}``.
 - ``POST /api/v1/runs/{id}/rollouts/{n}/corrections`` with ``{"messages": [...], "note": ...,
-  "rerun_step": false}``: a corrected copy, graded, stored (201); ``GET``: the rollout's corrections.
+  "rerun_step": false}``: a corrected copy, graded, stored (201; ``rerun_step`` re-runs a deterministic
+  environment on the edited actions); ``GET``: the rollout's corrections.
 - ``GET /api/v1/envs/{owner}/{env_id}/{version}/labels[?format=json]``: the version's label file
   (JSON lines, or a JSON list), what ``verihub fidelity`` reads.
 - ``GET /api/v1/envs/{owner}/{env_id}/{version}/training``: labelled rollouts and corrections as

@@ -28,16 +28,26 @@ def transcript(hub: Any, run_id: str, index: int) -> list[dict[str, Any]]:
 
 
 class FakeGrader:
-    """Passes a corrected answer that ends in 42 (and records what it was asked)."""
+    """Passes a corrected answer that ends in 42 (and records what it was asked). A re-run replays
+    like a deterministic single-turn environment (its own user turns, the edited actions), or is
+    refused as the sandbox refuses a non-deterministic one when ``deterministic`` is False."""
 
     def __init__(self) -> None:
         self.jobs: list[GradeJob] = []
+        self.deterministic = True
 
     def __call__(self, job: GradeJob) -> dict[str, Any]:
         self.jobs.append(job)
-        ok = job.rollout.completion.strip().endswith("42")
+        messages = [m.model_dump(mode="json") for m in job.rollout.messages]
+        if job.original is not None:
+            if not self.deterministic:
+                return {"state": "error", "grade": None, "error": "", "refused": "not deterministic"}
+            acts = iter(job.actions)
+            made = [next(acts) if m.role == "assistant" else m for m in job.original.messages]
+            messages = [m.model_dump(mode="json") for m in made]
+        ok = str(messages[-1].get("content") or "").strip().endswith("42")
         grade = {"score": 1.0 if ok else 0.0, "passed": ok, "status": "correct" if ok else "incorrect"}
-        return {"state": "graded", "grade": grade, "error": ""}
+        return {"state": "graded", "grade": grade, "error": "", "messages": messages}
 
 
 @pytest.fixture
@@ -112,7 +122,8 @@ def test_edits_outside_assistant_turns_are_refused(graded: tuple[Any, dict[str, 
         "role": {"messages": edited(m1_role="user")},
         "added": {"messages": [*base, {"role": "user", "content": "and again?"}]},
         "same": {"messages": base},
-        "rerun": {"messages": edited(m1_content="Answer: 42!"), "rerun_step": True},
+        "rerun, same actions": {"messages": edited(m0_content="Solve an easier task."), "rerun_step": True},
+        "rerun, no action": {"messages": base[:1], "rerun_step": True},
         "tool call": {
             "messages": edited(m1_tool_calls=[{"id": "c1", "name": "calc", "arguments": "{}"}]),
         },
@@ -132,6 +143,31 @@ def test_edits_outside_assistant_turns_are_refused(graded: tuple[Any, dict[str, 
     assert post(hub, "rita", ids["hidden"], 0, good).status_code == 404
     assert grader.jobs == []  # nothing refused was graded
     assert hub.client.get(path(ids["hidden"], 0)).status_code == 404
+
+
+def test_a_rerun_uses_the_environments_turns_and_needs_a_deterministic_environment(
+    graded: tuple[Any, dict[str, str], FakeGrader],
+) -> None:
+    hub, ids, grader = graded
+    strong = ids["strong"]
+    base = transcript(hub, strong, 0)
+    edited = [dict(base[0], content="Solve an easier task."), dict(base[1], content="so: 42")]
+    r = post(hub, "rita", strong, 0, {"messages": edited, "rerun_step": True})
+    assert r.status_code == 201, r.text
+    fix = r.json()
+    assert fix["rerun"] is True and fix["passed"] is True
+    assert fix["messages"][0]["content"] == base[0]["content"]  # the environment's turn, not the edit
+    assert fix["messages"][1]["content"] == "so: 42"
+    (job,) = grader.jobs
+    assert job.original is not None and [m.content for m in job.actions] == ["so: 42"]
+    grader.deterministic = False
+    r = post(hub, "rita", strong, 0, {"messages": edited, "rerun_step": True})
+    assert r.status_code == 422 and "not deterministic" in r.json()["error"]
+    assert len(hub.client.get(path(strong, 0)).json()) == 1  # the refused re-run stored nothing
+    newer = transcript(hub, ids["newer"], 0)  # 1.1.0 has no wheel: it cannot be re-run
+    newer[1]["content"] = "Answer: 42."
+    r = post(hub, "alice", ids["newer"], 0, {"messages": newer, "rerun_step": True})
+    assert r.status_code == 422 and "no wheel" in r.json()["error"]
 
 
 def test_a_version_without_a_wheel_stores_the_correction_ungraded(seeded: tuple[Any, dict[str, str]]) -> None:
@@ -200,3 +236,52 @@ def test_the_sandbox_grades_a_correction_with_the_versions_wheel(
     outcome = SandboxGrader()(job)  # through the child process, as the hub runs it
     assert outcome["state"] == "graded", outcome
     assert outcome["grade"]["passed"] is False
+
+
+@pytest.mark.sandbox
+def test_the_sandbox_reruns_a_deterministic_environment_on_edited_actions(
+    arith_wheel: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import itertools
+
+    from hub.client.runpack import pack_run
+    from hub.env.aio import run as run_sync
+    from hub.env.types import Message, Rollout, Timing
+    from hub.registry import load_environment
+    from hub.server.results.correction_child import rerun_correction
+    from hub.server.results.corrections import SandboxGrader, corrected_rollout
+    from leaderboard.testing import write_run
+
+    monkeypatch.syspath_prepend(str(REPO / "environments" / "arith"))
+    env = load_environment("arith")
+    tasks = list(itertools.islice(env.tasks("test", seed=0), 2))
+    run_dir = write_run(
+        tmp_path / "run", env_id="arith", rewards=[[0.0], [0.0]], task_ids=[t.id for t in tasks]
+    )
+    archive = pack_run(run_dir, tmp_path / "run.tar.gz")
+    opening = run_sync(env.reset(tasks[0])).messages
+    original = Rollout(
+        task_id=tasks[0].id,
+        rollout_index=0,
+        messages=[*opening, Message(role="assistant", content="Answer: -1")],
+        completion="Answer: -1",
+        reward=0.0,
+        timing=Timing(started_at=0.0),
+    )
+    right = Message(role="assistant", content=f"Answer: {tasks[0].answer}")
+    outcome = rerun_correction(archive, arith_wheel, arith_wheel.name, original, [right])
+    assert outcome["state"] == "graded" and outcome["grade"]["passed"] is True, outcome
+    made = [Message.model_validate(m) for m in outcome["messages"]]
+    assert made == [*opening, right]  # the environment's own turns around the edited action
+    # a rollout whose user turn the environment does not give back is not replayed
+    forged = original.model_copy(
+        update={"messages": [Message(role="user", content="2+2?"), original.messages[-1]]}
+    )
+    outcome = rerun_correction(archive, arith_wheel, arith_wheel.name, forged, [right])
+    assert outcome["state"] == "error" and "not deterministic" in outcome["refused"]
+    # through the child process, as the hub runs it
+    edited = [m.model_dump(mode="json") for m in original.messages]
+    edited[-1]["content"] = "Answer: 1234567"
+    copy = corrected_rollout(original, edited, rerun_step=True)
+    outcome = SandboxGrader()(GradeJob(archive, arith_wheel, arith_wheel.name, copy, original))
+    assert outcome["state"] == "graded" and outcome["grade"]["passed"] is False, outcome

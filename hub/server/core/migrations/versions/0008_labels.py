@@ -41,6 +41,7 @@ def upgrade() -> None:
         sa.Column("passed", sa.Boolean, nullable=False, server_default=sa.false()),
         sa.Column("grade", sa.Text, nullable=False, server_default=""),
         sa.Column("error", sa.Text, nullable=False, server_default=""),
+        sa.Column("rerun", sa.Boolean, nullable=False, server_default=sa.false()),
     )
     op.create_index("ix_corrections_run_id", "corrections", ["run_id"])
 
