@@ -58,7 +58,8 @@ __all__ = [
 GRADED, GRADE_ERROR = "graded", "error"
 #: The longest one grading of a correction may take, start-up of the sandbox included (seconds).
 TIMEOUT_S = SandboxLimits().wall_s + 60.0
-#: The variables the grading child inherits (the worker's children get the same).
+#: The variables the grading child inherits: those the worker's children get
+#: (:data:`hub.server.worker.CHILD_ENV`; a test keeps the two equal).
 _CHILD_ENV = (
     "PATH",
     "HOME",
@@ -69,6 +70,9 @@ _CHILD_ENV = (
     "TMPDIR",
     "PYTHONPATH",
     "VERIHUB_SHARED_DATA",
+    "VERIHUB_EVENT_LOOP",
+    "HF_HUB_OFFLINE",
+    "HF_DATASETS_OFFLINE",
 )
 
 

@@ -180,6 +180,14 @@ def test_a_version_without_a_wheel_stores_the_correction_ungraded(seeded: tuple[
     assert "no wheel" in r.json()["error"]
 
 
+def test_the_grading_child_gets_only_what_the_workers_children_get() -> None:
+    from hub.server.results.corrections import SandboxGrader
+    from hub.server.worker import CHILD_ENV
+
+    environ = {name: "x" for name in CHILD_ENV} | {"VERIHUB_HUB_DB": "postgresql://secret", "AWS_KEY": "k"}
+    assert set(SandboxGrader(environ=environ).env) == set(CHILD_ENV)
+
+
 # -- a real correction graded by a real wheel in the sandbox ------------------------------------
 
 
