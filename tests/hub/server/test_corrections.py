@@ -11,43 +11,12 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_labels import seed_with_reviewer, stored_rollouts  # noqa: E402
+from labels_kit import FakeGrader, correction_path, post, seed_with_reviewer, transcript  # noqa: E402
 
 from hub.server.core.models import EnvFile, Run
 from hub.server.results.corrections import GradeJob
 
 REPO = Path(__file__).resolve().parents[3]
-
-
-def path(run_id: str, index: int) -> str:
-    return f"/api/v1/runs/{run_id}/rollouts/{index}/corrections"
-
-
-def transcript(hub: Any, run_id: str, index: int) -> list[dict[str, Any]]:
-    return [m.model_dump(mode="json") for m in stored_rollouts(hub, run_id)[index].messages]
-
-
-class FakeGrader:
-    """Passes a corrected answer that ends in 42 (and records what it was asked). A re-run replays
-    like a deterministic single-turn environment (its own user turns, the edited actions), or is
-    refused as the sandbox refuses a non-deterministic one when ``deterministic`` is False."""
-
-    def __init__(self) -> None:
-        self.jobs: list[GradeJob] = []
-        self.deterministic = True
-
-    def __call__(self, job: GradeJob) -> dict[str, Any]:
-        self.jobs.append(job)
-        messages = [m.model_dump(mode="json") for m in job.rollout.messages]
-        if job.original is not None:
-            if not self.deterministic:
-                return {"state": "error", "grade": None, "error": "", "refused": "not deterministic"}
-            acts = iter(job.actions)
-            made = [next(acts) if m.role == "assistant" else m for m in job.original.messages]
-            messages = [m.model_dump(mode="json") for m in made]
-        ok = str(messages[-1].get("content") or "").strip().endswith("42")
-        grade = {"score": 1.0 if ok else 0.0, "passed": ok, "status": "correct" if ok else "incorrect"}
-        return {"state": "graded", "grade": grade, "error": "", "messages": messages}
 
 
 @pytest.fixture
@@ -77,10 +46,6 @@ def graded(seeded: tuple[Any, dict[str, str]]) -> tuple[Any, dict[str, str], Fak
     return hub, ids, grader
 
 
-def post(hub: Any, who: str | None, run_id: str, index: int, body: Any) -> Any:
-    return hub.client.post(path(run_id, index), json=body, headers=hub.auth(who) if who else {})
-
-
 def test_a_correction_is_graded_and_stored_with_its_parent_and_author(
     graded: tuple[Any, dict[str, str], FakeGrader],
 ) -> None:
@@ -100,9 +65,9 @@ def test_a_correction_is_graded_and_stored_with_its_parent_and_author(
     assert job.wheel_name == "toy-1.0.0-py3-none-any.whl" and job.archive.is_file()
     messages[1]["content"] = "Answer: 41"
     assert post(hub, "alice", strong, 0, {"messages": messages}).json()["passed"] is False
-    listed = hub.client.get(path(strong, 0)).json()
+    listed = hub.client.get(correction_path(strong, 0)).json()
     assert [(c["author"], c["passed"]) for c in listed] == [("rita", True), ("alice", False)]
-    assert hub.client.get(path(strong, 1)).json() == []
+    assert hub.client.get(correction_path(strong, 1)).json() == []
 
 
 def test_edits_outside_assistant_turns_are_refused(graded: tuple[Any, dict[str, str], FakeGrader]) -> None:
@@ -142,7 +107,7 @@ def test_edits_outside_assistant_turns_are_refused(graded: tuple[Any, dict[str, 
     assert post(hub, None, strong, 0, good).status_code == 401
     assert post(hub, "rita", ids["hidden"], 0, good).status_code == 404
     assert grader.jobs == []  # nothing refused was graded
-    assert hub.client.get(path(ids["hidden"], 0)).status_code == 404
+    assert hub.client.get(correction_path(ids["hidden"], 0)).status_code == 404
 
 
 def test_a_rerun_uses_the_environments_turns_and_needs_a_deterministic_environment(
@@ -163,7 +128,7 @@ def test_a_rerun_uses_the_environments_turns_and_needs_a_deterministic_environme
     grader.deterministic = False
     r = post(hub, "rita", strong, 0, {"messages": edited, "rerun_step": True})
     assert r.status_code == 422 and "not deterministic" in r.json()["error"]
-    assert len(hub.client.get(path(strong, 0)).json()) == 1  # the refused re-run stored nothing
+    assert len(hub.client.get(correction_path(strong, 0)).json()) == 1  # the refused re-run stored nothing
     newer = transcript(hub, ids["newer"], 0)  # 1.1.0 has no wheel: it cannot be re-run
     newer[1]["content"] = "Answer: 42."
     r = post(hub, "alice", ids["newer"], 0, {"messages": newer, "rerun_step": True})

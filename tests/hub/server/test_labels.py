@@ -11,49 +11,16 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from results_seed import seed  # noqa: E402
+from labels_kit import label_path, post_label, seed_with_reviewer, stored_rollouts, toy_env  # noqa: E402
 
-from graders.grade import Grade
 from hub.env.aio import run as run_sync
-from hub.env.environment import SingleTurnEnv
-from hub.env.types import Rollout, Task
 from hub.review.fidelity import measure, read_labels
 from hub.server.core.models import Run
-
-
-def rollout_path(run_id: str, index: int) -> str:
-    return f"/api/v1/runs/{run_id}/rollouts/{index}/labels"
-
-
-def seed_with_reviewer(hub: Any, tmp: Path) -> tuple[Any, dict[str, str]]:
-    """The result pages' runs, plus a reviewer (rita, push token) and her read token."""
-    from hub.server.accounts.users import add_user, create_token
-    from hub.server.admin import open_hub
-
-    ids = seed(hub, tmp).ids
-    with open_hub(hub.config) as s:
-        add_user(s, "rita", reviewer=True)
-        hub.tokens["rita"] = create_token(s, "rita", "push")
-        hub.tokens["rita_read"] = create_token(s, "rita", "read")
-    return hub, ids
 
 
 @pytest.fixture
 def seeded(hub: Any, tmp_path: Path) -> tuple[Any, dict[str, str]]:
     return seed_with_reviewer(hub, tmp_path / "seed")
-
-
-def post_label(hub: Any, who: str | None, run_id: str, index: int, value: str, note: str = "") -> Any:
-    headers = hub.auth(who) if who else {}
-    return hub.client.post(rollout_path(run_id, index), json={"value": value, "note": note}, headers=headers)
-
-
-def stored_rollouts(hub: Any, run_id: str) -> list[Rollout]:
-    from hub.server.results.rollout_store import rollout_lines
-
-    with hub.sessions()() as s:
-        run = s.query(Run).filter_by(public_id=run_id).one()
-        return [Rollout.model_validate_json(x) for x in rollout_lines(hub.client.app.state.storage, run)]
 
 
 def test_reviewers_and_owners_label_others_are_refused(seeded: tuple[Any, dict[str, str]]) -> None:
@@ -72,12 +39,12 @@ def test_reviewers_and_owners_label_others_are_refused(seeded: tuple[Any, dict[s
     # runs rita cannot see are not found, whatever her role
     assert post_label(hub, "rita", ids["hidden"], 0, "correct").status_code == 404
     assert post_label(hub, "rita", ids["secret"], 0, "correct").status_code == 404
-    assert hub.client.get(rollout_path(ids["hidden"], 0), headers=hub.auth("rita")).status_code == 404
+    assert hub.client.get(label_path(ids["hidden"], 0), headers=hub.auth("rita")).status_code == 404
     # bad input
     assert post_label(hub, "rita", strong, 999, "correct").status_code == 404
     assert post_label(hub, "rita", strong, 0, "great").status_code == 400
     assert post_label(hub, "rita", strong, 0, "correct", "x" * 5000).status_code == 413
-    r = hub.client.post(rollout_path(strong, 0), content=b"[1]", headers=hub.auth("rita"))
+    r = hub.client.post(label_path(strong, 0), content=b"[1]", headers=hub.auth("rita"))
     assert r.status_code == 400
 
 
@@ -88,13 +55,13 @@ def test_a_new_label_supersedes_and_the_history_stays(seeded: tuple[Any, dict[st
     assert (
         post_label(hub, "alice", strong, 3, "reward_hack", "answer copied from the prompt").status_code == 201
     )
-    shown = hub.client.get(rollout_path(strong, 3)).json()  # public run: anyone may read
+    shown = hub.client.get(label_path(strong, 3)).json()  # public run: anyone may read
     assert shown["current"]["value"] == "reward_hack" and shown["current"]["author"] == "alice"
     assert [(h["author"], h["value"], h["note"]) for h in shown["history"]] == [
         ("alice", "reward_hack", "answer copied from the prompt"),
         ("rita", "correct", "first look"),
     ]
-    assert hub.client.get(rollout_path(strong, 4)).json() == {"current": None, "history": []}
+    assert hub.client.get(label_path(strong, 4)).json() == {"current": None, "history": []}
 
 
 def test_counts_and_agreement_for_the_pages(seeded: tuple[Any, dict[str, str]]) -> None:
@@ -132,16 +99,6 @@ def test_counts_and_agreement_for_the_pages(seeded: tuple[Any, dict[str, str]]) 
         low, high = agree.rate.ci95
         assert 0.0 < low < 0.6 < high < 1.0  # Wilson 95% around 3/5
         assert {k[1] for k in current_labels(s, [run])} == {i for i, _ in plan}
-
-
-async def _grader(response: str, *, reference: Any) -> Grade:
-    return Grade.correct() if response.strip().endswith(str(reference)) else Grade.incorrect(reason="wrong")
-
-
-def toy_env() -> SingleTurnEnv:
-    """The seeded runs' environment: tasks t0..t7 whose answer is 42 (the runs answer 'Answer: 42')."""
-    tasks = [Task(id=f"t{i}", prompt=f"Solve task t{i}.", answer="42") for i in range(8)]
-    return SingleTurnEnv(id="toy", version="1.0.0", tasks=tasks, grader=_grader)
 
 
 def test_label_file_round_trip_through_fidelity(seeded: tuple[Any, dict[str, str]], tmp_path: Path) -> None:

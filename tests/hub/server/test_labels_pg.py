@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from conftest import Hub, make_tokens  # noqa: E402
+from labels_kit import FakeGrader, ServedHub, post, post_label, seed_with_reviewer, transcript  # noqa: E402
 from pg_cluster import pg_bin, postgres_cluster  # noqa: E402
-from test_corrections import FakeGrader, post, transcript  # noqa: E402
-from test_labels import post_label, seed_with_reviewer  # noqa: E402
 
 pytestmark = [
     pytest.mark.postgres,
@@ -25,7 +24,9 @@ pytestmark = [
 ]
 
 
-def test_labels_and_corrections_on_postgres(tmp_path: Path) -> None:
+def test_labels_and_corrections_on_postgres(
+    tmp_path: Path, tokens_for: Callable[[Any], dict[str, str]]
+) -> None:
     from alembic import command
     from alembic.config import Config
     from sqlalchemy import inspect
@@ -39,9 +40,9 @@ def test_labels_and_corrections_on_postgres(tmp_path: Path) -> None:
         engine = make_engine(url)
         assert migrate(engine) == "0008"
         config = HubConfig(data=tmp_path / "hub", db_url=url, review_fast=True)
-        tokens = make_tokens(config)
+        tokens = tokens_for(config)
         with TestClient(create_app(config, auto_migrate=False)) as client:
-            hub: Any = Hub(config, client, tokens)
+            hub: Any = ServedHub(config, client, tokens)
             hub, ids = seed_with_reviewer(hub, tmp_path / "seed")
             strong = ids["strong"]
             assert post_label(hub, "rita", strong, 0, "correct").status_code == 201

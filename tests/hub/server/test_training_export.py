@@ -12,9 +12,8 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from labels_kit import FakeGrader, post, post_label, seed_with_reviewer, toy_env, transcript  # noqa: E402
 from serving import serve_http  # noqa: E402
-from test_corrections import FakeGrader, post, transcript  # noqa: E402
-from test_labels import post_label, seed_with_reviewer, toy_env  # noqa: E402
 
 from hub.env.aio import run as run_sync
 from hub.review.fidelity import measure, read_labels
