@@ -26,6 +26,7 @@ def _register() -> None:
         fidelity,
         hubcmds,
         hubserver,
+        labels,
         leaderboard,
         results,
         run,

@@ -9,10 +9,11 @@ import typer
 
 from hub.cli.app import app
 from hub.cli.consoles import make_console
+from hub.cli.options import TokenOpt
 from hub.env.errors import UsageError
 from hub.env.types import Sampling
 from hub.run.evaluate import EvalOptions
-from hub.train.export import export_run
+from hub.train.export import export_records, export_run
 
 __all__ = ["eval_sharded_cmd", "export_cmd"]
 
@@ -21,29 +22,77 @@ err = make_console(stderr=True)
 
 @app.command("export")
 def export_cmd(
-    run_dir: Path = typer.Argument(..., help="A run directory (from `verihub eval`)."),
+    run_dir: Path = typer.Argument(None, help="A run directory (from `verihub eval`); or use --hub."),
     fmt: str = typer.Option(
         "jsonl", "--format", "-f", help="jsonl (one record a line) or hf (save_to_disk)."
     ),
     out: Path = typer.Option(..., "--out", "-o", help="Output file (jsonl) or folder (hf)."),
+    sft: bool = typer.Option(False, "--sft", help="SFT records (the default; the filters apply to them)."),
     only_passed: bool = typer.Option(
         False, "--only-passed", help="Only passed rollouts (gold trajectories)."
     ),
     pairs: bool = typer.Option(
         False, "--pairs", help="DPO preference pairs (prompt, chosen, rejected) instead of SFT records."
     ),
+    min_reward: float = typer.Option(None, "--min-reward", help="Only records with at least this reward."),
+    label: str = typer.Option(
+        None, "--label", help="Only rollouts a person labelled so on the hub (correct, incorrect, ...)."
+    ),
+    corrected: bool = typer.Option(False, "--corrected", help="Only corrected trajectories (from a hub)."),
+    pass_rate_band: str = typer.Option(
+        None, "--pass-rate-band", help="LO,HI: only tasks whose pass rate lies in [LO, HI]."
+    ),
+    hub_ref: str = typer.Option(
+        None, "--hub", help="OWNER/ID@VERSION: the hub's labelled and corrected rollouts of that version."
+    ),
+    hub_url: str = typer.Option(None, "--hub-url", help="Hub URL (default: the one you logged in to)."),
+    token: str = TokenOpt,
 ) -> None:
-    """Export a run's transcripts as chat-format SFT data, or as DPO preference pairs.
+    """Export transcripts as chat-format SFT data, or as DPO preference pairs.
 
-    SFT records: messages, task_id, rollout_index, reward, passed. Pairs join a passed and a
-    failed rollout of the same task. Rollouts with errors are never exported.
+    SFT records: messages, task_id, rollout_index, reward, passed, task_pass_rate and provenance
+    (run, rollout, environment version and hash; from a hub also the label or correction and its
+    author). Pairs join a passed and a failed rollout of the same task. Rollouts with errors are
+    never exported.
     """
+    from hub.train.sft_filters import SftFilter, apply_filters, parse_band
+
     if fmt not in ("hf", "jsonl"):
         raise UsageError(f"--format must be hf or jsonl, not {fmt!r}")
-    n = export_run(
-        run_dir, out=out, fmt="hf" if fmt == "hf" else "jsonl", only_passed=only_passed, pairs=pairs
+    if sft and pairs:
+        raise UsageError("--sft and --pairs are two kinds of export; choose one")
+    filters = SftFilter(
+        min_reward=min_reward,
+        label=label,
+        corrected=corrected,
+        pass_rate_band=parse_band(pass_rate_band) if pass_rate_band else None,
     )
     kind = "preference pairs" if pairs else "SFT records"
+    if hub_ref is not None:
+        if run_dir is not None:
+            raise UsageError("give a run directory or --hub OWNER/ID@VERSION, not both")
+        if pairs:
+            raise UsageError("--hub exports SFT records; drop --pairs")
+        from hub.client.api import hub_settings
+        from hub.client.labels import pull_training
+
+        url, tok = hub_settings(hub_url, token)
+        records = apply_filters(pull_training(url, hub_ref, token=tok), filters)
+        if only_passed:
+            records = [r for r in records if r.get("passed")]
+        n = export_records(records, out=out, fmt="hf" if fmt == "hf" else "jsonl", source=hub_ref)
+        err.print(f"wrote {n} {kind} from {hub_ref} to {out}")
+        return
+    if run_dir is None:
+        raise UsageError("give a run directory, or --hub OWNER/ID@VERSION")
+    n = export_run(
+        run_dir,
+        out=out,
+        fmt="hf" if fmt == "hf" else "jsonl",
+        only_passed=only_passed,
+        pairs=pairs,
+        filters=filters,
+    )
     err.print(f"wrote {n} {kind} to {out}")
 
 

@@ -202,7 +202,9 @@ def migrate_cmd(data: Path = DataOpt, db: str = DbOpt) -> None:
 def user_add_cmd(
     name: str = typer.Argument(..., help="User name (lowercase letters, digits, '-')."),
     admin: bool = typer.Option(False, "--admin", help="May create admin tokens."),
-    reviewer: bool = typer.Option(False, "--reviewer", help="May create and review bounties."),
+    reviewer: bool = typer.Option(
+        False, "--reviewer", help="May create and review bounties, and label and correct rollouts."
+    ),
     data: Path = DataOpt,
     db: str = DbOpt,
 ) -> None:

@@ -1,6 +1,6 @@
 """The client side of a hub: login settings and the HTTP API (:mod:`.api`), pushing an environment
-(:mod:`.push`) and installing a reviewed version (:mod:`.install`). Needs none of the server's
-dependencies.
+(:mod:`.push`), installing a reviewed version (:mod:`.install`), and pulling reviewed data: label
+files and training records (:mod:`.labels`). Needs none of the server's dependencies.
 
 Imports: :mod:`hub.env`, :mod:`hub.registry`; imported by :mod:`hub.cli` and the server's publishing.
 """

@@ -17,8 +17,8 @@ from hub.server.core.redact import Redactor, hub_secrets
 from hub.server.core.storage import LocalStorage
 from hub.server.packages import api, index, settings_pages
 from hub.server.results import api as results_api
+from hub.server.results import labels_api, run_pages
 from hub.server.results import pages as result_pages
-from hub.server.results import run_pages
 from hub.server.web import account_pages, pages
 from hub.server.web.errors import exception_handlers
 
@@ -53,7 +53,13 @@ def _routes() -> list[BaseRoute]:
         Mount("/files", routes=index.file_routes()),
         Mount(
             "/api/v1",
-            routes=[*accounts_api.routes(), *results_api.routes(), *bounty_api.routes(), *api.routes()],
+            routes=[
+                *accounts_api.routes(),
+                *results_api.routes(),
+                *labels_api.routes(),
+                *bounty_api.routes(),
+                *api.routes(),
+            ],
         ),
         Mount("/static", routes=[Route("/hub.css", pages.css), Route("/results.css", result_pages.css)]),
         *account_pages.routes(),

@@ -11,7 +11,8 @@ Reading guide:
   an infinite verifiers v1 taskset drawn from a curriculum (imports ``verifiers.v1``).
 - :mod:`hub.train.reasoning_gym`: reasoning-gym datasets as environments (entry point
   ``reasoning-gym``; imports ``reasoning_gym`` only when built).
-- :mod:`hub.train.export`: SFT transcripts and DPO pairs from a run directory.
+- :mod:`hub.train.export`: SFT transcripts and DPO pairs from a run directory, with provenance;
+  :mod:`hub.train.sft_filters`: keeping records by reward, label, correction and task pass rate.
 - :mod:`hub.train.verifiers_adapter`: the ``verifiers`` library's classic API (0.3.x), both
   directions (it imports ``verifiers`` only when used); :mod:`hub.train.verifiers_env` is the
   module vf-eval 0.3.x imports to rebuild a verihub environment.

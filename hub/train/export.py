@@ -7,7 +7,10 @@
     export_run("runs/a", out="sft.jsonl", fmt="jsonl", only_passed=True)
 
 SFT records keep the whole transcript in ``messages`` (system and user prompt, assistant turns,
-environment replies) with ``task_id``, ``rollout_index``, ``reward`` and ``passed``, and, for a run
+environment replies) with ``task_id``, ``rollout_index``, ``reward``, ``passed``, the task's pass
+rate in the run (``task_pass_rate``) and ``provenance`` (the run, the rollout's line in it, the
+environment's id, version and content hash, the model), filtered by
+:class:`hub.train.sft_filters.SftFilter`; and, for a run
 made with ``--logprobs``, ``tokens``: each answer's tokens, log-probabilities and token ids. A preference
 pair joins a passed and a failed rollout of the same task: ``prompt`` is the opening messages
 (up to the first assistant turn), ``chosen`` and ``rejected`` the rest of each transcript, the
@@ -27,15 +30,31 @@ from typing import Any, Literal
 from hub.env.errors import UsageError
 from hub.env.types import Message, Rollout
 from hub.run.rundir import RunDir
+from hub.train.sft_filters import SftFilter, add_pass_rates, apply_filters
 
-__all__ = ["ExportFormat", "export_run", "preference_pairs", "sft_records"]
+__all__ = ["ExportFormat", "export_records", "export_run", "preference_pairs", "sft_records", "write_records"]
 
 ExportFormat = Literal["hf", "jsonl"]
 
 
-def sft_records(run_dir: str | os.PathLike[str], *, only_passed: bool = False) -> Iterator[dict[str, Any]]:
-    """One chat-format record per graded rollout (only passed ones with ``only_passed``)."""
-    for r in RunDir(run_dir).iter_rollouts():
+def sft_records(
+    run_dir: str | os.PathLike[str], *, only_passed: bool = False, filters: SftFilter | None = None
+) -> Iterator[dict[str, Any]]:
+    """One chat-format record per graded rollout (only passed ones with ``only_passed``; only those
+    ``filters`` keep), with the pass rate of its task in the run and its ``provenance``."""
+    rundir = RunDir(run_dir)
+    config = rundir.load_config()
+    origin = {
+        "source": "run_dir",
+        "run": str(rundir.path),
+        "env_id": config.env_id,
+        "env_version": config.env_version,
+        "env_hash": config.env_hash,
+        "model": config.model,
+    }
+    graded = [r for r in rundir.iter_rollouts() if not (r.is_error or r.reward is None)]
+    records: list[dict[str, Any]] = []
+    for index, r in enumerate(rundir.iter_rollouts()):
         if r.is_error or r.reward is None or not r.messages:
             continue
         if only_passed and not r.passed:
@@ -46,10 +65,13 @@ def sft_records(run_dir: str | os.PathLike[str], *, only_passed: bool = False) -
             "rollout_index": r.rollout_index,
             "reward": r.reward,
             "passed": r.passed,
+            "provenance": {**origin, "rollout": index},
         }
         if r.extra.get("tokens"):
             record["tokens"] = r.extra["tokens"]
-        yield record
+        records.append(record)
+    add_pass_rates(records, ((r.task_id, r.passed) for r in graded))
+    yield from apply_filters(records, filters) if filters is not None else records
 
 
 def preference_pairs(run_dir: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
@@ -90,6 +112,7 @@ def export_run(
     fmt: ExportFormat = "jsonl",
     only_passed: bool = False,
     pairs: bool = False,
+    filters: SftFilter | None = None,
 ) -> int:
     """Write the run's SFT records (or DPO pairs with ``pairs``) to ``out``; returns the count.
 
@@ -97,16 +120,53 @@ def export_run(
     """
     if pairs and only_passed:
         raise UsageError("--pairs needs failed rollouts too; drop --only-passed")
-    if fmt not in ("hf", "jsonl"):
-        raise UsageError(f"unknown export format {fmt!r}; use hf or jsonl")
+    if pairs and filters is not None and filters != SftFilter():
+        raise UsageError("the SFT filters (--min-reward, --label, --corrected, --pass-rate-band) need --sft")
+    if filters is not None and filters.needs_reviews:
+        raise UsageError(
+            "a run directory has no labels or corrections: export them from a hub with --hub OWNER/ID@VERSION"
+        )
+    _check_format(fmt)
     RunDir(run_dir).load_config()  # a clear error for a path that is not a run
-    target = Path(out)
-    if target.exists() and (target.is_file() or any(target.iterdir())):
-        raise UsageError(f"{target} already exists; choose another --out or remove it first")
-    records = list(preference_pairs(run_dir) if pairs else sft_records(run_dir, only_passed=only_passed))
+    target = _fresh(out)
+    records = list(
+        preference_pairs(run_dir) if pairs else sft_records(run_dir, only_passed=only_passed, filters=filters)
+    )
     if not records:
         what = "passed and failed rollouts of the same task" if pairs else "graded rollouts"
         raise UsageError(f"{run_dir} has no {what} to export" + ("" if pairs else " with these filters"))
+    return write_records(records, target, fmt)
+
+
+def export_records(
+    records: list[dict[str, Any]],
+    *,
+    out: str | os.PathLike[str],
+    fmt: ExportFormat = "jsonl",
+    source: str = "",
+) -> int:
+    """Write SFT records from elsewhere (a hub's reviewed data, already filtered) to ``out``."""
+    _check_format(fmt)
+    target = _fresh(out)
+    if not records:
+        raise UsageError(f"{source or 'the source'} has no records to export with these filters")
+    return write_records(records, target, fmt)
+
+
+def _check_format(fmt: str) -> None:
+    if fmt not in ("hf", "jsonl"):
+        raise UsageError(f"unknown export format {fmt!r}; use hf or jsonl")
+
+
+def _fresh(out: str | os.PathLike[str]) -> Path:
+    target = Path(out)
+    if target.exists() and (target.is_file() or any(target.iterdir())):
+        raise UsageError(f"{target} already exists; choose another --out or remove it first")
+    return target
+
+
+def write_records(records: list[dict[str, Any]], target: Path, fmt: ExportFormat) -> int:
+    """Write ``records`` as JSON lines, or as a ``datasets`` folder; returns how many."""
     if fmt == "jsonl":
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(target.name + ".tmp")
@@ -159,4 +219,6 @@ def _arrow_safe(rec: dict[str, Any], *, tools: bool) -> dict[str, Any]:
                 item["name"] = m.get("name")
             msgs.append(item)
         out[col] = msgs
+    if isinstance(out.get("provenance"), dict):  # its keys differ between sources: one JSON string
+        out["provenance"] = json.dumps(out["provenance"], ensure_ascii=False)
     return out

@@ -13,14 +13,16 @@ output, so treat them as untrusted data.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import shutil
 import tempfile
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from hub.env.types import Rollout, Task
+from hub.env.types import Message, Rollout, Task
 from hub.review.check.drive import Hung, Prober, run_sync
 from hub.review.check.report import CheckReport
 from hub.review.check.runner import CheckOptions, _stage_path, _stage_wheel, _start, require_sandbox
@@ -28,7 +30,7 @@ from hub.sandbox import RemoteError
 from hub.sandbox.remote import RemoteEnvironment, SandboxDiedError
 from hub.sandbox.stage import STAGE_PREFIX, make_writable
 
-__all__ = ["RegradeResult", "regrade_sandboxed"]
+__all__ = ["RegradeResult", "grade_sandboxed", "regrade_sandboxed", "replay_sandboxed"]
 
 
 @dataclass
@@ -37,7 +39,9 @@ class RegradeResult:
     the rollout (``task#index``) whose grading stopped the sandbox from answering (then ``error``
     says so too): a response can do that, so a caller may count it as a changed verdict.
     ``tasks`` are the environment's tasks whose ids the caller asked to keep, in the environment's
-    order (empty unless asked for, or when the regrade did not finish)."""
+    order (empty unless asked for, or when the regrade did not finish). ``grades`` is what
+    :func:`grade_sandboxed` answers: ``(status, grade or message)`` per rollout; :func:`replay_sandboxed`
+    adds the replayed transcript (``messages``) or why it refused to replay (``refused``)."""
 
     graded: int = 0
     differ: list[str] = field(default_factory=list)
@@ -45,6 +49,9 @@ class RegradeResult:
     error: str | None = None
     hung: str = ""
     tasks: list[Task] = field(default_factory=list)
+    grades: list[tuple[str, Any]] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)
+    refused: str = ""
 
     @property
     def ok(self) -> bool:
@@ -110,21 +117,14 @@ async def _regrade(
     return RegradeResult(graded=graded, differ=differ[:20], n_differ=len(differ), tasks=kept)
 
 
-def regrade_sandboxed(
+def _sandboxed(
     source: Path,
-    rollouts: Path,
-    *,
     env_id: str,
-    split: str,
-    seed: int,
-    num_tasks: int,
-    options: CheckOptions | None = None,
-    keep_tasks: Collection[str] = (),
+    opts: CheckOptions,
+    body: Callable[[RemoteEnvironment, Prober], Coroutine[Any, Any, RegradeResult]],
 ) -> RegradeResult:
     """Stage ``source`` (a built wheel is unpacked; a source folder is built offline in the
-    sandbox) and regrade ``rollouts`` with its grader there; the environment's tasks with an id in
-    ``keep_tasks`` come back in the result."""
-    opts = options or CheckOptions()
+    sandbox), start it, and run ``body`` on it; what did not finish is said in ``error``."""
     require_sandbox(opts.unsafe_no_sandbox)
     work = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))
     try:
@@ -141,7 +141,7 @@ def regrade_sandboxed(
             return RegradeResult(error=f"the environment does not load: {exc}")
         prober = Prober(env, timeout_s=opts.grade_timeout_s, memory_mb=opts.limits.memory_mb)
         try:
-            return run_sync(_regrade(env, rollouts, prober, split, seed, num_tasks, keep_tasks))
+            return run_sync(body(env, prober))
         except Hung as exc:
             return RegradeResult(error=f"regrading did not finish: grading {exc.label} hung", hung=exc.label)
         except (SandboxDiedError, RemoteError) as exc:
@@ -151,3 +151,159 @@ def regrade_sandboxed(
     finally:
         make_writable(work)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def regrade_sandboxed(
+    source: Path,
+    rollouts: Path,
+    *,
+    env_id: str,
+    split: str,
+    seed: int,
+    num_tasks: int,
+    options: CheckOptions | None = None,
+    keep_tasks: Collection[str] = (),
+) -> RegradeResult:
+    """Stage ``source`` and regrade ``rollouts`` with its grader in the sandbox; the environment's
+    tasks with an id in ``keep_tasks`` come back in the result."""
+    return _sandboxed(
+        source,
+        env_id,
+        options or CheckOptions(),
+        lambda env, prober: _regrade(env, rollouts, prober, split, seed, num_tasks, keep_tasks),
+    )
+
+
+async def _grade_new(
+    env: RemoteEnvironment, rollouts: Sequence[Rollout], prober: Prober, split: str, seed: int, n: int
+) -> RegradeResult:
+    wanted = {rec.task_id for rec in rollouts}
+    tasks: dict[str, Task] = {}
+    for t in itertools.islice(env.tasks(split, seed=seed), n):
+        if t.id in wanted:
+            tasks[t.id] = t
+            if len(tasks) == len(wanted):
+                break
+    out = RegradeResult()
+    for rec in rollouts:
+        label = f"{rec.task_id}#{rec.rollout_index}"
+        task = tasks.get(rec.task_id)
+        if task is None:
+            out.grades.append(("error", f"{rec.task_id!r} is not a task of this environment"))
+            continue
+        base = rec.model_copy(update={"grade": None, "reward": None, "passed": False, "error": None})
+        status, grade = await prober.grade_rollout(task, base, label)
+        out.graded += status == "ok"
+        out.grades.append((status, grade if status == "ok" else (grade or "the grading timed out")))
+    return out
+
+
+def grade_sandboxed(
+    source: Path,
+    rollouts: Sequence[Rollout],
+    *,
+    env_id: str,
+    split: str,
+    seed: int,
+    num_tasks: int,
+    options: CheckOptions | None = None,
+) -> RegradeResult:
+    """Grade new ``rollouts`` (e.g. corrected copies) with ``source``'s grader in the sandbox; each
+    one's ``(status, grade or message)`` is in ``grades``, in order (status ``ok``, ``timeout``
+    or ``error``)."""
+    return _sandboxed(
+        source,
+        env_id,
+        options or CheckOptions(),
+        lambda env, prober: _grade_new(env, rollouts, prober, split, seed, num_tasks),
+    )
+
+
+async def _find_task(env: RemoteEnvironment, task_id: str, split: str, seed: int, n: int) -> Task | None:
+    return next((t for t in itertools.islice(env.tasks(split, seed=seed), n) if t.id == task_id), None)
+
+
+async def _play(
+    env: RemoteEnvironment, task: Task, actions: Sequence[Message], timeout_s: float
+) -> tuple[list[Message], str]:
+    """The transcript ``env`` makes of ``actions`` (reset, then step on each action, as a run does),
+    or why it could not: it ended before the last action, or did not answer in time."""
+    try:
+        state = await asyncio.wait_for(env.reset(task), timeout=timeout_s)
+        for turn, action in enumerate(actions, start=1):
+            state.turn = turn
+            state.messages.append(action)
+            step = await asyncio.wait_for(env.step(state, action), timeout=timeout_s)
+            state.messages.extend(step.messages)
+            if (step.terminated or step.truncated) and turn < len(actions):
+                return (
+                    state.messages,
+                    f"the environment ended the episode after action {turn} of {len(actions)}",
+                )
+    except asyncio.TimeoutError:
+        return [], f"the environment did not answer within {timeout_s:g}s"
+    return state.messages, ""
+
+
+async def _replay(
+    env: RemoteEnvironment,
+    prober: Prober,
+    original: Rollout,
+    actions: Sequence[Message],
+    split: str,
+    seed: int,
+    n: int,
+) -> RegradeResult:
+    task = await _find_task(env, original.task_id, split, seed, n)
+    if task is None:
+        return RegradeResult(refused=f"{original.task_id!r} is not a task of this environment")
+    timeout_s = prober.timeout_s
+    again, why = await _play(env, task, [m for m in original.messages if m.role == "assistant"], timeout_s)
+    if why or again != original.messages:
+        return RegradeResult(
+            refused="the environment is not deterministic: replaying the rollout's own actions "
+            + (why or "gives other user or tool turns than the rollout recorded")
+        )
+    messages, why = await _play(env, task, actions, timeout_s)
+    if why:
+        return RegradeResult(refused=why)
+    completion = next((m.content or "" for m in reversed(messages) if m.role == "assistant"), "")
+    copy = original.model_copy(
+        update={
+            "messages": messages,
+            "completion": completion,
+            "grade": None,
+            "reward": None,
+            "passed": False,
+            "error": None,
+            "turns": len(actions),
+        }
+    )
+    status, grade = await prober.grade_rollout(task, copy, f"{original.task_id}#{original.rollout_index}")
+    return RegradeResult(
+        graded=int(status == "ok"),
+        grades=[(status, grade if status == "ok" else (grade or "the grading timed out"))],
+        messages=messages,
+    )
+
+
+def replay_sandboxed(
+    source: Path,
+    original: Rollout,
+    actions: Sequence[Message],
+    *,
+    env_id: str,
+    split: str,
+    seed: int,
+    num_tasks: int,
+    options: CheckOptions | None = None,
+) -> RegradeResult:
+    """Re-run ``source``'s environment on edited assistant ``actions`` in the sandbox and grade the
+    transcript it makes. Refused (``refused``) unless replaying ``original``'s own actions gives
+    back exactly its transcript: the environment must be deterministic."""
+    return _sandboxed(
+        source,
+        env_id,
+        options or CheckOptions(),
+        lambda env, prober: _replay(env, prober, original, actions, split, seed, num_tasks),
+    )

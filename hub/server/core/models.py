@@ -30,6 +30,7 @@ __all__ = [
     "Base",
     "Bounty",
     "BountyEvent",
+    "Correction",
     "EnvFile",
     "Environment",
     "Invitation",
@@ -37,6 +38,7 @@ __all__ = [
     "Member",
     "Owner",
     "REGRADE_STATES",
+    "RolloutLabel",
     "Run",
     "RunRollout",
     "Token",
@@ -340,3 +342,45 @@ class Invitation(Base):
     expires_at: Mapped[dt.datetime] = mapped_column(DateTime)
     used_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
     used_by_id: Mapped[int | None] = mapped_column(ForeignKey("owners.id"), nullable=True)
+
+
+class RolloutLabel(Base):
+    """A person's verdict on one rollout of a pushed run: ``value`` is ``correct``, ``incorrect``,
+    ``reward_hack`` or ``unclear``. Rows are never edited: a newer row for the same rollout
+    supersedes the older ones for display, and all of them stay as the history.
+    ``rollout`` is the rollout's 0-based line in the run's ``rollouts.jsonl``."""
+
+    __tablename__ = "rollout_labels"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
+    rollout: Mapped[int] = mapped_column(Integer)
+    value: Mapped[str] = mapped_column(String(16))
+    note: Mapped[str] = mapped_column(Text, default="", server_default="")
+    author_id: Mapped[int] = mapped_column(ForeignKey("owners.id"))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    run: Mapped[Run] = relationship()
+    author: Mapped[Owner] = relationship()
+
+
+class Correction(Base):
+    """A corrected copy of one rollout: its transcript with edited assistant turns (``messages``,
+    JSON), graded by the version's own grader (``reward``, ``passed``, ``grade`` JSON; ``state``
+    ``graded`` or ``error`` with ``error`` saying why), its parent rollout and its author. ``rerun``:
+    the user and tool turns were made by re-running the environment on the edited actions."""
+
+    __tablename__ = "corrections"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id"), index=True)
+    rollout: Mapped[int] = mapped_column(Integer)
+    author_id: Mapped[int] = mapped_column(ForeignKey("owners.id"))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    messages: Mapped[str] = mapped_column(Text)
+    note: Mapped[str] = mapped_column(Text, default="", server_default="")
+    state: Mapped[str] = mapped_column(String(12))
+    reward: Mapped[float | None] = mapped_column(Float, nullable=True)
+    passed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sql_false())
+    grade: Mapped[str] = mapped_column(Text, default="", server_default="")
+    error: Mapped[str] = mapped_column(Text, default="", server_default="")
+    rerun: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sql_false())
+    run: Mapped[Run] = relationship()
+    author: Mapped[Owner] = relationship()

@@ -146,7 +146,7 @@ def _run(
             label=label,
             private=private,
             archive_sha256=storage.put_file(archive),
-            run_sha256=entry.content_sha256 or "x",
+            run_sha256=(entry.content_sha256 or "x").removeprefix("sha256:"),  # as the server stores it
             entry=entry.model_dump_json(),
             summary=verified.summary.model_dump_json(),
             verify_state=state,
