@@ -45,5 +45,6 @@ def downgrade() -> None:
     op.drop_table("invitations")
     op.drop_index("ix_web_sessions_user_id", "web_sessions")
     op.drop_table("web_sessions")
-    with op.batch_alter_table("owners") as batch:
-        batch.drop_column("password_hash")
+    # a plain DROP COLUMN (SQLite >= 3.35 and PostgreSQL): a batch rebuild of ``owners`` would
+    # drop the table every other table refers to, which SQLite's foreign keys refuse once rows exist
+    op.execute("ALTER TABLE owners DROP COLUMN password_hash")
