@@ -18,6 +18,12 @@ figures are medians over rounds::
 
     python bench/bench_runner_floor.py                       # 5 rounds, 500 and 2,000 rollouts, c=64
     python bench/bench_runner_floor.py --rounds 3 --json out.json
+    python bench/bench_runner_floor.py --before /tmp/old     # adds ``verihub@before``: the same run
+                                                             # from another checkout, side by side
+
+``--before DIR`` takes a checkout of an earlier commit (``git archive COMMIT | tar -x -C DIR``);
+its side runs that tree's own copy of this script with ``DIR`` and ``DIR/environments/arith``
+first on ``PYTHONPATH``, in the same rounds as the others.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 SIDES = ("floor", "floor+env", "verihub")
+BEFORE = "verihub@before"
 
 
 # -- the two sides (run in a child process) ---------------------------------------------------
@@ -161,9 +168,15 @@ def start_stub() -> tuple[subprocess.Popen[str], str]:
     return proc, line.removeprefix("listening on ")
 
 
-def measure(side: str, url: str, n: int, concurrency: int) -> dict[str, float]:
-    cmd = [sys.executable, __file__, "--child", side, "--url", url, "--n", str(n), "-c", str(concurrency)]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
+def measure(side: str, url: str, n: int, concurrency: int, before: Path | None = None) -> dict[str, float]:
+    script, env = Path(__file__), None
+    if side == BEFORE:
+        assert before is not None
+        script, side = before / "bench" / Path(__file__).name, "verihub"
+        paths = [str(before), str(before / "environments" / "arith"), os.environ.get("PYTHONPATH", "")]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
+    cmd = [sys.executable, str(script), "--child", side, "--url", url, "--n", str(n), "-c", str(concurrency)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False, env=env)
     if done.returncode != 0:
         raise RuntimeError(f"{side} n={n} failed:\n{done.stderr[-2000:]}")
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -177,6 +190,7 @@ def main() -> None:
     parser.add_argument("--large", type=int, default=2000)
     parser.add_argument("-c", "--concurrency", type=int, default=64)
     parser.add_argument("--json", type=Path, help="also write every run's figures here")
+    parser.add_argument("--before", type=Path, help="a checkout of an earlier commit, run as a fourth side")
     parser.add_argument(
         "--child", choices=SIDES, help="run this side once against --url and print its CPU and wall time"
     )
@@ -188,27 +202,29 @@ def main() -> None:
         return
     if args.large <= args.small:
         parser.error("--large must exceed --small")
+    sides = (*SIDES, BEFORE) if args.before else SIDES
     stub, url = start_stub()
     runs: list[dict[str, Any]] = []
     try:
         for r in range(args.rounds):
-            order = SIDES[r % len(SIDES) :] + SIDES[: r % len(SIDES)]
+            order = sides[r % len(sides) :] + sides[: r % len(sides)]
             for side in order:
                 for n in (args.small, args.large):
-                    runs.append({"round": r, "side": side, "n": n, **measure(side, url, n, args.concurrency)})
+                    figures = measure(side, url, n, args.concurrency, args.before)
+                    runs.append({"round": r, "side": side, "n": n, **figures})
     finally:
         stub.kill()
         stub.wait()
-    report(runs, args)
+    report(runs, args, sides)
 
 
-def report(runs: list[dict[str, Any]], args: argparse.Namespace) -> None:
+def report(runs: list[dict[str, Any]], args: argparse.Namespace, sides: tuple[str, ...]) -> None:
     def run_of(r: int, side: str, n: int) -> dict[str, Any]:
         return next(x for x in runs if x["round"] == r and x["side"] == side and x["n"] == n)
 
     span = args.large - args.small
     rows: dict[str, dict[str, float]] = {}
-    for side in SIDES:
+    for side in sides:
         marginal = [
             1000 * (run_of(r, side, args.large)["cpu_s"] - run_of(r, side, args.small)["cpu_s"]) / span
             for r in range(args.rounds)
@@ -222,9 +238,9 @@ def report(runs: list[dict[str, Any]], args: argparse.Namespace) -> None:
             "marginal_max": max(marginal),
         }
 
-    def ratios(base: str) -> list[float]:
+    def ratios(side: str, base: str) -> list[float]:
         return [
-            (run_of(r, "verihub", args.large)["cpu_s"] - run_of(r, "verihub", args.small)["cpu_s"])
+            (run_of(r, side, args.large)["cpu_s"] - run_of(r, side, args.small)["cpu_s"])
             / (run_of(r, base, args.large)["cpu_s"] - run_of(r, base, args.small)["cpu_s"])
             for r in range(args.rounds)
         ]
@@ -233,19 +249,20 @@ def report(runs: list[dict[str, Any]], args: argparse.Namespace) -> None:
         f"single-turn rollouts, concurrency {args.concurrency}, {args.rounds} rounds of {args.small} and "
         f"{args.large} (medians; load average {os.getloadavg()[0]:.1f} at the end)"
     )
-    print(f"{'side':<10}{'marginal CPU ms':>17}{'(min-max)':>16}{'CPU ms @large':>15}{'rollouts/s':>12}")
+    print(f"{'side':<15}{'marginal CPU ms':>17}{'(min-max)':>16}{'CPU ms @large':>15}{'rollouts/s':>12}")
     for side, row in rows.items():
         spread = f"{row['marginal_min']:.3f}-{row['marginal_max']:.3f}"
         print(
-            f"{side:<10}{row['marginal_cpu_ms']:>17.3f}{spread:>16}{row['cpu_ms_large']:>15.3f}"
+            f"{side:<15}{row['marginal_cpu_ms']:>17.3f}{spread:>16}{row['cpu_ms_large']:>15.3f}"
             f"{row['rollouts_per_s']:>12.0f}"
         )
-    for base in ("floor", "floor+env"):
-        print(
-            f"verihub / {base}, marginal CPU: "
-            f"{rows['verihub']['marginal_cpu_ms'] / rows[base]['marginal_cpu_ms']:.2f} (ratio of medians), "
-            f"{statistics.median(ratios(base)):.2f} (median of per-round ratios)"
-        )
+    for side in sides[2:]:
+        for base in ("floor", "floor+env"):
+            print(
+                f"{side} / {base}, marginal CPU: "
+                f"{rows[side]['marginal_cpu_ms'] / rows[base]['marginal_cpu_ms']:.2f} (ratio of medians), "
+                f"{statistics.median(ratios(side, base)):.2f} (median of per-round ratios)"
+            )
     if args.json:
         args.json.write_text(json.dumps({"runs": runs, "medians": rows}, indent=2))
 

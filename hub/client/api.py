@@ -2,9 +2,9 @@
 
 The hub URL and token live in the user config file (the one the catalogue reads,
 :func:`hub.registry.config.config_path`) under ``[hub] url`` and ``token``; the file is
-written with mode 0600. Uses only the standard library's ``urllib``, through
-:func:`hub.registry.fetch.open_url`: the hub must be https (plain http on loopback only), and a
-redirect away from https or to another scheme is refused, so a token never travels in clear.
+written with mode 0600. Requests go through :func:`hub.registry.fetch.open_url` (httpx): the
+hub must be https (plain http on loopback only), and a redirect away from https or to another
+scheme is refused, so a token never travels in clear.
 """
 
 from __future__ import annotations
@@ -13,14 +13,13 @@ import json
 import os
 import tarfile
 import tempfile
-import urllib.error
 import urllib.parse
 from pathlib import Path
 from typing import Any
 
 from hub.env.errors import UsageError, VerihubError
 from hub.registry.config import config_path, read_config
-from hub.registry.fetch import open_url
+from hub.registry.fetch import FetchError, HTTPStatusError, open_url
 
 __all__ = [
     "HubError",
@@ -120,15 +119,18 @@ def hub_request(
             url, what="hub", timeout=timeout, method=method, headers=headers, data=data or payload
         ) as resp:
             return json.loads(resp.read() or b"null")
-    except urllib.error.HTTPError as exc:
+    except HTTPStatusError as exc:
         try:
-            message = json.loads(exc.read()).get("error", exc.reason)
+            message = json.loads(exc.body).get("error", exc.reason)
         except (ValueError, AttributeError):
             message = exc.reason
-        raise HubError(f"the hub answered {exc.code}: {message}", exc.code) from exc
-    except urllib.error.URLError as exc:
-        raise HubError(f"cannot reach the hub at {hub}: {exc.reason}; is it running?") from exc
-    except OSError as exc:  # the connection dropped mid-request
+        raise HubError(f"the hub answered {exc.status}: {message}", exc.status) from exc
+    except FetchError as exc:
+        if exc.connect:
+            raise HubError(f"cannot reach the hub at {hub}: {exc.reason}; is it running?") from exc
+        cause = type(exc.__cause__ or exc).__name__
+        raise HubError(f"the connection to {hub} failed ({cause}); try again") from exc
+    except OSError as exc:  # the request body could not be read
         raise HubError(f"the connection to {hub} failed ({type(exc).__name__}); try again") from exc
     finally:
         if data is not None:

@@ -112,6 +112,9 @@ async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeo
     the loop is measured, and past ``timeout_s`` the grade is recorded as a timeout whatever it
     said. Blocking or possibly hanging work belongs in a worker pool with a parent-side kill
     (:class:`hub.env.pooled.PooledGrade`, :mod:`graders.pool`).
+
+    A grade that finishes without suspending (a pure, synchronous check) runs inline; one that
+    waits (a pool, a judge) goes on as its own task under :func:`asyncio.wait_for`.
     """
     meter = _LoopMeter()
     try:
@@ -121,7 +124,13 @@ async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeo
                 f"{type(env).__name__}.grade returned {type(pending).__name__}, not an awaitable; "
                 "declare it `async def grade`"
             )
-        grade = await asyncio.wait_for(meter.run(pending), timeout=timeout_s)
+        steps = _Stepped(pending, meter).__await__()
+        try:
+            first = steps.send(None)
+        except StopIteration as stop:  # done without suspending: nothing a timer could interrupt
+            grade = stop.value
+        else:  # it waits on something (a pool, a judge): the limit is enforced by a timer
+            grade = await asyncio.wait_for(_resumed(steps, first), timeout=timeout_s)
     except asyncio.TimeoutError:
         # a grade that outlives its limit is the response's doing (timeout bait): a counted 0,
         # never an error that summaries would leave out; infrastructure failures arrive as errors
@@ -141,6 +150,39 @@ async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeo
     return grade
 
 
+async def _resumed(steps: Generator[Any, Any, Any], first: Any) -> Any:
+    """The rest of a grade whose first step has run and yielded ``first`` (as its own task, so
+    that :func:`asyncio.wait_for` can cancel it at the limit)."""
+    return await _Resume(steps, first)
+
+
+class _Resume:
+    """``await _Resume(steps, first)`` yields ``first``, then drives ``steps`` to its end."""
+
+    def __init__(self, steps: Generator[Any, Any, Any], first: Any) -> None:
+        self._steps = steps
+        self._first = first
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        steps, yielded = self._steps, self._first
+        while True:
+            try:
+                value = yield yielded
+            except GeneratorExit:
+                steps.close()
+                raise
+            except BaseException as exc:  # cancellation at the limit goes on into the grader
+                try:
+                    yielded = steps.throw(exc)
+                except StopIteration as stop:
+                    return stop.value
+                continue
+            try:
+                yielded = steps.send(value)
+            except StopIteration as stop:
+                return stop.value
+
+
 class _LoopMeter:
     """Measures how long a coroutine holds the event loop: the sum of its synchronous steps.
 
@@ -150,9 +192,6 @@ class _LoopMeter:
 
     def __init__(self) -> None:
         self.held_s = 0.0
-
-    async def run(self, awaitable: Awaitable[Any]) -> Any:
-        return await _Stepped(awaitable, self)
 
 
 class _Stepped:
@@ -240,4 +279,4 @@ def with_metrics(env: Environment, task: Task, rollout: Rollout) -> Rollout:
     else:
         if values:
             extra["metrics"] = values
-    return rollout.model_copy(update={"extra": extra})
+    return rollout if extra == rollout.extra else rollout.model_copy(update={"extra": extra})

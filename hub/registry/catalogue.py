@@ -46,7 +46,6 @@ cannot be read, and every entry left out, is reported in :attr:`Catalogue.proble
 from __future__ import annotations
 
 import hashlib
-import http.client
 import json
 import re
 import urllib.parse
@@ -336,7 +335,7 @@ def read_catalogue(location: str, *, allow_insecure: bool = False) -> Catalogue:
                 where, what="catalogue", timeout=_FETCH_TIMEOUT_S, allow_insecure=allow_insecure
             ) as resp:
                 data = resp.read(16 * 1024 * 1024)
-        except (OSError, http.client.HTTPException) as exc:
+        except OSError as exc:  # hub.registry.fetch's errors are OSErrors
             raise UsageError(f"cannot fetch catalogue {where}: {exc}; check the URL in your config") from exc
         _check_pin(where, data, digest)
         return without_local_sources(parse_catalogue(data.decode("utf-8", "replace"), origin=where))

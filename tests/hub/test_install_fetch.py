@@ -12,11 +12,11 @@ import hashlib
 import http.server
 import json
 import threading
-import urllib.request
 import zipfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import httpx
 import pytest
 
 import hub.registry.entrypoints as entrypoints
@@ -26,7 +26,7 @@ from hub.client.api import hub_request
 from hub.env.errors import UsageError
 from hub.registry.catalogue import Catalogue, CatalogueEntry, read_catalogue
 from hub.registry.entrypoints import EnvInfo
-from hub.registry.fetch import InsecureURLError, _GuardedRedirects, download
+from hub.registry.fetch import InsecureURLError, download, open_url
 from hub.registry.install import InstallError, install
 
 ENV = "vh_probe"
@@ -205,12 +205,21 @@ def test_a_catalogue_redirect_off_the_rules_is_refused(
 
 
 def test_a_redirect_away_from_https_is_refused_even_to_loopback() -> None:
-    guard = _GuardedRedirects("catalogue", allow_insecure=True)
-    req = urllib.request.Request("https://hub.example/cat.json")
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/down":
+            return httpx.Response(302, headers={"Location": "http://127.0.0.1/cat.json"})
+        if request.url.path == "/across":
+            return httpx.Response(302, headers={"Location": "https://cdn.example/c.json"})
+        return httpx.Response(200, content=b"{}")
+
+    transport = httpx.MockTransport(answer)
     with pytest.raises(InsecureURLError, match="away from https"):
-        guard.redirect_request(req, None, 302, "Found", None, "http://127.0.0.1/cat.json")  # type: ignore[arg-type]
+        open_url(
+            "https://hub.example/down", what="catalogue", timeout=5, allow_insecure=True, transport=transport
+        )
     # negative case: https to https is followed
-    assert guard.redirect_request(req, None, 302, "Found", None, "https://cdn.example/c.json") is not None  # type: ignore[arg-type]
+    with open_url("https://hub.example/across", what="catalogue", timeout=5, transport=transport) as resp:
+        assert resp.url == "https://cdn.example/c.json" and resp.read() == b"{}"
 
 
 def test_the_hub_client_refuses_plain_http_and_guards_redirects(

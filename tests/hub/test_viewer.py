@@ -1,8 +1,8 @@
 """`verihub view`: the static run viewer, escaped and filterable, in headless Chromium.
 
 Model text is hostile: the run below puts markup in a completion, a task id, a grader reason and
-an error. With escaping disabled (`hub.run.viewer._e = str`) the `img` and `script` assertions
-of test_the_viewer_in_chromium fail (checked with test_escaping_is_what_keeps_markup_inert).
+an error. With autoescaping turned off in the viewer's Jinja2 environment the `img` and `script`
+assertions of test_the_viewer_in_chromium fail (checked with test_escaping_is_what_keeps_markup_inert).
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import jinja2
 import pytest
 
 from graders.grade import Grade
-from hub.env.types import Message, Rollout, RolloutError, Timing
+from hub.env.types import Message, Rollout, RolloutError, Timing, ToolCall
 from hub.run import viewer
 from hub.run.rundir import RunDir
 from hub.run.viewer import write_view
@@ -80,10 +81,31 @@ def test_page_is_written_and_escaped(tmp_path: Path) -> None:
 
 
 def test_escaping_is_what_keeps_markup_inert(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The negative case: without escaping the hostile markup reaches the page."""
-    monkeypatch.setattr(viewer, "_e", str)
+    """The negative case: without autoescaping the hostile markup reaches the page."""
+    plain = jinja2.Environment(loader=jinja2.PackageLoader("hub.run", "templates"), autoescape=False)
+    monkeypatch.setattr(viewer, "_templates", lambda: plain)
     text = write_view(_run(tmp_path / "run").path).read_text()
     assert IMG in text and SCRIPT in text
+
+
+def test_hostile_text_in_attributes_tool_calls_and_names_is_escaped(tmp_path: Path) -> None:
+    """Quotes cannot close an attribute; tool names, arguments and tool roles are text too."""
+    rd = RunDir(tmp_path / "run")
+    rd.create(make_config(num_tasks=1, rollouts=1))
+    breakout = 'x" onmouseover="alert(1)'
+    call = ToolCall(id="c1", name=f"f{IMG}", arguments=f'{{"q": "{SCRIPT}"}}')
+    messages = [
+        Message(role="user", content="hi"),
+        Message(role="assistant", content=None, tool_calls=(call,)),
+        Message(role="tool", name=f"t{SCRIPT}", tool_call_id="c1", content="&amp; stays text"),
+    ]
+    with rd.open_writer() as w:
+        w.write(Rollout(task_id=breakout, rollout_index=0, messages=messages, timing=Timing(started_at=0.0)))
+    text = write_view(rd.path).read_text()
+    assert breakout not in text and IMG not in text and SCRIPT not in text
+    assert 'data-task="x&#34; onmouseover=&#34;alert(1)"' in text
+    assert "&amp;amp; stays text" in text  # an entity the model wrote is shown, not decoded
+    assert text.count("<script>") == 1 and "<img" not in text
 
 
 def test_view_command_writes_without_opening(tmp_path: Path) -> None:

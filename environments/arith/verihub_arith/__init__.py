@@ -9,6 +9,7 @@ of the level is used up.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -37,14 +38,19 @@ class Family:
     ranges: tuple[tuple[int, int], ...]
     build: Callable[..., Problem | None]
 
-    @property
+    @functools.cached_property
     def size(self) -> int:
         return math.prod(hi - lo + 1 for lo, hi in self.ranges)
 
+    @functools.cached_property
+    def _digits(self) -> tuple[tuple[int, int], ...]:
+        """(lowest value, count) of each operand, last operand first (the decoding order)."""
+        return tuple((lo, hi - lo + 1) for lo, hi in reversed(self.ranges))
+
     def decode(self, index: int) -> Problem | None:
         operands = []
-        for lo, hi in reversed(self.ranges):
-            index, r = divmod(index, hi - lo + 1)
+        for lo, count in self._digits:
+            index, r = divmod(index, count)
             operands.append(lo + r)
         return self.build(*reversed(operands))
 
