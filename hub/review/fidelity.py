@@ -41,6 +41,7 @@ __all__ = [
     "LabelledResponse",
     "Rate",
     "measure",
+    "parse_labels",
     "rate",
     "read_labels",
     "report_from_verdicts",
@@ -100,6 +101,7 @@ class FidelityReport(BaseModel):
     env_id: str
     env_version: str
     labels: str = Field(description="The label file measured.")
+    labels_sha256: str = Field(default="", description="The label file's sha256, when known.")
     n: int = Field(description="Lines with a verdict (errors excluded).")
     true_positive: int
     false_negative: int
@@ -168,22 +170,19 @@ def _parse_line(text: str, number: int) -> LabelledResponse | str:
     )
 
 
-def read_labels(path: str | Path) -> list[LabelledResponse]:
-    """The records of a label file; blank lines are skipped, malformed ones refused (UsageError)."""
-    source = Path(path)
-    if not source.is_file():
-        raise UsageError(f"label file {str(source)!r} not found: pass --labels FILE (JSON lines)")
+def parse_labels(lines: Iterable[str], source: str) -> list[LabelledResponse]:
+    """The records of a label file's lines; blank lines are skipped, malformed ones refused
+    (UsageError naming ``source`` and the line numbers)."""
     out: list[LabelledResponse] = []
     bad: list[tuple[int, str]] = []
-    with source.open(encoding="utf-8", errors="replace") as handle:
-        for number, text in enumerate(handle, start=1):
-            if not text.strip():
-                continue
-            parsed = _parse_line(text, number)
-            if isinstance(parsed, str):
-                bad.append((number, parsed))
-            else:
-                out.append(parsed)
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        parsed = _parse_line(text, number)
+        if isinstance(parsed, str):
+            bad.append((number, parsed))
+        else:
+            out.append(parsed)
     if bad:
         first_line, first_why = bad[0]
         raise UsageError(
@@ -193,6 +192,15 @@ def read_labels(path: str | Path) -> list[LabelledResponse]:
     if not out:
         raise UsageError(f"{source} holds no labelled responses")
     return out
+
+
+def read_labels(path: str | Path) -> list[LabelledResponse]:
+    """The records of a label file (see :func:`parse_labels`)."""
+    source = Path(path)
+    if not source.is_file():
+        raise UsageError(f"label file {str(source)!r} not found: pass --labels FILE (JSON lines)")
+    with source.open(encoding="utf-8", errors="replace") as handle:
+        return parse_labels(handle, str(source))
 
 
 def _prompt_text(task: Task) -> str:

@@ -37,6 +37,7 @@ from hub.review.check.drive import (
     run_sync,
     tripwire_results,
 )
+from hub.review.check.labels import measure_packaged_labels
 from hub.review.check.report import CHECK_NAMES, CheckReport
 from hub.review.check.stateful_probes import run_stateful_probes
 from hub.sandbox import UNSAFE_BANNER, Limits, RemoteError, unavailable_reason
@@ -305,6 +306,8 @@ def _dynamic_checks(stage: Path, env_id: str | None, opts: CheckOptions, report:
         run_sync(
             run_stateful_probes(prober, report, gold_tasks=opts.gold_tasks, probe_tasks=opts.probe_tasks)
         )
+        prober.phase = "label file"
+        run_sync(measure_packaged_labels(env, stage, report, timeout_s=opts.grade_timeout_s))
         prober.noted += env.tripwire()
         finished = True
     except Hung as exc:
