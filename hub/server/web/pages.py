@@ -25,6 +25,7 @@ from hub.server.accounts.webauth import guarded
 from hub.server.core.models import PASSED, Owner, Version
 from hub.server.core.queries import find_env, search, visible_envs
 from hub.server.web.markdown import MAX_README_BYTES
+from hub.server.web.verifier_card import card_view
 
 __all__ = ["HEADERS", "render_page", "routes"]
 
@@ -42,7 +43,9 @@ _HEADERS = {
 
 @functools.lru_cache(maxsize=1)
 def _jinja() -> Jinja:
-    return Jinja(loader=FileSystemLoader(_HERE), autoescape=select_autoescape(["html"]))
+    jinja = Jinja(loader=FileSystemLoader(_HERE), autoescape=select_autoescape(["html"]))
+    jinja.globals["verifier_card"] = card_view  # templates/_verifier_card.html's view
+    return jinja
 
 
 def _page(request: Request, template: str, status: int = 200, **context: Any) -> Response:
