@@ -5,6 +5,7 @@ measured", whatever its package or bundle claims about itself."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -144,3 +145,47 @@ def test_pages_and_api_show_the_measured_card_or_not_measured(hub: Any) -> None:
     api = hub.client.get("/api/v1/envs/alice/toy/1.0.0").json()
     assert api["verifier_card"]["n"] == 200 and api["verifier_card"]["labels_sha256"] == SHA
     assert hub.client.get("/api/v1/envs/alice/toy/1.1.0").json()["verifier_card"] is None
+
+
+def test_migration_gives_existing_versions_no_card(tmp_path: Path) -> None:
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import text
+
+    from hub.server.core.db import _MIGRATIONS, make_engine, migrate
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'old.db'}")
+    cfg = Config()
+    cfg.set_main_option("script_location", str(_MIGRATIONS))
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0005")
+        conn.execute(
+            text(
+                "INSERT INTO owners (name, kind, is_admin, created_at) "
+                "VALUES ('old', 'user', 0, '2026-01-01')"
+            )
+        )
+        conn.execute(
+            text(
+                "INSERT INTO environments (owner_id, env_id, distribution, project, private, summary, "
+                "tags, license, flagged, created_at) VALUES "
+                "(1, 'toy', 'old-toy', 'old-toy', 0, '', '', '', '', '2026-01-01')"
+            )
+        )
+        conn.execute(
+            text(
+                "INSERT INTO versions (environment_id, version, manifest_sha256, content_hash, "
+                "requires_python, readme, state, report, yanked, yank_reason, uploaded_at) VALUES "
+                "(1, '1.0', 'x', 'y', '', '', 'passed', '', 0, '', '2026-01-01')"
+            )
+        )
+    migrate(engine)
+    with engine.connect() as conn:
+        stored = conn.execute(text("SELECT verifier_card FROM versions")).scalar()
+    assert stored == "" and card_view(stored) is None
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0005")
+        columns = {r[1] for r in conn.execute(text("PRAGMA table_info(versions)"))}
+        assert "verifier_card" not in columns
