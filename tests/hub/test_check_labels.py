@@ -67,6 +67,9 @@ def test_a_label_file_gives_a_card_with_its_hash(tmp_path: Path) -> None:
     # the hedge labelled right is refused: a false negative, measured as such
     assert (card.n, card.true_positive, card.false_negative, card.true_negative) == (3, 1, 1, 1)
     assert _note(report)[0] == "pass" and card.labels == "verihub_arith/labels.jsonl"
+    (shown,) = card.examples  # the disagreement, for the author to read in the check's text
+    assert shown.kind == "false_negative" and shown.response == "Answer: 5 or 6"
+    assert "false_negative line 3" in report.to_text()
 
 
 def test_no_label_file_is_not_measured(tmp_path: Path) -> None:

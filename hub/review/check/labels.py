@@ -20,7 +20,7 @@ from hub.registry.entry_points_txt import EntryPointsError, parse_entry_points
 from hub.registry.package import ENTRY_POINT_GROUP
 from hub.review.check.report import CheckReport
 from hub.review.fidelity import FidelityReport, measure, parse_labels
-from hub.sandbox.redact import clean
+from hub.sandbox.redact import MAX_DETAIL, clean, host_secrets
 
 __all__ = ["LABEL_FILE", "MAX_LABEL_BYTES", "MAX_LABEL_LINES", "measure_packaged_labels", "packaged_labels"]
 
@@ -88,15 +88,28 @@ async def measure_packaged_labels(
     lines, sha256 = found
     try:
         records = parse_labels(lines, rel)
-        card = await measure(env, records, source=rel, examples=0, concurrency=1, timeout_s=timeout_s)
+        card = await measure(env, records, source=rel, examples=3, concurrency=1, timeout_s=timeout_s)
     except UsageError as exc:
         report.add("verifier_card", "warn", f"label file {rel} not measured: {exc}")
         return None
+    secrets = host_secrets()  # the grader's reasons are the package's words: capped and cleaned
+    examples = [
+        e.model_copy(
+            update={
+                "response": clean(e.response, MAX_DETAIL, secrets),
+                "reason": clean(e.reason, MAX_DETAIL, secrets),
+                "task_id": clean(e.task_id, 200, secrets),
+                "reference": clean(e.reference, MAX_DETAIL, secrets),
+            }
+        )
+        for e in card.examples
+    ]
     card = card.model_copy(
         update={
             "labels_sha256": sha256,
-            "env_id": clean(card.env_id, 200),
-            "env_version": clean(card.env_version, 100),
+            "env_id": clean(card.env_id, 200, secrets),
+            "env_version": clean(card.env_version, 100, secrets),
+            "examples": examples,
         }
     )
     report.verifier_card = card
