@@ -145,6 +145,13 @@ def test_pages_and_api_show_the_measured_card_or_not_measured(hub: Any) -> None:
     api = hub.client.get("/api/v1/envs/alice/toy/1.0.0").json()
     assert api["verifier_card"]["n"] == 200 and api["verifier_card"]["labels_sha256"] == SHA
     assert hub.client.get("/api/v1/envs/alice/toy/1.1.0").json()["verifier_card"] is None
+    # `verihub status` prints the same card from the API, or says it was not measured
+    from hub.cli.author import describe_review
+
+    shown = "\n".join(describe_review(api))
+    assert "accuracy 93.50% [" in shown and "(3/100)" in shown and SHA in shown
+    unmeasured_status = hub.client.get("/api/v1/envs/alice/toy/1.1.0").json()
+    assert NOT_MEASURED in "\n".join(describe_review(unmeasured_status))
 
 
 def test_migration_gives_existing_versions_no_card(tmp_path: Path) -> None:
