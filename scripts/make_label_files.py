@@ -4,9 +4,9 @@ Usage: python scripts/make_label_files.py [--data DIR] [--out DIR] [--only ENV] 
        python scripts/make_label_files.py --packaged
 
 ``--packaged`` writes the label files the shipped procedural environments carry in their
-packages (``environments/arith/verihub_arith/labels.jsonl``): responses written for the
-environment's own test tasks, labelled by construction (see :func:`arith_labels`); the hub's
-review measures the version's grader on them.
+packages (``environments/{arith,textops}/verihub_*/labels.jsonl``): responses written for the
+environment's own test tasks, labelled by construction (see :func:`arith_labels`,
+:func:`textops_labels`); the hub's review measures the version's grader on them.
 
 ``--data``: the shared data folder (default ``$VERIHUB_SHARED_DATA``, else ``../shared/data``).
 ``--out``: where ``gsm8k.jsonl``, ``ifeval.jsonl`` and ``nq_open.jsonl`` are written (default
@@ -114,7 +114,51 @@ def arith_labels(n_tasks: int = 40) -> Iterator[dict[str, Any]]:
             yield {"prompt": task.prompt, "reference": task.answer, "response": response, "label": label}
 
 
-PACKAGED = {"arith": Path("environments/arith/verihub_arith/labels.jsonl")}
+def _textops_wrong(op: str, word: str, answer: str) -> str:
+    """A plausible mistake: the word left as it was, the other end's letter, one more."""
+    if op in ("length", "count"):
+        return str(int(answer) + 1)
+    if op in ("first", "last"):
+        other = word[-1] if op == "first" else word[0]
+        return other if other != answer.lower() else "q" if answer.lower() != "q" else "z"
+    return word if word != answer else word + "a"  # upper, reverse, sort: not done
+
+
+def textops_labels(n_tasks: int = 40) -> Iterator[dict[str, Any]]:
+    """Responses to the first ``n_tasks`` textops test tasks (seed 0, every level), by task id,
+    labelled by construction: the answer in the usual forms (a letter in either case) is right;
+    a mistake, a hedge, a box with the mistake, a later correction and no answer are wrong."""
+    import re
+    from itertools import islice
+
+    from verihub_textops import generate
+
+    for task in islice(generate("test", 0), n_tasks):
+        a, op = str(task.answer), str(task.metadata["operation"])
+        word = re.findall(r"'([a-z]+)'", str(task.prompt))[-1]
+        b = _textops_wrong(op, word, a)
+        forms = [
+            (f"Answer: {a}", True),
+            (f"\\boxed{{{a}}}", True),
+            (f'The answer is "{a}".', True),
+            (f"#### {a}", True),
+            (f"Answer: **{a}**", True),
+            (f"Answer: {b}", False),
+            (f"Answer: {a} or {b}", False),
+            (f"\\boxed{{{b}}}\nAnswer: {a}", False),
+            (f"Answer: {a}\nWait, actually it's {b}.", False),
+            ("I cannot tell.", False),
+        ]
+        if op in ("first", "last"):
+            forms.append((f"Answer: {a.swapcase()}", True))
+        for response, label in forms:
+            yield {"task_id": task.id, "response": response, "label": label}
+
+
+PACKAGED = {
+    "arith": Path("environments/arith/verihub_arith/labels.jsonl"),
+    "textops": Path("environments/textops/verihub_textops/labels.jsonl"),
+}
 """The label files shipped inside environment packages, by environment id."""
 
 MAKERS = {"gsm8k": gsm8k_labels, "ifeval": ifeval_labels, "nq_open": nq_open_labels}
@@ -130,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.packaged:
         for env_id, path in PACKAGED.items():
-            rows = list(arith_labels()) if env_id == "arith" else []
+            rows = list(arith_labels() if env_id == "arith" else textops_labels())
             with path.open("w", encoding="utf-8") as out:
                 out.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
             right = sum(row["label"] for row in rows)

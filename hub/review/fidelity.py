@@ -16,7 +16,8 @@ verdict and is left out of the rates, counted apart.
 
 A line with ``task_id`` is graded against that task (``reference``, when given, replaces the
 task's answer); a line with ``prompt`` against the task whose prompt text is exactly that, or,
-when no task has it, against a task made of the prompt and the line's ``reference``.
+when no task has it, against a task made of the prompt and the line's ``reference``. A split
+generated without end is looked up in its first :data:`GENERATED_TASKS` tasks (seed 0).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterable, Sequence
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,7 @@ from hub.env.grading import grade_rollout
 from hub.env.types import Message, Rollout, Task, Timing
 
 __all__ = [
+    "GENERATED_TASKS",
     "ConfusionExample",
     "FidelityReport",
     "LabelledResponse",
@@ -48,6 +51,8 @@ __all__ = [
 ]
 
 _SHOWN_LINES = 5
+GENERATED_TASKS = 1000
+"""How many tasks of a split without end (seed 0) label lines may name by id or prompt."""
 _EXAMPLE_CHARS = 400
 
 
@@ -210,13 +215,15 @@ def _prompt_text(task: Task) -> str:
 
 
 def _task_index(env: Environment) -> tuple[dict[str, Task], dict[str, Task]]:
-    """The environment's tasks of every finite split, by id and by prompt text (first wins)."""
+    """The environment's tasks of every split (the first :data:`GENERATED_TASKS` of one
+    generated without end), by id and by prompt text (first wins)."""
     by_id: dict[str, Task] = {}
     by_prompt: dict[str, Task] = {}
     for split in env.splits:
+        listed: Iterable[Task] = env.tasks(split)
         if env.num_tasks(split) is None:
-            continue  # generated without end: only lines that carry their own prompt are gradable
-        for task in env.tasks(split):
+            listed = islice(listed, GENERATED_TASKS)
+        for task in listed:
             by_id.setdefault(task.id, task)
             by_prompt.setdefault(_prompt_text(task), task)
     return by_id, by_prompt
