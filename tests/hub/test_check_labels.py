@@ -98,6 +98,24 @@ def test_a_bad_label_file_is_a_warning_that_says_why(tmp_path: Path, content: st
     assert "verihub_arith/labels.jsonl" in reason
 
 
+def test_a_label_file_that_grades_past_its_budget_is_a_warning(tmp_path: Path) -> None:
+    import asyncio
+
+    from graders.grade import Grade
+
+    async def slow(response: str, *, reference: object) -> Grade:
+        await asyncio.sleep(0.2)
+        return Grade.correct()
+
+    env = SingleTurnEnv(id="toy", tasks=[Task(id="t0", prompt=PROMPT, answer="5")], grader=slow)
+    lines = "\n".join(_line("Answer: 5", True) for _ in range(20))
+    report = CheckReport(target="t")
+    run(measure_packaged_labels(env, _stage(tmp_path, lines), report, timeout_s=5.0, budget_s=0.5))
+    status, reason = _note(report)
+    assert status == "warn" and "grading its 20 lines took longer than 0.5s" in reason
+    assert report.verifier_card is None
+
+
 def test_a_symlinked_label_file_is_not_read(tmp_path: Path) -> None:
     outside = tmp_path / "outside.jsonl"
     outside.write_text(_line("Answer: 5", True), encoding="utf-8")

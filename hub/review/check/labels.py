@@ -4,13 +4,15 @@ An environment package may ship labelled responses as ``labels.jsonl`` inside it
 (the module its ``verihub.environments`` entry point names; declare it as package data so the
 wheel carries it). The check reads the file here, outside the sandbox (data only, at most
 :data:`MAX_LABEL_BYTES` and :data:`MAX_LABEL_LINES`), asks the sandboxed environment to grade
-every line (:func:`hub.review.fidelity.measure`) and records the card on the report. A file that
-is too large, malformed or made for other tasks gives a ``warn`` with the reason, never a failed
-check: the card is optional, and a version without one shows "error rate not measured".
+every line (:func:`hub.review.fidelity.measure`, within :data:`MAX_LABEL_SECONDS` in all) and
+records the card on the report. A file that is too large, malformed, made for other tasks or
+too slow to grade gives a ``warn`` with the reason, never a failed check: the card is optional,
+and a version without one shows "error rate not measured".
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from pathlib import Path
 
@@ -22,7 +24,14 @@ from hub.review.check.report import CheckReport
 from hub.review.fidelity import FidelityReport, measure, parse_labels
 from hub.sandbox.redact import MAX_DETAIL, clean, host_secrets
 
-__all__ = ["LABEL_FILE", "MAX_LABEL_BYTES", "MAX_LABEL_LINES", "measure_packaged_labels", "packaged_labels"]
+__all__ = [
+    "LABEL_FILE",
+    "MAX_LABEL_BYTES",
+    "MAX_LABEL_LINES",
+    "MAX_LABEL_SECONDS",
+    "measure_packaged_labels",
+    "packaged_labels",
+]
 
 LABEL_FILE = "labels.jsonl"
 """The label file's name, inside the environment's import package."""
@@ -30,6 +39,8 @@ MAX_LABEL_BYTES = 1 << 20
 """A larger label file is not measured (it would hold the review's sandbox past its time)."""
 MAX_LABEL_LINES = 1000
 """Nor is one with more labelled lines than this."""
+MAX_LABEL_SECONDS = 60.0
+"""Grading the whole file may take this long (the sandbox's wall-clock limit covers the check)."""
 
 
 def packaged_labels(stage: Path) -> Path | None:
@@ -56,10 +67,10 @@ def _read(path: Path) -> tuple[list[str], str] | str:
     """The file's lines and sha256, or why it is refused."""
     if path.is_symlink() or not path.is_file():
         return f"{path.name} is not a regular file"
-    size = path.stat().st_size
-    if size > MAX_LABEL_BYTES:
-        return f"{size:,} bytes, over the {MAX_LABEL_BYTES:,}-byte limit"
-    data = path.read_bytes()[: MAX_LABEL_BYTES + 1]
+    with path.open("rb") as handle:
+        data = handle.read(MAX_LABEL_BYTES + 1)
+    if len(data) > MAX_LABEL_BYTES:
+        return f"{path.stat().st_size:,} bytes, over the {MAX_LABEL_BYTES:,}-byte limit"
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -72,7 +83,12 @@ def _read(path: Path) -> tuple[list[str], str] | str:
 
 
 async def measure_packaged_labels(
-    env: Environment, stage: Path, report: CheckReport, *, timeout_s: float
+    env: Environment,
+    stage: Path,
+    report: CheckReport,
+    *,
+    timeout_s: float,
+    budget_s: float = MAX_LABEL_SECONDS,
 ) -> FidelityReport | None:
     """Measure the staged package's label file with ``env`` (the sandboxed environment) and
     record the card on ``report``; the check result ``verifier_card`` says what happened."""
@@ -88,9 +104,16 @@ async def measure_packaged_labels(
     lines, sha256 = found
     try:
         records = parse_labels(lines, rel)
-        card = await measure(env, records, source=rel, examples=3, concurrency=1, timeout_s=timeout_s)
+        card = await asyncio.wait_for(
+            measure(env, records, source=rel, examples=3, concurrency=1, timeout_s=timeout_s),
+            timeout=budget_s,
+        )
     except UsageError as exc:
         report.add("verifier_card", "warn", f"label file {rel} not measured: {exc}")
+        return None
+    except asyncio.TimeoutError:
+        why = f"grading its {len(records)} lines took longer than {budget_s:g}s"
+        report.add("verifier_card", "warn", f"label file {rel} not measured: {why}")
         return None
     secrets = host_secrets()  # the grader's reasons are the package's words: capped and cleaned
     examples = [
