@@ -21,7 +21,7 @@ from hub.env.errors import UsageError
 from hub.registry.entry_points_txt import EntryPointsError, parse_entry_points
 from hub.registry.package import ENTRY_POINT_GROUP
 from hub.review.check.report import CheckReport
-from hub.review.fidelity import FidelityReport, measure, parse_labels
+from hub.review.fidelity import measure, parse_labels
 from hub.sandbox.redact import MAX_DETAIL, clean, host_secrets
 
 __all__ = [
@@ -89,18 +89,19 @@ async def measure_packaged_labels(
     *,
     timeout_s: float,
     budget_s: float = MAX_LABEL_SECONDS,
-) -> FidelityReport | None:
+) -> bool:
     """Measure the staged package's label file with ``env`` (the sandboxed environment) and
-    record the card on ``report``; the check result ``verifier_card`` says what happened."""
+    record the card on ``report``; the check result ``verifier_card`` says what happened.
+    True when lines were sent to be graded (the environment may still be busy with one)."""
     path = packaged_labels(stage)
     rel = f"{path.parent.name}/{LABEL_FILE}" if path is not None else LABEL_FILE
     if path is None or not (path.exists() or path.is_symlink()):
         report.add("verifier_card", "skip", f"no label file ({rel}): error rate not measured")
-        return None
+        return False
     found = _read(path)
     if isinstance(found, str):
         report.add("verifier_card", "warn", f"label file {rel} not measured: {found}")
-        return None
+        return False
     lines, sha256 = found
     try:
         records = parse_labels(lines, rel)
@@ -110,11 +111,11 @@ async def measure_packaged_labels(
         )
     except UsageError as exc:
         report.add("verifier_card", "warn", f"label file {rel} not measured: {exc}")
-        return None
+        return False
     except asyncio.TimeoutError:
         why = f"grading its {len(records)} lines took longer than {budget_s:g}s"
         report.add("verifier_card", "warn", f"label file {rel} not measured: {why}")
-        return None
+        return True
     secrets = host_secrets()  # the grader's reasons are the package's words: capped and cleaned
     examples = [
         e.model_copy(
@@ -141,4 +142,4 @@ async def measure_packaged_labels(
         "pass",
         f"{card.n} labelled responses: accuracy {card.accuracy.text()} (the card below)",
     )
-    return card
+    return True

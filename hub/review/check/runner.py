@@ -321,8 +321,8 @@ def _dynamic_checks(stage: Path, env_id: str | None, opts: CheckOptions, report:
             run_stateful_probes(prober, report, gold_tasks=opts.gold_tasks, probe_tasks=opts.probe_tasks)
         )
         prober.phase = "label file"
-        run_sync(measure_packaged_labels(env, stage, report, timeout_s=opts.grade_timeout_s))
-        if not _answers(prober, opts.grade_timeout_s + 2.0):  # a label's grading still holds it
+        graded = run_sync(measure_packaged_labels(env, stage, report, timeout_s=opts.grade_timeout_s))
+        if graded and not _answers(prober, opts.grade_timeout_s + 2.0):  # a grading still holds it
             raise Hung("grading the label file", opts.grade_timeout_s + 2.0)
         prober.noted += env.tripwire()
         finished = True
