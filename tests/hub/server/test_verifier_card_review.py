@@ -48,8 +48,11 @@ def test_the_review_measures_the_pushed_label_file(
 ) -> None:
     archive = packed(_claim_a_card(arith_bundle.bundle, tmp_path / "claims"))
     assert hub.push(archive).status_code == 201
-    assert hub.review() == 1
-    detail = hub.client.get("/api/v1/envs/alice/arith/0.1.0").json()
+    for _ in range(3):  # a review that ran out of time on a loaded host is queued again
+        assert hub.review() == 1
+        detail = hub.client.get("/api/v1/envs/alice/arith/0.1.0").json()
+        if detail["state"] != "queued":
+            break
     assert detail["state"] == "passed", detail["report"]
     card = detail["verifier_card"]
     shipped = LABELS.read_bytes()
