@@ -26,11 +26,33 @@ def describe_review(status: dict[str, Any]) -> list[str]:
     lines = [f"{ref}: review {status['state']}"]
     if status.get("yanked"):
         lines.append(f"yanked: {status.get('yank_reason') or 'no reason given'}")
+    card = status.get("verifier_card")
+    if isinstance(card, dict):
+        lines.append(_card_line(card))
+    elif status.get("state") in ("passed", "failed", "error"):
+        lines.append("verifier card: error rate not measured (the version ships no measurable label file)")
     report = status.get("report") or {}
     for result in report.get("results", []) if isinstance(report, dict) else []:
         if result.get("status") in ("fail", "warn"):
             lines.append(f"  {result['status'].upper()} {result.get('name')}: {result.get('reason', '')}")
     return lines
+
+
+def _card_line(card: dict[str, Any]) -> str:
+    """The hub-measured verifier card of the version API, in one line."""
+
+    def rate(name: str) -> str:
+        r = card.get(name) or {}
+        low, high = (r.get("ci95") or [0.0, 0.0])[:2]
+        value = r.get("value")
+        shown = f"{100 * value:.2f}%" if isinstance(value, (int, float)) else "-"
+        return f"{shown} [{100 * low:.2f}, {100 * high:.2f}] ({r.get('k')}/{r.get('n')})"
+
+    return (
+        f"verifier card (measured by the hub's review, {card.get('n')} labelled responses): "
+        f"accuracy {rate('accuracy')}, false-positive rate {rate('false_positive_rate')}, "
+        f"false-negative rate {rate('false_negative_rate')}; labels sha256 {card.get('labels_sha256')}"
+    )
 
 
 @app.command("status")

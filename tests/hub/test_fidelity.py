@@ -129,3 +129,22 @@ def test_unknown_task_ids_are_refused(tmp_path: Path) -> None:
     message = str(info.value)
     assert "2 label line(s) match no task of stub (2, 3" in message
     assert "'gsm8k-test-0001'" in message
+
+
+def test_lines_name_tasks_of_a_split_without_end_by_id(tmp_path: Path) -> None:
+    from itertools import count
+
+    from hub.review.fidelity import GENERATED_TASKS
+
+    def endless(split: str, seed: int) -> Any:
+        return (Task(id=f"{split}-{seed}-{i}", prompt=f"q{i}", answer=str(i)) for i in count())
+
+    env = SingleTurnEnv(id="endless", version="1.0", tasks=endless, grader=stub_grader)
+    assert env.num_tasks("test") is None
+    near = write(tmp_path / "near.jsonl", [{"task_id": "test-0-7", "response": "7", "label": True}])
+    report = run(measure(env, read_labels(near)))
+    assert (report.n, report.true_positive) == (1, 1)
+    far = f"test-0-{GENERATED_TASKS}"  # past the indexed prefix: no such task
+    beyond = write(tmp_path / "far.jsonl", [{"task_id": far, "response": "1", "label": True}])
+    with pytest.raises(UsageError, match="match no task of endless"):
+        run(measure(env, read_labels(beyond)))

@@ -149,6 +149,8 @@ class Version(Base):
     license: Mapped[str] = mapped_column(Text, default="", server_default="")
     state: Mapped[str] = mapped_column(String(8), default=QUEUED)
     report: Mapped[str] = mapped_column(Text, default="")
+    # the verifier card the review measured on the package's label file (JSON), "" when none
+    verifier_card: Mapped[str] = mapped_column(Text, default="", server_default="")
     yanked: Mapped[bool] = mapped_column(Boolean, default=False)
     yank_reason: Mapped[str] = mapped_column(Text, default="")
     uploaded_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)

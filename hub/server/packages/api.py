@@ -24,6 +24,7 @@ from hub.server.core.redact import Redactor
 from hub.server.packages.owning import owned_env, owned_version, set_about, set_private, set_yanked
 from hub.server.packages.publish import publish
 from hub.server.web.errors import error
+from hub.server.web.verifier_card import card_json
 
 __all__ = [
     "about_route",
@@ -51,6 +52,7 @@ def version_json(
         "content_hash": v.content_hash,
         "manifest_sha256": v.manifest_sha256,
         "requires_python": v.requires_python,
+        "verifier_card": card_json(v.verifier_card),
         "files": [
             {
                 "kind": f.kind,

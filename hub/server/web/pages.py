@@ -32,6 +32,7 @@ from hub.server.core.models import PASSED, Environment, Owner, Version
 from hub.server.core.queries import find_env, search, visible_envs
 from hub.server.web.markdown import MAX_README_BYTES
 from hub.server.web.text import visible
+from hub.server.web.verifier_card import card_view
 
 __all__ = ["HEADERS", "render_page", "routes"]
 
@@ -65,6 +66,7 @@ class _LazyCsrfField:
 def _jinja() -> Jinja:
     env = Jinja(loader=FileSystemLoader(_HERE), autoescape=select_autoescape(["html"]))
     env.filters["visible"] = visible  # untrusted text: escaped, controls shown (hub.server.web.text)
+    env.globals["verifier_card"] = card_view  # templates/_verifier_card.html's view
     return env
 
 
