@@ -20,7 +20,7 @@ from hub.server.accounts.webauth import guarded, guarded_write
 from hub.server.core.archive import received_upload
 from hub.server.core.cache import bump
 from hub.server.core.models import Environment, Version
-from hub.server.core.queries import find_env, offered, search
+from hub.server.core.queries import find_env, offered, search, visible_envs
 from hub.server.core.redact import Redactor
 from hub.server.packages.publish import publish
 from hub.server.web.errors import error
@@ -29,6 +29,7 @@ __all__ = [
     "catalogue_route",
     "env_route",
     "push_route",
+    "resolve_route",
     "routes",
     "search_route",
     "version_route",
@@ -192,8 +193,9 @@ def catalogue_route(request: Request) -> Response:
     """Offered versions of visible environments as a catalogue (wheel sources, content hashes).
 
     A catalogue names environments by bare id, and an id is only unique within its owner: an id
-    that more than one owner offers is left out (install it as ``OWNER/ID``), so a bare id never
-    resolves to whichever owner pushed the higher version. Each entry's ``author`` is its owner."""
+    that more than one owner offers is left out (install it as ``OWNER/ID``; :func:`resolve_route`
+    lists the owners), so a bare id never resolves to whichever owner pushed the higher version.
+    Each entry's ``author`` is its owner."""
     base = str(request.base_url).rstrip("/")
     entries: list[dict[str, Any]] = []
     owners: dict[str, set[str]] = {}
@@ -221,6 +223,24 @@ def catalogue_route(request: Request) -> Response:
 
 
 @guarded
+def resolve_route(request: Request) -> Response:
+    """Which owners publish a bare environment id, among the environments the requester may see:
+    ``{"id", "ambiguous", "candidates": [{"ref": "OWNER/ID", "offered": newest reviewed version
+    or null}]}``. An id is unique only within its owner; a client installs a bare id only when
+    exactly one owner has it, and otherwise lists these for the user to choose."""
+    env_id = request.path_params["env_id"]
+    with request.app.state.sessions() as session:
+        found = [e for e in visible_envs(session, request.state.who) if e.env_id == env_id]
+        candidates = []
+        for env in sorted(found, key=lambda e: e.owner.name):
+            newest = [v.version for v in offered(env) if not v.yanked]
+            candidates.append(
+                {"ref": f"{env.owner.name}/{env.env_id}", "offered": newest[-1] if newest else None}
+            )
+    return JSONResponse({"id": env_id, "ambiguous": len(candidates) > 1, "candidates": candidates})
+
+
+@guarded
 def whoami_route(request: Request) -> Response:
     who = request.state.who
     if who is None:
@@ -238,6 +258,7 @@ def routes() -> list[Route]:
         Route("/whoami", whoami_route),
         Route("/search", search_route),
         Route("/catalogue.json", catalogue_route),
+        Route("/resolve/{env_id}", resolve_route),
         Route("/envs/{owner}/{env_id}", env_route),
         Route("/envs/{owner}/{env_id}/visibility", visibility_route, methods=["POST"]),
         Route("/envs/{owner}/{env_id}/{version}", version_route),
