@@ -247,7 +247,10 @@ class Bounty(Base):
     __tablename__ = "bounties"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     title: Mapped[str] = mapped_column(String(200))
-    spec: Mapped[str] = mapped_column(Text)  # Markdown, sanitised when shown
+    spec: Mapped[str] = mapped_column(Text)  # Markdown
+    #: ``spec`` rendered and sanitised once, when saved (pages show this, never render per request);
+    #: '' for a bounty saved before the column existed: rendered and stored on its first view
+    spec_html: Mapped[str] = mapped_column(Text, default="", server_default="")
     reward: Mapped[str] = mapped_column(String(200))  # free text: "500 EUR", "2000 GPU-hours"
     deadline: Mapped[dt.datetime] = mapped_column(DateTime)
     claim_days: Mapped[float] = mapped_column(Float, default=7.0)

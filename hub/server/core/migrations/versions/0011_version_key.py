@@ -1,10 +1,15 @@
-"""Versions unique as PEP 440 versions: ``versions.version_key`` holds the canonical form of the
+"""Versions unique as PEP 440 versions, and bounty specifications rendered once.
+
+``versions.version_key`` holds the canonical form of the
 version (``0.1``, ``0.1.0`` and ``0.1.0.0`` share it), unique per environment, so that two racing
 pushes of one version cannot both land.
 
 Existing rows are keyed here. Where an older hub already holds two spellings of one version, the
 first keeps the canonical key and each later one is keyed ``KEY~ID`` (they stay published, and
 the constraint holds for every new push).
+
+``bounties.spec_html`` holds the specification rendered and sanitised when it is saved; existing
+bounties get '' and are rendered on their first view (:func:`hub.server.bounties.workflow.spec_html`).
 
 Revision ID: 0011
 Revises: 0005
@@ -46,9 +51,13 @@ def upgrade() -> None:
         seen.add((env_id, key))
         conn.execute(sa.update(versions).where(versions.c.id == row_id).values(version_key=key))
     op.create_index(_INDEX, "versions", ["environment_id", "version_key"], unique=True)
+    with op.batch_alter_table("bounties") as batch:
+        batch.add_column(sa.Column("spec_html", sa.Text, nullable=False, server_default=""))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("bounties") as batch:
+        batch.drop_column("spec_html")
     op.drop_index(_INDEX, "versions")
     with op.batch_alter_table("versions") as batch:
         batch.drop_column("version_key")
