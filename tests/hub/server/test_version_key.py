@@ -148,7 +148,7 @@ def test_the_migration_keys_existing_versions(tmp_path: Path) -> None:
             )
     migrate(engine)
     with Session(engine) as s:
-        keys = dict(s.execute(text("SELECT version, version_key FROM versions")).all())
+        keys: dict[str, str] = dict(s.execute(text("SELECT version, version_key FROM versions")).all())
     assert keys == {"0.1": "0.1", "0.2.0": "0.2", "0.1.0": "0.1~3"}
     with Session(engine) as s:  # the same revision adds the bounties' rendered specification
         assert s.execute(text("SELECT count(spec_html) FROM bounties")).scalar() == 0
