@@ -10,7 +10,9 @@ in ``hub/server/core/migrations`` (``verihub hub migrate``).
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
+from packaging.utils import canonicalize_version
 from sqlalchemy import (
     Boolean,
     DateTime,
@@ -45,6 +47,7 @@ __all__ = [
     "Version",
     "WebSession",
     "utcnow",
+    "version_key",
 ]
 
 #: Review states of a version (and so of its job).
@@ -63,6 +66,16 @@ REGRADE_STATES = {
     UNVERIFIED: "regraded_inconsistent",
     VERIFY_ERROR: "error",
 }
+
+
+def version_key(version: str) -> str:
+    """The PEP 440 canonical form of ``version`` (``0.1``, ``0.1.0`` and ``0.1.0.0`` -> ``0.1``):
+    versions of one environment are unique by it. A string that is not PEP 440 keys as itself."""
+    return canonicalize_version(version, strip_trailing_zero=True)
+
+
+def _version_key_default(ctx: Any) -> str:
+    return version_key(str(ctx.get_current_parameters()["version"]))
 
 
 def utcnow() -> dt.datetime:
@@ -135,10 +148,16 @@ class Version(Base):
     """One pushed version: its bundle, review state and report, yank flag."""
 
     __tablename__ = "versions"
-    __table_args__ = (UniqueConstraint("environment_id", "version"),)
+    __table_args__ = (
+        UniqueConstraint("environment_id", "version"),
+        UniqueConstraint("environment_id", "version_key", name="ux_versions_env_version_key"),
+    )
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     environment_id: Mapped[int] = mapped_column(ForeignKey("environments.id"))
     version: Mapped[str] = mapped_column(String(64))
+    #: :func:`version_key` of ``version``; unique per environment, so two pushes of one PEP 440
+    #: version (``0.1`` and ``0.1.0``) cannot both land, even when they race
+    version_key: Mapped[str] = mapped_column(String(80), default=_version_key_default, server_default="")
     manifest_sha256: Mapped[str] = mapped_column(String(80))
     content_hash: Mapped[str] = mapped_column(String(80))  # hash_tree of the import package
     requires_python: Mapped[str] = mapped_column(String(100), default="")
@@ -241,7 +260,10 @@ class Bounty(Base):
     __tablename__ = "bounties"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     title: Mapped[str] = mapped_column(String(200))
-    spec: Mapped[str] = mapped_column(Text)  # Markdown, sanitised when shown
+    spec: Mapped[str] = mapped_column(Text)  # Markdown
+    #: ``spec`` rendered and sanitised once, when saved (pages show this, never render per request);
+    #: '' for a bounty saved before the column existed: rendered and stored on its first view
+    spec_html: Mapped[str] = mapped_column(Text, default="", server_default="")
     reward: Mapped[str] = mapped_column(String(200))  # free text: "500 EUR", "2000 GPU-hours"
     deadline: Mapped[dt.datetime] = mapped_column(DateTime)
     claim_days: Mapped[float] = mapped_column(Float, default=7.0)

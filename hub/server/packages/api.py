@@ -19,7 +19,7 @@ from hub.server.accounts.httpauth import principal
 from hub.server.accounts.webauth import guarded, guarded_write
 from hub.server.core.archive import received_upload
 from hub.server.core.models import Environment, Version
-from hub.server.core.queries import find_env, offered, search
+from hub.server.core.queries import find_env, offered, search, visible_envs
 from hub.server.core.redact import Redactor
 from hub.server.packages.owning import owned_env, owned_version, set_about, set_private, set_yanked
 from hub.server.packages.publish import publish
@@ -31,6 +31,7 @@ __all__ = [
     "catalogue_route",
     "env_route",
     "push_route",
+    "resolve_route",
     "routes",
     "search_route",
     "unyank_route",
@@ -205,8 +206,9 @@ def catalogue_route(request: Request) -> Response:
     """Offered versions of visible environments as a catalogue (wheel sources, content hashes).
 
     A catalogue names environments by bare id, and an id is only unique within its owner: an id
-    that more than one owner offers is left out (install it as ``OWNER/ID``), so a bare id never
-    resolves to whichever owner pushed the higher version. Each entry's ``author`` is its owner."""
+    that more than one owner offers is left out (install it as ``OWNER/ID``; :func:`resolve_route`
+    lists the owners), so a bare id never resolves to whichever owner pushed the higher version.
+    Each entry's ``author`` is its owner."""
     base = str(request.base_url).rstrip("/")
     entries: list[dict[str, Any]] = []
     owners: dict[str, set[str]] = {}
@@ -234,6 +236,24 @@ def catalogue_route(request: Request) -> Response:
 
 
 @guarded
+def resolve_route(request: Request) -> Response:
+    """Which owners publish a bare environment id, among the environments the requester may see:
+    ``{"id", "ambiguous", "candidates": [{"ref": "OWNER/ID", "offered": newest reviewed version
+    or null}]}``. An id is unique only within its owner; a client installs a bare id only when
+    exactly one owner has it, and otherwise lists these for the user to choose."""
+    env_id = request.path_params["env_id"]
+    with request.app.state.sessions() as session:
+        found = [e for e in visible_envs(session, request.state.who) if e.env_id == env_id]
+        candidates = []
+        for env in sorted(found, key=lambda e: e.owner.name):
+            newest = [v.version for v in offered(env) if not v.yanked]
+            candidates.append(
+                {"ref": f"{env.owner.name}/{env.env_id}", "offered": newest[-1] if newest else None}
+            )
+    return JSONResponse({"id": env_id, "ambiguous": len(candidates) > 1, "candidates": candidates})
+
+
+@guarded
 def whoami_route(request: Request) -> Response:
     who = request.state.who
     if who is None:
@@ -251,6 +271,7 @@ def routes() -> list[Route]:
         Route("/whoami", whoami_route),
         Route("/search", search_route),
         Route("/catalogue.json", catalogue_route),
+        Route("/resolve/{env_id}", resolve_route),
         Route("/envs/{owner}/{env_id}", env_route),
         Route("/envs/{owner}/{env_id}/visibility", visibility_route, methods=["POST"]),
         Route("/envs/{owner}/{env_id}/about", about_route, methods=["POST"]),
