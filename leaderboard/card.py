@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -43,7 +44,14 @@ class ModelResult(BaseModel):
     entry_ids: list[str] = Field(description="The runs this row stands for (identical runs merged).")
     env_hash: str
     settings: str = Field(description="Split, arguments, tasks x rollouts and sampling, as one line.")
-    sampling: list[tuple[str, str]] = Field(description="Every sampling field; unset: server default.")
+    sampling: list[tuple[str, str]] = Field(
+        description="Every sampling field; unset: server default. The seed is the run's own (each "
+        "rollout's sampling seed is derived from it) unless the sampling set one."
+    )
+    split: str = ""
+    env_args: dict[str, Any] = Field(
+        default_factory=dict, description="Arguments the environment was loaded with."
+    )
     n_tasks: int
     rollouts_per_task: int
     n_rollouts: int
@@ -85,6 +93,15 @@ class EvalCard(BaseModel):
         return all((m.mean_reward or 0.0) <= 0.0 for m in self.models)
 
 
+def _with_run_seed(sampling: dict[str, Any], group: Sequence[BoardEntry]) -> dict[str, Any]:
+    """The sampling as the run used it: an unset sampling seed is the run's seed, from which the
+    runner derives every rollout's own seed (identical runs merged here may have different ones)."""
+    if sampling.get("seed") is not None:
+        return sampling
+    seeds = sorted({e.seed for e in group})
+    return {**sampling, "seed": seeds[0] if len(seeds) == 1 else ", ".join(map(str, seeds))}
+
+
 def _result(
     name: str,
     group: Sequence[BoardEntry],
@@ -105,7 +122,9 @@ def _result(
         entry_ids=[x.id for x in group],
         env_hash=e.env_hash,
         settings=settings_label(e),
-        sampling=sampling_items(e.sampling),
+        sampling=sampling_items(_with_run_seed(e.sampling, group)),
+        split=e.split,
+        env_args=dict(e.env_args or {}),
         n_tasks=e.n_tasks,
         rollouts_per_task=e.rollouts_per_task,
         n_rollouts=e.n_rollouts,
