@@ -99,7 +99,7 @@ def _with_run_seed(sampling: dict[str, Any], group: Sequence[BoardEntry]) -> dic
     if sampling.get("seed") is not None:
         return sampling
     seeds = sorted({e.seed for e in group})
-    return {**sampling, "seed": seeds[0] if len(seeds) == 1 else ", ".join(map(str, seeds))}
+    return {**sampling, "seed": seeds[0] if len(seeds) == 1 else seeds}
 
 
 def _result(

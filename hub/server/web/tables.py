@@ -64,9 +64,9 @@ def parse_sort(
     counts and dates do), else ``default``; ``items`` are the page's query items, kept in the links."""
     raw = query.get("sort", "").strip()
     errors: list[str] = []
-    key, descending = default.lstrip("-"), default.startswith("-")
+    key, descending = default.removeprefix("-"), default.startswith("-")
     if raw:
-        wanted = raw.lstrip("-")
+        wanted = raw[1:] if raw.startswith("-") else raw
         if wanted in keys:
             key, descending = wanted, raw.startswith("-")
         else:
