@@ -12,12 +12,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from results_seed import STRONG, WEAK, _env, _run, seed  # noqa: E402
-
-from hub.server.core.models import FAILED, EnvFile, Version  # noqa: E402
-from leaderboard.testing import fake_env_hash  # noqa: E402
-
-WHEEL = "alice_toy-1.1.0-py3-none-any.whl"
+from envpage_seed import WHEEL, seed_env_page  # noqa: E402
 
 
 def _main(html: str) -> str:
@@ -35,37 +30,7 @@ def _refs(html: str) -> list[str]:
 
 @pytest.fixture
 def site(hub: Any, tmp_path: Path) -> dict[str, Any]:
-    """The result pages' seed, plus: a README and a wheel on alice/toy 1.1.0, two more public runs
-    of 1.1.0 (a weaker model-a, a model-b), bob's private run of a model-z on a newer 1.2.0, and
-    bob/other 0.1 whose review failed."""
-    ids = seed(hub, tmp_path / "runs").ids
-    storage = hub.client.app.state.storage
-    blob = tmp_path / WHEEL
-    blob.write_bytes(b"PK fake wheel bytes " * 50)
-    sha = storage.put_file(blob)
-    with hub.sessions()() as s:
-        v110 = s.query(Version).filter_by(version="1.1.0").one()
-        v110.readme_html = "<h1>Toy readme</h1><p>How the toy works.</p>"
-        s.add(EnvFile(version_id=v110.id, kind="wheel", filename=WHEEL, sha256=sha, size=blob.stat().st_size))
-        toy = v110.environment
-        (v120,) = [
-            Version(
-                environment_id=toy.id,
-                version="1.2.0",
-                manifest_sha256="0" * 64,
-                content_hash=fake_env_hash("toy", "1.2.0"),
-            )
-        ]
-        s.add(v120)
-        s.flush()
-        runs = tmp_path / "more"
-        ids["a-weak"] = _run(s, storage, runs, "aweak", v110, "alice", "model-a", WEAK)
-        ids["b-new"] = _run(s, storage, runs, "bnew", v110, "bob", "model-b", WEAK)
-        ids["z-private"] = _run(s, storage, runs, "zpriv", v120, "bob", "model-z", STRONG, private=True)
-        (other,) = _env(s, "bob", "other", ["0.1"])
-        other.state = FAILED
-        s.commit()
-    return {"ids": ids, "sha": sha}
+    return seed_env_page(hub, tmp_path)
 
 
 def get(hub: Any, url: str, who: str | None = None, **headers: str) -> Any:
