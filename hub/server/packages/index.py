@@ -15,6 +15,9 @@ So that ``pip install --index-url HUB/simple/ NAME`` works with no other index, 
 offers the wheel of the verihub the hub runs (built at ``verihub hub serve``), and any other name the
 hub does not host redirects to the upstream index (``--upstream-index``). A hosted name, ``verihub``
 and every name under the hub's prefix ``verihub-`` are never sent upstream (dependency confusion).
+
+A wheel's download from ``/files/`` is counted on its version (:func:`counts_as_download`); index
+pages are not.
 """
 
 from __future__ import annotations
