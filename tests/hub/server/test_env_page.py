@@ -186,3 +186,46 @@ def test_the_card_shows_the_seed_the_run_set(hub: Any, site: dict[str, Any]) -> 
     assert "seed" in head and "environment arguments" in head
     rows = [re.findall(r"<td[^>]*>(.*?)</td>", tr) for tr in settings.split("<tbody>")[1].split("</tr>")[:-1]]
     assert rows and all(r[head.index("seed")] == "0" for r in rows)  # write_run's seed, not a default
+
+
+def test_the_migration_gives_existing_versions_a_zero_count(tmp_path: Path) -> None:
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import text
+
+    from hub.server.core.db import _MIGRATIONS, make_engine, migrate
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'old.db'}")
+    cfg = Config()
+    cfg.set_main_option("script_location", str(_MIGRATIONS))
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0005")
+        conn.execute(
+            text(
+                "INSERT INTO owners (name, kind, is_admin, created_at) VALUES ('o', 'user', 0, '2026-01-01')"
+            )
+        )
+        conn.execute(
+            text(
+                "INSERT INTO environments (owner_id, env_id, distribution, project, private, flagged,"
+                " summary, tags, license, created_at)"
+                " VALUES (1, 'e', 'e', 'e', 0, '', '', '', '', '2026-01-01')"
+            )
+        )
+        conn.execute(
+            text(
+                "INSERT INTO versions (environment_id, version, manifest_sha256, content_hash,"
+                " requires_python, readme, state, report, yanked, yank_reason, uploaded_at)"
+                " VALUES (1, '0.1', 'm', 'c', '', '', 'passed', '', 0, '', '2026-01-01')"
+            )
+        )
+    migrate(engine)
+    with engine.begin() as conn:
+        assert conn.execute(text("SELECT downloads FROM versions")).scalar() == 0
+        conn.execute(text("UPDATE versions SET downloads = downloads + 1"))
+        assert conn.execute(text("SELECT downloads FROM versions")).scalar() == 1
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0005")
+        columns = {r[1] for r in conn.execute(text("PRAGMA table_info(versions)"))}
+        assert "downloads" not in columns and "readme_html" in columns
