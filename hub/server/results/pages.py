@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -139,9 +140,17 @@ _BOARD_COLUMNS: dict[str, Callable[[RankedRow], Any]] = {
 }
 
 
-def _board_sort(request: Request, path: str) -> Sort:
+#: The cross-environment table's sort keys: how many environments a model covers, its name.
+_CROSS_KEYS = {"coverage": True, "model": False}
+_CROSS_COLUMNS: dict[str, Callable[[tuple[str, tuple[Any, ...]]], Any]] = {
+    "coverage": lambda row: sum(cell is not None for cell in row[1]),
+    "model": lambda row: row[0].casefold(),
+}
+
+
+def _board_sort(request: Request, path: str, keys: dict[str, bool], default: str) -> Sort:
     query = request.query_params
-    return parse_sort(query, query.multi_items(), _BOARD_KEYS, "rank", path=path)
+    return parse_sort(query, query.multi_items(), keys, default, path=path)
 
 
 def _order(sort: Sort) -> RowOrder | None:
@@ -251,7 +260,7 @@ def env_leaderboard(request: Request) -> Response:
         ref = f"{env.owner.name}/{env.env_id}"
         runs = shown_runs(visible_runs(session, request.state.who, env=env))
         run_filter, form = _filters(request, runs)
-        sort = _board_sort(request, f"/{ref}/leaderboard")
+        sort = _board_sort(request, f"/{ref}/leaderboard", _BOARD_KEYS, "rank")
         entries = run_filter.apply(r.entry for r in runs)
         run_href = _run_href(runs)
         fragment = ""
@@ -296,7 +305,9 @@ def cross_leaderboard(request: Request) -> Response:
     with request.app.state.sessions() as session:
         runs = shown_runs(visible_runs(session, request.state.who))
         run_filter, form = _filters(request, runs)
+        sort = _board_sort(request, "/leaderboard", _CROSS_KEYS, "-coverage")
         cross = cross_environment((r.entry for r in runs), run_filter=run_filter)
+        cross = replace(cross, rows=tuple(sort_rows(cross.rows, sort, _CROSS_COLUMNS)))
         fragment = (
             render_cross(cross, env_href=lambda ref: f"/{ref}/leaderboard", run_href=_run_href(runs))
             if cross.columns
@@ -313,6 +324,8 @@ def cross_leaderboard(request: Request) -> Response:
             board=fragment,
             compare_href=None,
             action="/leaderboard",
+            sort=sort,
+            sort_labels={"coverage": "environments covered", "model": "model"},
         )
 
 

@@ -30,6 +30,12 @@ class Sort:
     descending: bool
     links: Mapping[str, str] = field(default_factory=dict)
     errors: tuple[str, ...] = ()
+    default: str = ""  # the table's own order, as a parameter
+
+    @property
+    def chosen(self) -> bool:
+        """Whether the order is other than the table's default (a form must then carry it)."""
+        return self.param != self.default
 
     @property
     def param(self) -> str:
@@ -77,7 +83,7 @@ def parse_sort(
     for k, first_desc in keys.items():
         desc = (not descending) if k == key else first_desc
         links[k] = path + "?" + urlencode([*kept, ("sort", ("-" if desc else "") + k)])
-    return Sort(key=key, descending=descending, links=links, errors=tuple(errors))
+    return Sort(key=key, descending=descending, links=links, errors=tuple(errors), default=default)
 
 
 def choose(query: Mapping[str, str], name: str, allowed: Sequence[str]) -> tuple[str, str]:

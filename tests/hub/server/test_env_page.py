@@ -229,3 +229,18 @@ def test_the_migration_gives_existing_versions_a_zero_count(tmp_path: Path) -> N
         command.downgrade(cfg, "0005")
         columns = {r[1] for r in conn.execute(text("PRAGMA table_info(versions)"))}
         assert "downloads" not in columns and "readme_html" in columns
+
+
+def test_the_cross_leaderboard_sorts_by_model_or_coverage(hub: Any, site: dict[str, Any]) -> None:
+    def models(query: str) -> list[str]:
+        html = get(hub, "/leaderboard" + query).text
+        tbody = html.split('<div class="board">')[1].split("<tbody>")[1].split("</tbody>")[0]
+        return re.findall(r"<tr><td[^>]*>(.*?)</td>", tbody)
+
+    default = models("")
+    assert sorted(default) == sorted(set(default)) and len(default) >= 2
+    assert models("?sort=model") == sorted(default, key=str.casefold)
+    assert models("?sort=-model") == sorted(default, key=str.casefold)[::-1]
+    assert models("?sort=-coverage") == default
+    html = get(hub, "/leaderboard?sort=rank").text  # a key of the other board
+    assert "sort &#39;rank&#39; is not a column" in html and models("?sort=rank") == default
