@@ -14,6 +14,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from envpage_seed import WHEEL, seed_env_page  # noqa: E402
 
+from hub.server.core.models import Version  # noqa: E402
+
 
 def _main(html: str) -> str:
     return html[html.index("<main>") : html.index("</main>")]
@@ -244,3 +246,25 @@ def test_the_cross_leaderboard_sorts_by_model_or_coverage(hub: Any, site: dict[s
     assert models("?sort=-coverage") == default
     html = get(hub, "/leaderboard?sort=rank").text  # a key of the other board
     assert "sort &#39;rank&#39; is not a column" in html and models("?sort=rank") == default
+
+
+def test_concurrent_downloads_lose_no_count(hub: Any, site: dict[str, Any]) -> None:
+    import urllib.request
+    from concurrent.futures import ThreadPoolExecutor
+
+    from serving import serve_http
+
+    n_threads, each = 6, 5
+    with serve_http(hub.client.app) as url:
+        target = f"{url}/files/{site['sha']}/{WHEEL}"
+
+        def download(_: int) -> int:
+            for _ in range(each):
+                with urllib.request.urlopen(target, timeout=30) as r:
+                    r.read()
+            return each
+
+        with ThreadPoolExecutor(n_threads) as pool:
+            done = sum(pool.map(download, range(n_threads)))
+    with hub.sessions()() as s:
+        assert s.query(Version).filter_by(version="1.1.0").one().downloads == done == n_threads * each

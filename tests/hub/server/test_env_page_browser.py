@@ -28,6 +28,7 @@ PAGES = {
     "versions-sorted": "/alice/toy?sort=version#versions",
     "owner": "/bob?sort=-name",
     "board-sorted": "/alice/toy/leaderboard?sort=model",
+    "cross-sorted": "/leaderboard?sort=model",
 }
 
 pytestmark = [
