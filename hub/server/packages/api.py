@@ -49,6 +49,7 @@ def version_json(
         "content_hash": v.content_hash,
         "manifest_sha256": v.manifest_sha256,
         "requires_python": v.requires_python,
+        "installs": v.downloads or 0,
         "files": [
             {
                 "kind": f.kind,
@@ -79,6 +80,7 @@ def env_json(env: Environment) -> dict[str, Any]:
         "license": env.license,
         "versions": [version_json(env, v) for v in sorted(env.versions, key=lambda v: v.id)],
         "offered": [v.version for v in offered(env)],
+        "installs": sum(v.downloads or 0 for v in env.versions),
     }
 
 

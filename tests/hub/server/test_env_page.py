@@ -106,6 +106,8 @@ def test_installs_count_wheel_downloads_not_index_pages_head_or_resumes(
     get(hub, url, "bob")
     get(hub, url, Range="bytes=0-")
     assert count() == ("3", "3")
+    info = get(hub, "/api/v1/envs/alice/toy").json()
+    assert info["installs"] == 3 and [v["installs"] for v in info["versions"]] == [0, 3, 0]
     # the home list shows the environment's total
     home = _main(get(hub, "/").text)
     assert re.search(r'href="/alice/toy".*?data-label="installs" class="num">3<', home, re.S)
