@@ -174,6 +174,8 @@ class Version(Base):
     yank_reason: Mapped[str] = mapped_column(Text, default="")
     uploaded_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     reviewed_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    # wheel and sdist downloads from /files/ (a number only: nothing about who downloaded)
+    downloads: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     environment: Mapped[Environment] = relationship(back_populates="versions")
     files: Mapped[list[EnvFile]] = relationship(back_populates="version")
 

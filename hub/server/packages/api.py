@@ -54,6 +54,7 @@ def version_json(
         "manifest_sha256": v.manifest_sha256,
         "requires_python": v.requires_python,
         "verifier_card": card_json(v.verifier_card),
+        "installs": v.downloads or 0,
         "files": [
             {
                 "kind": f.kind,
@@ -84,6 +85,7 @@ def env_json(env: Environment) -> dict[str, Any]:
         "license": env.license,
         "versions": [version_json(env, v) for v in sorted(env.versions, key=lambda v: v.id)],
         "offered": [v.version for v in offered(env)],
+        "installs": sum(v.downloads or 0 for v in env.versions),
     }
 
 
