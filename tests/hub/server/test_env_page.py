@@ -48,10 +48,10 @@ def test_the_readme_comes_first_then_results_facts_and_versions(hub: Any, site: 
     assert order == sorted(order)
     assert '<dd id="author"><a href="/alice">alice</a></dd>' in main
     assert re.search(r'<dd id="updated"><time datetime="\d{4}-\d\d-\d\dT', main)
-    # every version has its review state and a verifier card slot
+    # every version has its review state, and its report row its verifier card (none measured here)
     for v in ("1.0.0", "1.1.0", "1.2.0"):
-        row = main[main.index(f'<tr id="v-{v}">') :].split("</tr>")[0]
-        assert "badge" in row and "error rate not measured" in row
+        row, report = main[main.index(f'<tr id="v-{v}">') :].split("</tr>")[:2]
+        assert "badge" in row and "error rate not measured" in report
 
 
 def test_results_summary_is_the_best_run_per_model_of_the_newest_version(
@@ -189,7 +189,10 @@ def test_the_card_shows_the_seed_the_run_set(hub: Any, site: dict[str, Any]) -> 
     head = re.findall(r"<th>(.*?)</th>", settings)
     assert "seed" in head and "environment arguments" in head
     rows = [re.findall(r"<td[^>]*>(.*?)</td>", tr) for tr in settings.split("<tbody>")[1].split("</tr>")[:-1]]
-    assert rows and all(r[head.index("seed")] == "0" for r in rows)  # write_run's seed, not a default
+    seeds = [r[head.index("seed")] for r in rows]
+    assert seeds and all(
+        s == "per rollout, from run seed 0" for s in seeds
+    )  # write_run's seed, not a default
 
 
 def test_the_migration_gives_existing_versions_a_zero_count(tmp_path: Path) -> None:

@@ -23,5 +23,4 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("versions") as batch:
-        batch.drop_column("downloads")
+    op.execute("ALTER TABLE versions DROP COLUMN downloads")

@@ -21,5 +21,4 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("versions") as batch:
-        batch.drop_column("verifier_card")
+    op.execute("ALTER TABLE versions DROP COLUMN verifier_card")

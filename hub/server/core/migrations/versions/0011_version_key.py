@@ -56,8 +56,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("bounties") as batch:
-        batch.drop_column("spec_html")
+    op.execute("ALTER TABLE bounties DROP COLUMN spec_html")
     op.drop_index(_INDEX, "versions")
-    with op.batch_alter_table("versions") as batch:
-        batch.drop_column("version_key")
+    op.execute("ALTER TABLE versions DROP COLUMN version_key")
