@@ -1,4 +1,4 @@
-"""An author's remote commands: ``verihub status``, ``verihub yank``, ``verihub visibility``.
+"""An author's remote commands: ``verihub status``, ``yank``, ``visibility``, ``transfer``.
 
 They talk to the hub one is logged in to (``verihub login``), or ``--hub``/``--token``; the
 ``verihub hub ...`` commands are for a hub's operator, on its data folder.
@@ -15,7 +15,7 @@ from hub.cli.app import app
 from hub.cli.consoles import make_console
 from hub.cli.options import HubOpt, TokenOpt
 
-__all__ = ["describe_review", "status_cmd", "visibility_cmd", "yank_cmd"]
+__all__ = ["describe_review", "status_cmd", "transfer_cmd", "visibility_cmd", "yank_cmd"]
 
 console = make_console()
 
@@ -113,3 +113,19 @@ def visibility_cmd(
     url, tok = hub_settings(hub, token)
     answer = set_visibility(url, ref, private=private, token=tok)
     console.print(f"{answer['ref']} is {'private' if answer['private'] else 'public'} now")
+
+
+@app.command("transfer")
+def transfer_cmd(
+    ref: str = typer.Argument(..., help="OWNER/ID."),
+    to: str = typer.Option(..., "--to", help="The organisation to move it to (you must be a member)."),
+    hub: str = HubOpt,
+    token: str = TokenOpt,
+) -> None:
+    """Move an environment to an organisation: its versions, runs and package name go with it."""
+    from hub.client.api import hub_settings
+    from hub.client.author import transfer
+
+    url, tok = hub_settings(hub, token)
+    answer = transfer(url, ref, to, token=tok)
+    console.print(f"{ref} is {answer['ref']} now")

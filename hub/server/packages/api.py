@@ -21,7 +21,7 @@ from hub.server.core.archive import received_upload
 from hub.server.core.models import Environment, Version
 from hub.server.core.queries import find_env, offered, search, visible_envs
 from hub.server.core.redact import Redactor
-from hub.server.packages.owning import owned_env, owned_version, set_about, set_private, set_yanked
+from hub.server.packages.owning import owned_env, owned_version, set_about, set_private, set_yanked, transfer
 from hub.server.packages.publish import publish
 from hub.server.web.errors import error
 from hub.server.web.verifier_card import card_json
@@ -34,6 +34,7 @@ __all__ = [
     "resolve_route",
     "routes",
     "search_route",
+    "transfer_route",
     "unyank_route",
     "version_route",
     "visibility_route",
@@ -196,6 +197,18 @@ def about_route(request: Request) -> Response:
         return JSONResponse({"ref": f"{env.owner.name}/{env.env_id}", "summary": env.summary, "tags": tags})
 
 
+@guarded_write
+def transfer_route(request: Request) -> Response:
+    """``?to=ORG``: an owner moves the environment to an organisation they are a member of."""
+    p, who = request.path_params, request.state.who
+    with request.app.state.sessions() as session:
+        env = owned_env(session, who, p["owner"], p["env_id"], doing="transfer")
+        target = transfer(
+            session, request.app.state.config.data, who, env, request.query_params.get("to", "")
+        )
+        return JSONResponse({"ref": f"{target.name}/{env.env_id}", "owner": target.name})
+
+
 @guarded
 def search_route(request: Request) -> Response:
     q, tag = request.query_params.get("q", ""), request.query_params.get("tag", "")
@@ -277,6 +290,7 @@ def routes() -> list[Route]:
         Route("/envs/{owner}/{env_id}", env_route),
         Route("/envs/{owner}/{env_id}/visibility", visibility_route, methods=["POST"]),
         Route("/envs/{owner}/{env_id}/about", about_route, methods=["POST"]),
+        Route("/envs/{owner}/{env_id}/transfer", transfer_route, methods=["POST"]),
         Route("/envs/{owner}/{env_id}/{version}", version_route),
         Route("/envs/{owner}/{env_id}/{version}/yank", yank_route, methods=["POST"]),
         Route("/envs/{owner}/{env_id}/{version}/unyank", unyank_route, methods=["POST"]),
