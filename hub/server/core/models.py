@@ -33,6 +33,7 @@ __all__ = [
     "Correction",
     "EnvFile",
     "Environment",
+    "HubEval",
     "Invitation",
     "Job",
     "Member",
@@ -224,6 +225,9 @@ class Run(Base):
     verified_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
     config: Mapped[str] = mapped_column(Text, default="", server_default="")  # config.json ("": not stored)
     rollouts_stored: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sql_false())
+    #: ``pushed`` (a user ran it and pushed it) or ``hub`` (the worker ran it against ``endpoint``)
+    origin: Mapped[str] = mapped_column(String(8), default="pushed", server_default="pushed")
+    endpoint: Mapped[str] = mapped_column(String(300), default="", server_default="")
     version: Mapped[Version] = relationship()
     owner: Mapped[Owner] = relationship()
 
@@ -384,3 +388,32 @@ class Correction(Base):
     rerun: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sql_false())
     run: Mapped[Run] = relationship()
     author: Mapped[Owner] = relationship()
+
+
+class HubEval(Base):
+    """An evaluation an admin asked the hub to run: a version against a named OpenAI-compatible
+    endpoint (``model`` at ``base_url``, no credentials). ``api_key_env`` names the worker's
+    environment variable holding the key; the key itself is never stored. ``state`` is ``queued``
+    (waiting for, or held by, a worker under ``worker``/``lease_until``), ``done`` (``run_id`` is
+    the recorded run) or ``error`` (``report`` says why)."""
+
+    __tablename__ = "hub_evals"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    version_id: Mapped[int] = mapped_column(ForeignKey("versions.id"))
+    requester_id: Mapped[int] = mapped_column(ForeignKey("owners.id"))
+    model: Mapped[str] = mapped_column(String(200))
+    base_url: Mapped[str] = mapped_column(String(300))
+    api_key_env: Mapped[str] = mapped_column(String(100), default="", server_default="")
+    num_tasks: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    rollouts: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    seed: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    state: Mapped[str] = mapped_column(String(12), default="queued", server_default="queued")
+    report: Mapped[str] = mapped_column(Text, default="", server_default="")
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    worker: Mapped[str] = mapped_column(String(200), default="", server_default="")
+    lease_until: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    run_id: Mapped[int | None] = mapped_column(ForeignKey("runs.id"), nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    version: Mapped[Version] = relationship()
+    requester: Mapped[Owner] = relationship()
