@@ -37,16 +37,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from hub.env.errors import UsageError
 from hub.review.submit import BUILD_LIMITS
 from hub.sandbox import Limits
 from hub.server.core.cache import bump
 from hub.server.core.config import HubConfig
 from hub.server.core.db import make_engine, sessions
-from hub.server.core.models import VERIFY_ERROR, Run
+from hub.server.core.models import VERIFY_ERROR
 from hub.server.core.redact import Redactor, hub_secrets
 from hub.server.core.storage import LocalStorage
 from hub.server.results import hub_evals, reverify
@@ -304,7 +302,11 @@ def _hub_eval_next(w: _Worker) -> _Step:
         child = _run_child(w, cmd, beat, hub_evals.TIMEOUT_S, Path(tmp), extra)
         if child.abandoned:
             return "dropped"
-        report, run_id = _record_hub_run(w, job, out, child, key)
+        if (out / "outcome.json").is_file():
+            report, run_id = hub_evals.record_run(w.make, w.storage, w.config.limits, job, out, key)
+        else:
+            why = "took too long" if child.timed_out else f"failed: {child.stderr_tail}"
+            report, run_id = {"error": f"the evaluation process {why}"}, None
     report = redactor.value(report)
     report["duration_s"] = round(child.duration_s, 2)
     hub_evals.finish(w.make, job, w.name, report=report, run_id=run_id)
@@ -312,41 +314,6 @@ def _hub_eval_next(w: _Worker) -> _Step:
     log.info("hub evaluation %s (attempt %s) in %.1f s: %s", job.eval_id, job.attempt, child.duration_s,
              "recorded" if run_id is not None else report.get("error"))  # fmt: skip
     return "done"
-
-
-def _record_hub_run(
-    w: _Worker, job: hub_evals.EvalClaim, out: Path, child: _Child, key: str
-) -> tuple[dict[str, Any], int | None]:
-    """Ingest the run the child wrote as a hub run; (report, the run's row id or None). A run whose
-    files hold the key (an endpoint that echoed it) is not recorded."""
-    outcome = out / "outcome.json"
-    if not outcome.is_file():
-        why = "took too long" if child.timed_out else f"failed: {child.stderr_tail}"
-        return {"error": f"the evaluation process {why}"}, None
-    error = json.loads(outcome.read_text(encoding="utf-8")).get("error")
-    if error:
-        return {"error": str(error)}, None
-    from hub.server.results.runs import ResultError, ingest_hub_run, pack_run
-
-    run_dir = out / "run"
-    if key and any(key.encode() in p.read_bytes() for p in run_dir.iterdir() if p.is_file()):
-        return {"error": "the run's files hold the endpoint's key: not recorded"}, None
-    try:
-        archive = pack_run(out / "run", out / "run.tar.gz")
-        got = ingest_hub_run(
-            w.make,
-            w.storage,
-            w.config.limits,
-            job.requester,
-            archive,
-            env_ref=job.env_ref,
-            endpoint=job.base_url,
-        )
-    except (ResultError, UsageError) as exc:
-        return {"error": f"the run was not recorded: {exc}"}, None
-    with w.make() as session:
-        run_id = session.scalars(select(Run.id).where(Run.public_id == got.run["id"])).one()
-    return {"error": None, "run": got.run["id"]}, run_id
 
 
 def _time_scale(config: HubConfig) -> float:

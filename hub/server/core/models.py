@@ -190,15 +190,16 @@ class Job(Base):
 
 
 class Run(Base):
-    """A pushed evaluation run of one environment version (``verihub results push``).
+    """An evaluation run of one environment version: pushed (``verihub results push``), or, with
+    ``origin`` ``hub``, run by the hub's worker against ``endpoint`` (:class:`HubEval`).
 
-    ``owner`` is who pushed it: the authenticated user, never a name taken from the upload.
-    ``entry`` and ``summary`` are JSON the server computed from the uploaded rollouts (the
-    leaderboard's verification), not the uploaded summary. The run directory itself is kept as
-    a blob in the artifact store (``archive_sha256``). Private runs are visible to their owner
-    (and admins) only. ``verify_*`` is the re-verification queue: a worker claims a pending run
-    (or one whose lease ran out), re-grades a sample of its rollouts with the version's own
-    grader in the sandbox, and records ``verified`` or ``unverified`` with its report.
+        ``owner`` is who pushed it: the authenticated user, never a name taken from the upload.
+        ``entry`` and ``summary`` are JSON the server computed from the uploaded rollouts (the
+        leaderboard's verification), not the uploaded summary. The run directory itself is kept as
+        a blob in the artifact store (``archive_sha256``). Private runs are visible to their owner
+        (and admins) only. ``verify_*`` is the re-verification queue: a worker claims a pending run
+        (or one whose lease ran out), re-grades a sample of its rollouts with the version's own
+        grader in the sandbox, and records ``verified`` or ``unverified`` with its report.
     """
 
     __tablename__ = "runs"

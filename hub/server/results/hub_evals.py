@@ -14,18 +14,23 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from sqlalchemy import and_, or_
+from sqlalchemy import and_, or_, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from hub.env.errors import UsageError
 from hub.registry.names import parse_ref
 from hub.server.accounts.users import Principal
+from hub.server.core.config import Limits
 from hub.server.core.leases import Queue, claim_next, extend
-from hub.server.core.models import PASSED, HubEval, utcnow
+from hub.server.core.models import PASSED, HubEval, Run, utcnow
 from hub.server.core.problems import HubProblem, Problem
 from hub.server.core.queries import find_env
+from hub.server.core.storage import LocalStorage
+from hub.server.results.runs import ResultError, ingest_hub_run, pack_run
 
 __all__ = [
     "MAX_ATTEMPTS",
@@ -39,6 +44,7 @@ __all__ = [
     "finish",
     "heartbeat",
     "queue_eval",
+    "record_run",
 ]
 
 MAX_ATTEMPTS = 2
@@ -247,3 +253,38 @@ def finish(
             return False
         _record(row, DONE if run_id is not None else ERROR, report, run_id)
         return True
+
+
+def record_run(
+    sessions: sessionmaker[Session],
+    storage: LocalStorage,
+    limits: Limits,
+    claim: EvalClaim,
+    out: Path,
+    key: str,
+) -> tuple[dict[str, Any], int | None]:
+    """Record the run the child wrote under ``out`` as a hub run (origin ``hub``, the endpoint,
+    under the admin who asked); returns (the report, the run's row id or None). A run whose files
+    hold ``key`` (an endpoint that echoed it) is not recorded."""
+    error = json.loads((out / "outcome.json").read_text(encoding="utf-8")).get("error")
+    if error:
+        return {"error": str(error)}, None
+    run_dir = out / "run"
+    if key and any(key.encode() in p.read_bytes() for p in run_dir.iterdir() if p.is_file()):
+        return {"error": "the run's files hold the endpoint's key: not recorded"}, None
+    try:
+        archive = pack_run(run_dir, out / "run.tar.gz")
+        got = ingest_hub_run(
+            sessions,
+            storage,
+            limits,
+            claim.requester,
+            archive,
+            env_ref=claim.env_ref,
+            endpoint=claim.base_url,
+        )
+    except (ResultError, UsageError) as exc:
+        return {"error": f"the run was not recorded: {exc}"}, None
+    with sessions() as session:
+        run_id = session.scalars(select(Run.id).where(Run.public_id == got.run["id"])).one()
+    return {"error": None, "run": got.run["id"]}, run_id
