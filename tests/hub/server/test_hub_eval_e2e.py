@@ -70,8 +70,8 @@ def test_a_hub_evaluation_runs_in_the_sandbox_and_is_recorded_as_the_hubs(
         env_ref = f"{version.environment.owner.name}/{version.environment.env_id}"
         number, content_hash = version.version, version.content_hash
     ref = f"{env_ref}@{number}"
-    monkeypatch.setenv("VERIHUB_TEST_HUB_KEY", KEY)  # the worker's environment, never the hub's data
-    body = {"ref": ref, "model": "fake-model", "base_url": endpoint, "api_key_env": "VERIHUB_TEST_HUB_KEY"}
+    monkeypatch.setenv("HUBEVAL_TEST_KEY", KEY)  # the worker's environment, never the hub's data
+    body = {"ref": ref, "model": "fake-model", "base_url": endpoint, "api_key_env": "HUBEVAL_TEST_KEY"}
     r = hub.client.post("/api/v1/hub-evals", json={**body, "num_tasks": 3}, headers=hub.auth("root"))
     assert r.status_code == 201, r.text
     eval_id = r.json()["id"]

@@ -99,6 +99,9 @@ def test_a_hub_run_is_recorded_marked_and_filtered(hub: Any, seeded: Seeded, tmp
         assert ROW_BADGE not in only_pushed, url
     card = hub.client.get("/alice/toy/v/1.0.0").text
     assert f"endpoint <code>{ENDPOINT}</code>" in card and "the hub (asked by root)" in card
+    page = hub.client.get(f"/runs/{rid}").text
+    assert '<span class="hubrun">run by the hub</span> against' in page and ENDPOINT in page
+    assert "Pushed by alice" in hub.client.get(f"/runs/{seeded.ids['strong']}").text
     odd = hub.client.get("/alice/toy/leaderboard", params={"origin": "mine"}).text
     assert "is not hub or pushed; ignored" in odd and "model-hubbed" in odd and "model-a" in odd
     board = hub.client.get("/alice/toy/leaderboard", params={"origin": "hub"}).text
