@@ -26,12 +26,25 @@ from leaderboard.plots import (
 from leaderboard.ranking import RankedRow, Ranking
 from leaderboard.settings import settings_label
 
-__all__ = ["FRAGMENT_CSS", "RowOrder", "fmt", "plot_figure", "render_card", "render_ranking"]
+__all__ = [
+    "FRAGMENT_CSS",
+    "HUB_RUN_BADGE",
+    "RowOrder",
+    "fmt",
+    "hub_badge",
+    "plot_figure",
+    "render_card",
+    "render_ranking",
+]
+
+#: The mark of a run the hub ran itself (``BoardEntry.origin == "hub"``).
+HUB_RUN_BADGE = "run by the hub"
 
 FRAGMENT_CSS = """
 .scroll{overflow-x:auto;max-width:100%}
 .flag{color:#8a1c1c;background:#fde8e8;padding:0 .3rem;border-radius:3px;font-size:.8rem;white-space:nowrap}
 .tie{color:#555;font-size:.8rem}
+.hubrun{color:#0a3069;background:#ddf4ff;padding:0 .3rem;border-radius:3px;font-size:.8rem;white-space:nowrap}
 .empty{color:#555;font-style:italic;border:1px dashed #bbb;padding:1rem;border-radius:4px}
 .note{color:#444;font-size:.9rem}
 ul.tasks{columns:14em;font-size:.85rem;padding-left:1.2rem}
@@ -306,6 +319,11 @@ def _rank_cell(r: RankedRow) -> object:
     return r.rank_text
 
 
+def hub_badge(hub_run: bool) -> object:
+    """The "run by the hub" mark, or nothing."""
+    return join([" ", tag("span", HUB_RUN_BADGE, class_="hubrun")]) if hub_run else ""
+
+
 #: Puts a ranking's rows in the order a page asks for (their ranks stay as ranked).
 RowOrder = Callable[[Sequence[RankedRow]], Sequence[RankedRow]]
 
@@ -320,7 +338,13 @@ def render_ranking(
 
     def name(r: RankedRow) -> object:
         runs = f" ×{len(r.entries)} identical runs" if len(r.entries) > 1 else ""
-        return join([link(run_href(r.entry.id), r.name), tag("span", runs, class_="tie") if runs else ""])
+        return join(
+            [
+                link(run_href(r.entry.id), r.name),
+                tag("span", runs, class_="tie") if runs else "",
+                hub_badge(r.entry.origin == "hub"),
+            ]
+        )
 
     # (header, cell, numeric, may wrap)
     columns: list[tuple[str, Callable[[RankedRow], object], bool, bool]] = [

@@ -35,6 +35,7 @@ __all__ = [
     "Correction",
     "EnvFile",
     "Environment",
+    "HubEval",
     "Invitation",
     "Job",
     "Member",
@@ -212,15 +213,16 @@ class Job(Base):
 
 
 class Run(Base):
-    """A pushed evaluation run of one environment version (``verihub results push``).
+    """An evaluation run of one environment version: pushed (``verihub results push``), or, with
+    ``origin`` ``hub``, run by the hub's worker against ``endpoint`` (:class:`HubEval`).
 
-    ``owner`` is who pushed it: the authenticated user, never a name taken from the upload.
-    ``entry`` and ``summary`` are JSON the server computed from the uploaded rollouts (the
-    leaderboard's verification), not the uploaded summary. The run directory itself is kept as
-    a blob in the artifact store (``archive_sha256``). Private runs are visible to their owner
-    (and admins) only. ``verify_*`` is the re-verification queue: a worker claims a pending run
-    (or one whose lease ran out), re-grades a sample of its rollouts with the version's own
-    grader in the sandbox, and records ``verified`` or ``unverified`` with its report.
+        ``owner`` is who pushed it: the authenticated user, never a name taken from the upload.
+        ``entry`` and ``summary`` are JSON the server computed from the uploaded rollouts (the
+        leaderboard's verification), not the uploaded summary. The run directory itself is kept as
+        a blob in the artifact store (``archive_sha256``). Private runs are visible to their owner
+        (and admins) only. ``verify_*`` is the re-verification queue: a worker claims a pending run
+        (or one whose lease ran out), re-grades a sample of its rollouts with the version's own
+        grader in the sandbox, and records ``verified`` or ``unverified`` with its report.
     """
 
     __tablename__ = "runs"
@@ -247,6 +249,9 @@ class Run(Base):
     verified_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
     config: Mapped[str] = mapped_column(Text, default="", server_default="")  # config.json ("": not stored)
     rollouts_stored: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sql_false())
+    #: ``pushed`` (a user ran it and pushed it) or ``hub`` (the worker ran it against ``endpoint``)
+    origin: Mapped[str] = mapped_column(String(8), default="pushed", server_default="pushed")
+    endpoint: Mapped[str] = mapped_column(String(300), default="", server_default="")
     version: Mapped[Version] = relationship()
     owner: Mapped[Owner] = relationship()
 
@@ -410,3 +415,32 @@ class Correction(Base):
     rerun: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sql_false())
     run: Mapped[Run] = relationship()
     author: Mapped[Owner] = relationship()
+
+
+class HubEval(Base):
+    """An evaluation an admin asked the hub to run: a version against a named OpenAI-compatible
+    endpoint (``model`` at ``base_url``, no credentials). ``api_key_env`` names the worker's
+    environment variable holding the key; the key itself is never stored. ``state`` is ``queued``
+    (waiting for, or held by, a worker under ``worker``/``lease_until``), ``done`` (``run_id`` is
+    the recorded run) or ``error`` (``report`` says why)."""
+
+    __tablename__ = "hub_evals"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    version_id: Mapped[int] = mapped_column(ForeignKey("versions.id"))
+    requester_id: Mapped[int] = mapped_column(ForeignKey("owners.id"))
+    model: Mapped[str] = mapped_column(String(200))
+    base_url: Mapped[str] = mapped_column(String(300))
+    api_key_env: Mapped[str] = mapped_column(String(100), default="", server_default="")
+    num_tasks: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    rollouts: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    seed: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    state: Mapped[str] = mapped_column(String(12), default="queued", server_default="queued")
+    report: Mapped[str] = mapped_column(Text, default="", server_default="")
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    worker: Mapped[str] = mapped_column(String(200), default="", server_default="")
+    lease_until: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    run_id: Mapped[int | None] = mapped_column(ForeignKey("runs.id"), nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    version: Mapped[Version] = relationship()
+    requester: Mapped[Owner] = relationship()

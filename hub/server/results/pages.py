@@ -15,7 +15,9 @@ across environments, and each run's band export as a download.
   (:func:`leaderboard.render_cross`).
 
 The leaderboards take ``model`` (repeatable), ``owner`` (the pusher), ``since`` and ``until``
-(``YYYY-MM-DD``) from a plain GET form. Who sees which run is decided by
+(``YYYY-MM-DD``) and ``origin`` (``hub``: only the runs the hub ran itself, ``pushed``: only
+pushed ones) from a plain GET form; the card takes ``origin`` too. Hub-run runs are marked
+"run by the hub" everywhere. Who sees which run is decided by
 :func:`hub.server.core.queries.visible_runs` and :func:`~hub.server.core.queries.find_run` alone: a private
 environment's pages answer 404 and its runs appear nowhere; a private run is shown to its pusher.
 The pages are sent with the same no-script policy as every other page; the plots draw under it
@@ -47,7 +49,7 @@ from hub.server.core.models import Environment, Version
 from hub.server.core.queries import find_env, find_run, visible_runs
 from hub.server.core.storage import Storage
 from hub.server.results.band_tasks import BandSource, band_tasks, stored_tasks_sha
-from hub.server.results.data import FilterForm, ShownRun, parse_filter, shown_runs
+from hub.server.results.data import FilterForm, ShownRun, of_origin, origin_param, parse_filter, shown_runs
 from hub.server.web.pages import HEADERS, render_page
 from hub.server.web.tables import Sort, parse_sort, sort_rows
 from leaderboard import (
@@ -176,7 +178,8 @@ def card_page(request: Request) -> Response:
         if env is None or version is None:
             return _missing(request)
         ref = f"{env.owner.name}/{env.env_id}"
-        runs = shown_runs(visible_runs(session, request.state.who, version=version))
+        origin, origin_error = origin_param(request.query_params)
+        runs = of_origin(shown_runs(visible_runs(session, request.state.who, version=version)), origin)
         card = eval_card(((r.entry, r.summary) for r in runs), env_id=ref, env_version=version.version)
         base = _card_href(ref, version.version)
 
@@ -197,6 +200,8 @@ def card_page(request: Request) -> Response:
             runs=runs,
             card=fragment,
             n_models=len(card.models),
+            origin=origin,
+            origin_error=origin_error,
         )
 
 
@@ -258,8 +263,9 @@ def env_leaderboard(request: Request) -> Response:
         if env is None:
             return _missing(request)
         ref = f"{env.owner.name}/{env.env_id}"
-        runs = shown_runs(visible_runs(session, request.state.who, env=env))
-        run_filter, form = _filters(request, runs)
+        every = shown_runs(visible_runs(session, request.state.who, env=env))
+        run_filter, form = _filters(request, every)
+        runs = of_origin(every, form.origin)
         sort = _board_sort(request, f"/{ref}/leaderboard", _BOARD_KEYS, "rank")
         entries = run_filter.apply(r.entry for r in runs)
         run_href = _run_href(runs)
@@ -303,8 +309,9 @@ def env_leaderboard(request: Request) -> Response:
 @_cached
 def cross_leaderboard(request: Request) -> Response:
     with request.app.state.sessions() as session:
-        runs = shown_runs(visible_runs(session, request.state.who))
-        run_filter, form = _filters(request, runs)
+        every = shown_runs(visible_runs(session, request.state.who))
+        run_filter, form = _filters(request, every)
+        runs = of_origin(every, form.origin)
         sort = _board_sort(request, "/leaderboard", _CROSS_KEYS, "-coverage")
         cross = cross_environment((r.entry for r in runs), run_filter=run_filter)
         cross = replace(cross, rows=tuple(sort_rows(cross.rows, sort, _CROSS_COLUMNS)))
