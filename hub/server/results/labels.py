@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 from hub.env.types import Rollout, Task
 from hub.review.fidelity import Rate, rate
 from hub.server.accounts.users import Principal, can_publish_as
-from hub.server.core.models import Environment, Owner, RolloutLabel, Run, Version
+from hub.server.core.models import Environment, Owner, RolloutLabel, Run, RunRollout, Version
 from hub.server.core.problems import HubProblem, Problem
 from hub.server.core.queries import find_run, visible_runs
 from hub.server.core.storage import Storage
@@ -49,6 +49,7 @@ __all__ = [
     "label_counts_many",
     "label_file",
     "label_json",
+    "label_rollout",
     "may_label",
     "rollout_labels",
     "target",
@@ -116,6 +117,15 @@ def add_label(
     return row
 
 
+def label_rollout(
+    session: Session, storage: Storage, who: Principal, public_id: str, index: int, value: str, note: str = ""
+) -> RolloutLabel:
+    """Check ``who`` on the rollout (:func:`target`) and record the label: what the API and the
+    rollout page's form both call."""
+    run, _ = target(session, storage, who, public_id, index, write=True)
+    return add_label(session, who, run, index, value, note)
+
+
 def label_json(row: RolloutLabel) -> dict[str, Any]:
     return {
         "id": row.id,
@@ -138,12 +148,17 @@ def rollout_labels(session: Session, run: Run, index: int) -> list[RolloutLabel]
     return list(session.scalars(stmt))
 
 
-def current_labels(session: Session, runs: Sequence[Run]) -> dict[tuple[int, int], RolloutLabel]:
-    """The shown (newest) label of every labelled rollout of ``runs``, by (run id, rollout index)."""
+def current_labels(
+    session: Session, runs: Sequence[Run], indexes: Iterable[int] | None = None
+) -> dict[tuple[int, int], RolloutLabel]:
+    """The shown (newest) label of every labelled rollout of ``runs``, by (run id, rollout index);
+    with ``indexes``, of those rollouts only (a page's rows, in one query)."""
     if not runs:
         return {}
-    stmt = select(RolloutLabel).where(RolloutLabel.run_id.in_([r.id for r in runs])).order_by(RolloutLabel.id)
-    return {(row.run_id, row.rollout): row for row in session.scalars(stmt)}
+    stmt = select(RolloutLabel).where(RolloutLabel.run_id.in_([r.id for r in runs]))
+    if indexes is not None:
+        stmt = stmt.where(RolloutLabel.rollout.in_(sorted(set(indexes))))
+    return {(row.run_id, row.rollout): row for row in session.scalars(stmt.order_by(RolloutLabel.id))}
 
 
 @dataclass(frozen=True)
@@ -197,22 +212,48 @@ def agreement(session: Session, storage: Storage, runs: Sequence[Run]) -> Agreem
     shown = current_labels(session, runs)
     k = n = false_pass = false_fail = 0
     for run in runs:
-        lines = rollout_lines(storage, run)
-        for (run_id, index), row in shown.items():
-            truth = _FIDELITY.get(row.value)
-            if run_id != run.id or truth is None or not 0 <= index < len(lines):
-                continue
-            rec = Rollout.model_validate_json(lines[index])
-            if rec.reward is None or (rec.error is not None and rec.error.kind != "grader"):
-                continue  # no verdict to compare
+        mine = {index: row for (run_id, index), row in shown.items() if run_id == run.id}
+        if not mine:
+            continue
+        verdicts = _verdicts(session, storage, run, mine)
+        for index, row in mine.items():
+            truth, passed = _FIDELITY.get(row.value), verdicts.get(index)
+            if truth is None or passed is None:
+                continue  # unclear, or no verdict to compare
             n += 1
-            if rec.passed == truth:
+            if passed == truth:
                 k += 1
-            elif rec.passed:
+            elif passed:
                 false_pass += 1
             else:
                 false_fail += 1
     return Agreement(rate=rate(k, n), false_pass=false_pass, false_fail=false_fail)
+
+
+def _has_verdict(reward: float | None, error_kind: str | None) -> bool:
+    """Whether a rollout was graded: a reward, and no error but the grader's own."""
+    return reward is not None and error_kind in (None, "", "grader")
+
+
+def _verdicts(session: Session, storage: Storage, run: Run, indexes: Iterable[int]) -> dict[int, bool]:
+    """Whether each of ``indexes`` (those graded) passed: from the rollouts table when the run's
+    rows are stored (one query, no archive read), else from the archive."""
+    wanted = sorted(set(indexes))
+    if run.rollouts_stored:
+        stmt = select(RunRollout.idx, RunRollout.reward, RunRollout.error_kind, RunRollout.passed).where(
+            RunRollout.run_id == run.id, RunRollout.idx.in_(wanted)
+        )
+        return {
+            idx: passed for idx, reward, kind, passed in session.execute(stmt) if _has_verdict(reward, kind)
+        }
+    lines = rollout_lines(storage, run)
+    out: dict[int, bool] = {}
+    for index in wanted:
+        if 0 <= index < len(lines):
+            rec = Rollout.model_validate_json(lines[index])
+            if _has_verdict(rec.reward, rec.error.kind if rec.error is not None else None):
+                out[index] = rec.passed
+    return out
 
 
 def _references(storage: Storage, run: Run, task_ids: Iterable[str]) -> dict[str, Any]:
