@@ -187,7 +187,7 @@ def test_the_run_page_shows_filters_and_counts_labels(site: tuple[Site, dict[str
     page = s.browser().get(f"/runs/{run}?per_page=100").text
     # 4 labelled of 32; decisive: correct on a pass, incorrect on a fail agree; the hack disagrees
     assert "4 of 32 rollouts labelled; grader agrees on 2 of 3: 67%" in page
-    assert "1 false passes, 0 false fails" in page
+    assert "false passes: 1, false fails: 0" in page
     cells = re.findall(r'rollouts/(\d+)">\d+</a></td>.*?<td class="nw">(.*?)</td>\s*</tr>', page, re.S)
     shown = {int(i): re.sub(r"<[^>]+>", "", c) for i, c in cells}
     assert len(shown) == 32 and shown[passed[0]] == "correct" and shown[passed[1]] == "reward hack"
