@@ -154,6 +154,7 @@ def test_the_correction_form_grades_and_lists_copies(site: tuple[Site, dict[str,
     grader.deterministic = False
     r = rita.post(path, data={**data, "rerun_step": "1"})
     assert r.status_code == 422 and "not deterministic" in r.text
+    assert "Let me redo it." in r.text and "fixed the arithmetic" in r.text  # the edit is kept
     assert len(s.browser().get(f"/api/v1/runs/{run}/rollouts/{idx}/corrections").json()) == 1
     # the same refusals as the label form
     assert rita.post(path, data={**data, "csrf_token": ""}).status_code == 403
