@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from hub.env.types import Rollout, Task
@@ -175,16 +175,32 @@ def _n_rollouts(run: Run) -> int:
     return n if isinstance(n, int) else 0
 
 
+def _shown_values(session: Session, runs: Sequence[Run]) -> dict[tuple[int, int], str]:
+    """The shown label's value of every labelled rollout of ``runs`` (plain rows, no objects: the
+    run page and cards count thousands of labels)."""
+    if not runs:
+        return {}
+    ids = [r.id for r in runs]
+    newest = (
+        select(func.max(RolloutLabel.id))
+        .where(RolloutLabel.run_id.in_(ids))
+        .group_by(RolloutLabel.run_id, RolloutLabel.rollout)
+    )
+    stmt = select(RolloutLabel.run_id, RolloutLabel.rollout, RolloutLabel.value).where(
+        RolloutLabel.id.in_(newest)
+    )
+    return {(run_id, index): value for run_id, index, value in session.execute(stmt)}
+
+
 def label_counts_many(session: Session, runs: Sequence[Run]) -> dict[int, LabelCounts]:
     """:class:`LabelCounts` of each of ``runs`` by run id, in one query (for lists of runs and
     cards); the rollout count is the run's recorded summary's, so no archive is read."""
-    shown = current_labels(session, runs)
     out = {
         r.id: LabelCounts(rollouts=_n_rollouts(r), labelled=0, by_value={v: 0 for v in LABELS}) for r in runs
     }
-    for (run_id, _), row in shown.items():
+    for (run_id, _), value in _shown_values(session, runs).items():
         counts = out[run_id]
-        counts.by_value[row.value] = counts.by_value.get(row.value, 0) + 1
+        counts.by_value[value] = counts.by_value.get(value, 0) + 1
         out[run_id] = LabelCounts(counts.rollouts, counts.labelled + 1, counts.by_value)
     return out
 
@@ -209,15 +225,15 @@ class Agreement:
 def agreement(session: Session, storage: Storage, runs: Sequence[Run]) -> Agreement:
     """Agreement between the recorded grades and the shown labels over ``runs`` (one run or several,
     e.g. every run of a version for a card)."""
-    shown = current_labels(session, runs)
+    shown = _shown_values(session, runs)
     k = n = false_pass = false_fail = 0
     for run in runs:
-        mine = {index: row for (run_id, index), row in shown.items() if run_id == run.id}
+        mine = {index: value for (run_id, index), value in shown.items() if run_id == run.id}
         if not mine:
             continue
         verdicts = _verdicts(session, storage, run, mine)
-        for index, row in mine.items():
-            truth, passed = _FIDELITY.get(row.value), verdicts.get(index)
+        for index, value in mine.items():
+            truth, passed = _FIDELITY.get(value), verdicts.get(index)
             if truth is None or passed is None:
                 continue  # unclear, or no verdict to compare
             n += 1
@@ -240,11 +256,14 @@ def _verdicts(session: Session, storage: Storage, run: Run, indexes: Iterable[in
     rows are stored (one query, no archive read), else from the archive."""
     wanted = sorted(set(indexes))
     if run.rollouts_stored:
-        stmt = select(RunRollout.idx, RunRollout.reward, RunRollout.error_kind, RunRollout.passed).where(
-            RunRollout.run_id == run.id, RunRollout.idx.in_(wanted)
-        )
+        labelled = select(RolloutLabel.rollout).where(RolloutLabel.run_id == run.id)  # no long IN list
+        cols = (RunRollout.idx, RunRollout.reward, RunRollout.error_kind, RunRollout.passed)
+        stmt = select(*cols).where(RunRollout.run_id == run.id, RunRollout.idx.in_(labelled))
+        keep = set(wanted)
         return {
-            idx: passed for idx, reward, kind, passed in session.execute(stmt) if _has_verdict(reward, kind)
+            idx: passed
+            for idx, reward, kind, passed in session.execute(stmt)
+            if idx in keep and _has_verdict(reward, kind)
         }
     lines = rollout_lines(storage, run)
     out: dict[int, bool] = {}
