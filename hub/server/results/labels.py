@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
 from hub.env.types import Rollout, Task
@@ -176,32 +176,31 @@ def _n_rollouts(run: Run) -> int:
 
 
 def _shown_values(session: Session, runs: Sequence[Run]) -> dict[tuple[int, int], str]:
-    """The shown label's value of every labelled rollout of ``runs`` (plain rows, no objects: the
-    run page and cards count thousands of labels)."""
+    """The shown label's value of every labelled rollout of ``runs`` (plain rows, no objects)."""
     if not runs:
         return {}
-    ids = [r.id for r in runs]
-    newest = (
-        select(func.max(RolloutLabel.id))
-        .where(RolloutLabel.run_id.in_(ids))
-        .group_by(RolloutLabel.run_id, RolloutLabel.rollout)
-    )
-    stmt = select(RolloutLabel.run_id, RolloutLabel.rollout, RolloutLabel.value).where(
-        RolloutLabel.id.in_(newest)
-    )
-    return {(run_id, index): value for run_id, index, value in session.execute(stmt)}
+    cols = (RolloutLabel.run_id, RolloutLabel.rollout, RolloutLabel.value)
+    rows = session.execute(select(*cols).where(RolloutLabel.id.in_(_newest(runs))))
+    return {(run_id, index): value for run_id, index, value in rows}
 
 
 def label_counts_many(session: Session, runs: Sequence[Run]) -> dict[int, LabelCounts]:
-    """:class:`LabelCounts` of each of ``runs`` by run id, in one query (for lists of runs and
-    cards); the rollout count is the run's recorded summary's, so no archive is read."""
+    """:class:`LabelCounts` of each of ``runs`` by run id, in one grouped query (for lists of runs
+    and cards); the rollout count is the run's recorded summary's, so no archive is read."""
     out = {
         r.id: LabelCounts(rollouts=_n_rollouts(r), labelled=0, by_value={v: 0 for v in LABELS}) for r in runs
     }
-    for (run_id, _), value in _shown_values(session, runs).items():
+    if not runs:
+        return out
+    stmt = (
+        select(RolloutLabel.run_id, RolloutLabel.value, func.count())
+        .where(RolloutLabel.id.in_(_newest(runs)))
+        .group_by(RolloutLabel.run_id, RolloutLabel.value)
+    )
+    for run_id, value, count in session.execute(stmt):
         counts = out[run_id]
-        counts.by_value[value] = counts.by_value.get(value, 0) + 1
-        out[run_id] = LabelCounts(counts.rollouts, counts.labelled + 1, counts.by_value)
+        counts.by_value[value] = counts.by_value.get(value, 0) + count
+        out[run_id] = LabelCounts(counts.rollouts, counts.labelled + count, counts.by_value)
     return out
 
 
@@ -225,24 +224,18 @@ class Agreement:
 def agreement(session: Session, storage: Storage, runs: Sequence[Run]) -> Agreement:
     """Agreement between the recorded grades and the shown labels over ``runs`` (one run or several,
     e.g. every run of a version for a card)."""
-    shown = _shown_values(session, runs)
     k = n = false_pass = false_fail = 0
-    for run in runs:
-        mine = {index: value for (run_id, index), value in shown.items() if run_id == run.id}
-        if not mine:
-            continue
-        verdicts = _verdicts(session, storage, run, mine)
-        for index, value in mine.items():
-            truth, passed = _FIDELITY.get(value), verdicts.get(index)
-            if truth is None or passed is None:
-                continue  # unclear, or no verdict to compare
-            n += 1
-            if passed == truth:
-                k += 1
-            elif passed:
-                false_pass += 1
-            else:
-                false_fail += 1
+    for value, passed, count in _tally(session, storage, runs):
+        truth = _FIDELITY.get(value)
+        if truth is None or passed is None:
+            continue  # unclear, or no verdict to compare
+        n += count
+        if passed == truth:
+            k += count
+        elif passed:
+            false_pass += count
+        else:
+            false_fail += count
     return Agreement(rate=rate(k, n), false_pass=false_pass, false_fail=false_fail)
 
 
@@ -251,27 +244,45 @@ def _has_verdict(reward: float | None, error_kind: str | None) -> bool:
     return reward is not None and error_kind in (None, "", "grader")
 
 
-def _verdicts(session: Session, storage: Storage, run: Run, indexes: Iterable[int]) -> dict[int, bool]:
-    """Whether each of ``indexes`` (those graded) passed: from the rollouts table when the run's
-    rows are stored (one query, no archive read), else from the archive."""
-    wanted = sorted(set(indexes))
-    if run.rollouts_stored:
-        labelled = select(RolloutLabel.rollout).where(RolloutLabel.run_id == run.id)  # no long IN list
-        cols = (RunRollout.idx, RunRollout.reward, RunRollout.error_kind, RunRollout.passed)
-        stmt = select(*cols).where(RunRollout.run_id == run.id, RunRollout.idx.in_(labelled))
-        keep = set(wanted)
-        return {
-            idx: passed
-            for idx, reward, kind, passed in session.execute(stmt)
-            if idx in keep and _has_verdict(reward, kind)
-        }
-    lines = rollout_lines(storage, run)
-    out: dict[int, bool] = {}
-    for index in wanted:
-        if 0 <= index < len(lines):
+def _newest(runs: Sequence[Run]) -> Select[Any]:
+    """The ids of the shown labels of ``runs``."""
+    return (
+        select(func.max(RolloutLabel.id))
+        .where(RolloutLabel.run_id.in_([r.id for r in runs]))
+        .group_by(RolloutLabel.run_id, RolloutLabel.rollout)
+    )
+
+
+def _tally(session: Session, storage: Storage, runs: Sequence[Run]) -> list[tuple[str, bool | None, int]]:
+    """``(shown label value, whether the rollout passed or None without a verdict, how many)``.
+    Runs whose rollouts are stored as rows are counted in the database (a few grouped rows however
+    many labels); the others from their archives."""
+    out: list[tuple[str, bool | None, int]] = []
+    stored = [r for r in runs if r.rollouts_stored]
+    if stored:
+        keys = (RolloutLabel.value, RunRollout.reward.is_(None), RunRollout.error_kind, RunRollout.passed)
+        stmt = (
+            select(*keys, func.count())
+            .join(
+                RunRollout,
+                (RunRollout.run_id == RolloutLabel.run_id) & (RunRollout.idx == RolloutLabel.rollout),
+            )
+            .where(RolloutLabel.id.in_(_newest(stored)))
+            .group_by(*keys)
+        )
+        for value, no_reward, kind, passed, count in session.execute(stmt):
+            graded = _has_verdict(None if no_reward else 0.0, kind)
+            out.append((value, bool(passed) if graded else None, count))
+    others = [r for r in runs if not r.rollouts_stored]
+    shown = _shown_values(session, others)
+    for run in others:
+        lines = rollout_lines(storage, run)
+        for (run_id, index), value in shown.items():
+            if run_id != run.id or not 0 <= index < len(lines):
+                continue
             rec = Rollout.model_validate_json(lines[index])
-            if _has_verdict(rec.reward, rec.error.kind if rec.error is not None else None):
-                out[index] = rec.passed
+            graded = _has_verdict(rec.reward, rec.error.kind if rec.error is not None else None)
+            out.append((value, rec.passed if graded else None, 1))
     return out
 
 

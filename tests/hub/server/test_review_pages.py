@@ -21,6 +21,7 @@ from hub.server.accounts.passwords import set_password  # noqa: E402
 from hub.server.accounts.users import add_user  # noqa: E402
 from hub.server.admin import open_hub  # noqa: E402
 from hub.server.core.models import EnvFile, Run  # noqa: E402
+from hub.server.results.labels import agreement  # noqa: E402
 from hub.server.results.rollout_store import backfill  # noqa: E402
 
 HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)> \u202eevil'
@@ -189,6 +190,13 @@ def test_the_run_page_shows_filters_and_counts_labels(site: tuple[Site, dict[str
     # 4 labelled of 32; decisive: correct on a pass, incorrect on a fail agree; the hack disagrees
     assert "4 of 32 rollouts labelled; grader agrees on 2 of 3: 67%" in page
     assert "false passes: 1, false fails: 0" in page
+    with s.app.state.sessions() as session:  # the rows' verdicts and the archive's agree
+        row = session.query(Run).filter_by(public_id=run).one()
+        from_rows = agreement(session, s.app.state.storage, [row])
+        row.rollouts_stored = False  # not committed: read the archive instead
+        from_archive = agreement(session, s.app.state.storage, [row])
+        assert from_rows == from_archive and (from_rows.rate.k, from_rows.rate.n) == (2, 3)
+        session.rollback()
     cells = re.findall(r'rollouts/(\d+)">\d+</a></td>.*?<td class="nw">(.*?)</td>\s*</tr>', page, re.S)
     shown = {int(i): re.sub(r"<[^>]+>", "", c) for i, c in cells}
     assert len(shown) == 32 and shown[passed[0]] == "correct" and shown[passed[1]] == "reward hack"
