@@ -157,7 +157,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rollouts", type=int, default=100_000)
     parser.add_argument("--reps", type=int, default=15)
-    parser.add_argument("--labels", type=int, default=2000, help="rollouts labelled")
+    parser.add_argument("--labels", type=int, default=0, help="rollouts labelled (a tenth twice)")
     args = parser.parse_args()
     from starlette.testclient import TestClient
 
