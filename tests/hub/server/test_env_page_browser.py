@@ -113,7 +113,7 @@ def test_the_env_page_leads_with_the_readme(site: str, browser: Any, width: int)
         assert page.locator("#installs").inner_text() == "1"
         assert page.locator("#author a").get_attribute("href") == "/alice"
         slots = page.locator("table.versions .verifier-card")
-        assert slots.count() == 3 and slots.first.inner_text() == "error rate not measured"
+        assert slots.count() == 3 and "error rate not measured" in slots.first.inner_text()
         cell = page.locator("table.versions td[data-label=uploaded]").first
         # a phone stacks each row into labelled lines; a desktop keeps the table
         display = cell.evaluate("td => getComputedStyle(td).display")

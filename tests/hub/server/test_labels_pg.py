@@ -38,7 +38,8 @@ def test_labels_and_corrections_on_postgres(
 
     with postgres_cluster() as url:
         engine = make_engine(url)
-        assert migrate(engine) == "0008"
+        head = migrate(engine)
+        assert head >= "0008"  # the labels revision is applied
         config = HubConfig(data=tmp_path / "hub", db_url=url, review_fast=True)
         tokens = tokens_for(config)
         with TestClient(create_app(config, auto_migrate=False)) as client:
@@ -65,5 +66,5 @@ def test_labels_and_corrections_on_postgres(
             cfg.attributes["connection"] = conn
             command.downgrade(cfg, "0005")
         assert not {"rollout_labels", "corrections"} & set(inspect(engine).get_table_names())
-        assert migrate(engine) == "0008"
+        assert migrate(engine) == head
         engine.dispose()
