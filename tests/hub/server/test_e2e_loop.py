@@ -402,14 +402,14 @@ def _walk(
         py = child_venv(tmp_path / "venv", inherit=False, pip=True)
         pip_env = {k: v for k, v in _env().items() if k != "PYTHONPATH" and not k.startswith("PIP_")}
         pip_env.update(PIP_CONFIG_FILE=os.devnull, PIP_DISABLE_PIP_VERSION_CHECK="1")
-        index = ["--index-url", f"{hub.url}/simple/"]
+        only_hub = ["--index-url", f"{hub.url}/simple/"]
 
         def pip(*args: str) -> subprocess.CompletedProcess[str]:
             return subprocess.run(
                 [str(py), "-m", "pip", *args], env=pip_env, capture_output=True, text=True, timeout=300
             )
 
-        done = pip("install", "-q", "--no-deps", *index, "verihub-arith")
+        done = pip("install", "-q", "--no-deps", *only_hub, "verihub-arith")
         assert done.returncode == 0, done.stderr
         probe = (
             "import importlib.metadata as m; d = m.distribution('verihub-arith'); "
@@ -420,7 +420,7 @@ def _walk(
         said = alice.verihub("yank", "alice/arith@0.1.0", "--reason", "grader accepts -0")
         assert "yanked: grader accepts -0" in said
         assert "yanked: grader accepts -0" in alice.verihub("status", "alice/arith@0.1.0")
-        got = pip("download", "-q", "--no-deps", "-d", str(tmp_path / "dl"), *index, "verihub-arith")
+        got = pip("download", "-q", "--no-deps", "-d", str(tmp_path / "dl"), *only_hub, "verihub-arith")
         assert got.returncode != 0  # a yanked version is not picked...
-        got = pip("download", "--no-deps", "-d", str(tmp_path / "dl"), *index, "verihub-arith==0.1.0")
+        got = pip("download", "--no-deps", "-d", str(tmp_path / "dl"), *only_hub, "verihub-arith==0.1.0")
         assert got.returncode == 0 and "grader accepts -0" in got.stdout + got.stderr  # ...unless pinned
