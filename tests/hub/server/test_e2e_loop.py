@@ -185,29 +185,34 @@ def _csrf(browser: httpx.Client, path: str) -> str:
     return found.group(1)
 
 
-def _sign_up_and_make_token(hub: Hub, name: str, invitation: str) -> str:
-    """Sign up on the pages with ``invitation``, sign in again, make a push token on /settings."""
-    with httpx.Client(base_url=hub.url, follow_redirects=False, timeout=30) as browser:
-        form = {"name": name, "password": PASSWORD, "password2": PASSWORD, "invitation": invitation}
-        r = browser.post("/sign-up", data={**form, "csrf_token": _csrf(browser, "/sign-up")})
-        assert r.status_code == 303, f"sign-up: {r.status_code} {r.text[:500]}"
-        signed_out = browser.post("/sign-out", data={"csrf_token": _csrf(browser, "/settings")})
-        assert signed_out.status_code == 303 and browser.get("/settings").status_code == 303
-        form = {"name": name, "password": PASSWORD, "next": "/settings"}
-        r = browser.post("/sign-in", data={**form, "csrf_token": _csrf(browser, "/sign-in")})
-        assert r.status_code == 303, f"sign-in: {r.status_code}"
-        assert f"Settings of {name}" in browser.get("/settings").text
-        refused = browser.post("/settings/tokens", data={"scope": "push", "csrf_token": "0" * 64})
-        assert refused.status_code == 403  # a wrong CSRF token makes nothing
-        made = browser.post(
-            "/settings/tokens",
-            data={"scope": "push", "expires_days": "30", "csrf_token": _csrf(browser, "/settings")},
-        )
-        assert made.status_code == 201, f"token form: {made.status_code}"
-        token = _TOKEN.search(made.text)
-        assert token is not None, "the new token is not on the page"
-        assert token.group(1) not in browser.get("/settings").text  # shown once
-        return html.unescape(token.group(1))
+def _browser(hub: Hub) -> httpx.Client:
+    """A browser: a cookie jar, redirects shown rather than followed."""
+    return httpx.Client(base_url=hub.url, follow_redirects=False, timeout=30)
+
+
+def _sign_up_and_make_token(browser: httpx.Client, name: str, invitation: str) -> str:
+    """Sign up on the pages with ``invitation``, sign out and in again, make a push token on
+    /settings; the browser stays signed in."""
+    form = {"name": name, "password": PASSWORD, "password2": PASSWORD, "invitation": invitation}
+    r = browser.post("/sign-up", data={**form, "csrf_token": _csrf(browser, "/sign-up")})
+    assert r.status_code == 303, f"sign-up: {r.status_code} {r.text[:500]}"
+    signed_out = browser.post("/sign-out", data={"csrf_token": _csrf(browser, "/settings")})
+    assert signed_out.status_code == 303 and browser.get("/settings").status_code == 303
+    form = {"name": name, "password": PASSWORD, "next": "/settings"}
+    r = browser.post("/sign-in", data={**form, "csrf_token": _csrf(browser, "/sign-in")})
+    assert r.status_code == 303, f"sign-in: {r.status_code}"
+    assert f"Settings of {name}" in browser.get("/settings").text
+    refused = browser.post("/settings/tokens", data={"scope": "push", "csrf_token": "0" * 64})
+    assert refused.status_code == 403  # a wrong CSRF token makes nothing
+    made = browser.post(
+        "/settings/tokens",
+        data={"scope": "push", "expires_days": "30", "csrf_token": _csrf(browser, "/settings")},
+    )
+    assert made.status_code == 201, f"token form: {made.status_code}"
+    token = _TOKEN.search(made.text)
+    assert token is not None, "the new token is not on the page"
+    assert token.group(1) not in browser.get("/settings").text  # shown once
+    return html.unescape(token.group(1))
 
 
 _ANSWERS = """
@@ -311,7 +316,8 @@ def _walk(
 ) -> None:
     with hub.step("1. invitation, sign-up, token, login"):
         code = _secret("vhi_", admin.verihub("hub", "invite", "create", *hub.where()))
-        token = _sign_up_and_make_token(hub, "alice", code)
+        with _browser(hub) as browser:
+            token = _sign_up_and_make_token(browser, "alice", code)
         said = alice.verihub("login", "--hub", hub.url, stdin=token + "\n")
         assert "logged in" in said and "alice" in said
 
@@ -354,24 +360,27 @@ def _walk(
 
     with hub.step("4. a reviewer labels and corrects"):
         code = _secret("vhi_", admin.verihub("hub", "invite", "create", "--reviewer", *hub.where()))
-        auth = {"Authorization": f"Bearer {_sign_up_and_make_token(hub, 'bob', code)}"}
-        # the page forms for labels and corrections are tested on their own; bob uses the API here
-        base = f"{hub.url}/api/v1/runs/{run_id}/rollouts"
-        for index, value in ((wrong, "incorrect"), (right, "correct")):
-            r = httpx.post(f"{base}/{index}/labels", json={"value": value, "note": "checked"}, headers=auth)
-            assert r.status_code == 201, f"label: {r.status_code} {r.text}"
-        messages = rollouts[wrong]["messages"]
-        messages[-1] = {**messages[-1], "content": f"Answer: {answers[prompt]}"}
-        r = httpx.post(
-            f"{base}/{wrong}/corrections",
-            json={"messages": messages, "note": "the right sum"},
-            headers=auth,
-            timeout=180,
-        )
-        assert r.status_code == 201, f"correction: {r.status_code} {r.text}"
-        assert r.json()["passed"] is True, r.json()  # graded by the version's grader, sandboxed
-        current = httpx.get(f"{base}/{wrong}/labels").json()["current"]
-        assert (current["value"], current["author"]) == ("incorrect", "bob"), current
+        with _browser(hub) as browser:
+            auth = {"Authorization": f"Bearer {_sign_up_and_make_token(browser, 'bob', code)}"}
+            # the page forms for labels and corrections are tested on their own; bob uses the API here
+            base = f"{hub.url}/api/v1/runs/{run_id}/rollouts"
+            for index, value in ((wrong, "incorrect"), (right, "correct")):
+                r = httpx.post(
+                    f"{base}/{index}/labels", json={"value": value, "note": "checked"}, headers=auth
+                )
+                assert r.status_code == 201, f"label: {r.status_code} {r.text}"
+            messages = rollouts[wrong]["messages"]
+            messages[-1] = {**messages[-1], "content": f"Answer: {answers[prompt]}"}
+            r = httpx.post(
+                f"{base}/{wrong}/corrections",
+                json={"messages": messages, "note": "the right sum"},
+                headers=auth,
+                timeout=180,
+            )
+            assert r.status_code == 201, f"correction: {r.status_code} {r.text}"
+            assert r.json()["passed"] is True, r.json()  # graded by the version's grader, sandboxed
+            current = httpx.get(f"{base}/{wrong}/labels").json()["current"]
+            assert (current["value"], current["author"]) == ("incorrect", "bob"), current
 
     with hub.step("5. a second person pulls labels, measures the grader, exports SFT data"):
         admin.verihub("hub", "user", "add", "carol", *hub.where())
@@ -379,6 +388,12 @@ def _walk(
             "vh_", admin.verihub("hub", "token", "create", "carol", "--scope", "read", *hub.where())
         )
         carol.verihub("login", "--hub", hub.url, "--token", token)
+        refused = httpx.post(
+            f"{base}/{right}/labels",
+            json={"value": "incorrect"},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert refused.status_code == 403  # reading is not labelling
         # the label file carries the reference answers once the hub re-graded the run
         assert _regraded(hub, run_id) == "verified"
         labels = carol.home / "labels.jsonl"
