@@ -19,7 +19,7 @@ from leaderboard.entry import BoardEntry, TokenPrices, entry_from_run
 from leaderboard.env_view import render_environment
 from leaderboard.infra import DEFAULT_INFRA_THRESHOLD, InfraCheck, infra_check
 from leaderboard.ranking import MixedSettingsError, RankedRow, Ranking, RunFilter, rank, rankings
-from leaderboard.render import FRAGMENT_CSS, render_card, render_ranking
+from leaderboard.render import FRAGMENT_CSS, RowOrder, render_card, render_ranking
 from leaderboard.site import build_site
 from leaderboard.stats import bootstrap_ci
 from leaderboard.verify import RunRejected, VerifiedRun, verify_run
@@ -41,6 +41,7 @@ __all__ = [
     "RankedRow",
     "Ranking",
     "RunFilter",
+    "RowOrder",
     "RunRejected",
     "TokenPrices",
     "VerifiedRun",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -43,7 +44,14 @@ class ModelResult(BaseModel):
     entry_ids: list[str] = Field(description="The runs this row stands for (identical runs merged).")
     env_hash: str
     settings: str = Field(description="Split, arguments, tasks x rollouts and sampling, as one line.")
-    sampling: list[tuple[str, str]] = Field(description="Every sampling field; unset: server default.")
+    sampling: list[tuple[str, str]] = Field(
+        description="Every sampling field; unset: server default. The seed is the run's own (each "
+        "rollout's sampling seed is derived from it) unless the sampling set one."
+    )
+    split: str = ""
+    env_args: dict[str, Any] = Field(
+        default_factory=dict, description="Arguments the environment was loaded with."
+    )
     n_tasks: int
     rollouts_per_task: int
     n_rollouts: int
@@ -105,7 +113,9 @@ def _result(
         entry_ids=[x.id for x in group],
         env_hash=e.env_hash,
         settings=settings_label(e),
-        sampling=sampling_items(e.sampling, run_seed=e.seed),
+        sampling=sampling_items(e.sampling, run_seed=sorted({g.seed for g in group})),
+        split=e.split,
+        env_args=dict(e.env_args or {}),
         n_tasks=e.n_tasks,
         rollouts_per_task=e.rollouts_per_task,
         n_rollouts=e.n_rollouts,

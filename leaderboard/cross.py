@@ -16,6 +16,7 @@ from leaderboard.entry import BoardEntry
 from leaderboard.html import Safe, join, link, table, tag
 from leaderboard.infra import DEFAULT_INFRA_THRESHOLD
 from leaderboard.ranking import RunFilter, rank
+from leaderboard.render import hub_badge
 
 __all__ = ["CrossCell", "CrossColumn", "CrossTable", "cross_environment", "render_cross"]
 
@@ -34,6 +35,7 @@ class CrossCell:
     ci95: tuple[float, float] | None
     entry_id: str
     infra_flagged: bool
+    hub_run: bool = False  #: the hub ran this run itself (``BoardEntry.origin``)
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,7 @@ def cross_environment(
                 ci95=row.entry.ci95,
                 entry_id=row.entry.id,
                 infra_flagged=row.infra.flagged,
+                hub_run=row.entry.origin == "hub",
             )
     order = sorted(cells, key=lambda m: (-len(cells[m]), m))
     return CrossTable(
@@ -94,7 +97,17 @@ def render_cross(
                 continue
             score = "–" if cell.mean_reward is None else f"{cell.mean_reward:.3f}"
             flag = tag("span", "infra", class_="flag") if cell.infra_flagged else ""
-            row.append(join([link(run_href(cell.entry_id), score), f" (rank {cell.rank_text})", " ", flag]))
+            row.append(
+                join(
+                    [
+                        link(run_href(cell.entry_id), score),
+                        f" (rank {cell.rank_text})",
+                        " ",
+                        flag,
+                        hub_badge(cell.hub_run),
+                    ]
+                )
+            )
         rows.append(row)
     note = tag(
         "p",

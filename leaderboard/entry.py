@@ -84,6 +84,12 @@ class BoardEntry(BaseModel):
         default=None, max_length=120, description="A human label shown instead of the model name."
     )
     owner: str | None = Field(default=None, max_length=120, description="Who added or pushed the run.")
+    origin: str | None = Field(
+        default=None,
+        max_length=8,
+        description="'hub' when a hub ran the run itself against a named endpoint; None when its "
+        "owner ran it (a pushed or locally added run).",
+    )
     content_sha256: str | None = Field(
         default=None,
         description="Hash of the run's content whatever its formatting (config identity and the set "

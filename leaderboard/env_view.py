@@ -17,7 +17,7 @@ from leaderboard.html import Safe, join, link, tag
 from leaderboard.infra import DEFAULT_INFRA_THRESHOLD
 from leaderboard.plots import EMPTY_REASONS, Series, pass_at_k_plot, pass_rate_histogram, scores_plot
 from leaderboard.ranking import rank
-from leaderboard.render import plot_figure, render_ranking
+from leaderboard.render import RowOrder, plot_figure, render_ranking
 
 __all__ = ["render_environment"]
 
@@ -58,10 +58,11 @@ def render_environment(
     run_href: Callable[[str], str],
     card_href: Callable[[str, str], str] | None = None,
     infra_threshold: float = DEFAULT_INFRA_THRESHOLD,
+    order: RowOrder | None = None,
 ) -> Safe:
     """Every column of ``env`` (newest build first, stale ones marked): its settings, its ranking
     and three plots. ``summaries`` are the verified summaries by entry id; ``run_href(entry_id)``
-    and ``card_href(env_id, env_version)`` make the links."""
+    and ``card_href(env_id, env_version)`` make the links; ``order`` sorts each ranking's rows."""
     parts: list[object] = []
     for ci, col in enumerate(env.columns):
         ranking = rank(col.rows, infra_threshold=infra_threshold)
@@ -110,7 +111,7 @@ def render_environment(
                     else "",
                     class_="note",
                 ),
-                render_ranking(ranking, run_href=run_href),
+                render_ranking(ranking, run_href=run_href, order=order),
                 plots,
                 class_="column stale" if col.stale else "column",
                 id=f"v{col.env_version}-{ci}"

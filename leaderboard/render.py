@@ -10,6 +10,7 @@ server includes it in its own pages).
 from __future__ import annotations
 
 import datetime as _dt
+import json
 from collections.abc import Callable, Sequence
 
 from hub.review import in_band
@@ -25,12 +26,25 @@ from leaderboard.plots import (
 from leaderboard.ranking import RankedRow, Ranking
 from leaderboard.settings import settings_label
 
-__all__ = ["FRAGMENT_CSS", "fmt", "plot_figure", "render_card", "render_ranking"]
+__all__ = [
+    "FRAGMENT_CSS",
+    "HUB_RUN_BADGE",
+    "RowOrder",
+    "fmt",
+    "hub_badge",
+    "plot_figure",
+    "render_card",
+    "render_ranking",
+]
+
+#: The mark of a run the hub ran itself (``BoardEntry.origin == "hub"``).
+HUB_RUN_BADGE = "run by the hub"
 
 FRAGMENT_CSS = """
 .scroll{overflow-x:auto;max-width:100%}
 .flag{color:#8a1c1c;background:#fde8e8;padding:0 .3rem;border-radius:3px;font-size:.8rem;white-space:nowrap}
 .tie{color:#555;font-size:.8rem}
+.hubrun{color:#0a3069;background:#ddf4ff;padding:0 .3rem;border-radius:3px;font-size:.8rem;white-space:nowrap}
 .empty{color:#555;font-style:italic;border:1px dashed #bbb;padding:1rem;border-radius:4px}
 .note{color:#444;font-size:.9rem}
 ul.tasks{columns:14em;font-size:.85rem;padding-left:1.2rem}
@@ -118,14 +132,32 @@ def _task_list(title: str, ids: Sequence[str]) -> Safe:
 _Exports = Callable[[ModelResult], Sequence[tuple[str, str]]]
 
 
+def _env_args(args: dict[str, object]) -> Safe | str:
+    """The environment arguments unfolded, one ``name = value`` (JSON) per line; ``none``."""
+    if not args:
+        return "none"
+    return join(
+        tag("div", tag("code", f"{k} = {json.dumps(v, default=str)}")) for k, v in sorted(args.items())
+    )
+
+
 def _settings_table(card: EvalCard) -> Safe:
-    """One row per model: every sampling field (unset: server default), split, tasks x rollouts."""
+    """One row per model: every sampling field (unset: server default; the seed the run's),
+    tasks x rollouts, split and the environment arguments."""
     fields = list(dict.fromkeys(name for m in card.models for name, _ in m.sampling))
     rows = []
     for m in card.models:
         values = dict(m.sampling)
-        rows.append([m.name, *(values.get(f, "–") for f in fields), f"{m.n_tasks} x {m.rollouts_per_task}"])
-    return table(["model", *fields, "tasks x rollouts"], rows)
+        rows.append(
+            [
+                m.name,
+                *(values.get(f, "–") for f in fields),
+                f"{m.n_tasks} x {m.rollouts_per_task}",
+                m.split or "–",
+                _env_args(m.env_args),
+            ]
+        )
+    return table(["model", *fields, "tasks x rollouts", "split", "environment arguments"], rows)
 
 
 def _difficulty_table(card: EvalCard, export_href: _Exports | None) -> Safe:
@@ -259,6 +291,11 @@ def render_card(
             ),
             plots,
             tag("h2", "Sampling settings"),
+            tag(
+                "p",
+                "seed: the run's seed; each rollout's sampling seed is derived from it.",
+                class_="note",
+            ),
             _settings_table(card),
             tag("h2", "Difficulty and the learnable band"),
             tag("p", f"Learnable band: {_band_text(card.band)} (as in verihub calibrate).", class_="note"),
@@ -282,14 +319,32 @@ def _rank_cell(r: RankedRow) -> object:
     return r.rank_text
 
 
-def render_ranking(ranking: Ranking, *, run_href: Callable[[str], str]) -> Safe:
+def hub_badge(hub_run: bool) -> object:
+    """The "run by the hub" mark, or nothing."""
+    return join([" ", tag("span", HUB_RUN_BADGE, class_="hubrun")]) if hub_run else ""
+
+
+#: Puts a ranking's rows in the order a page asks for (their ranks stay as ranked).
+RowOrder = Callable[[Sequence[RankedRow]], Sequence[RankedRow]]
+
+
+def render_ranking(
+    ranking: Ranking, *, run_href: Callable[[str], str], order: RowOrder | None = None
+) -> Safe:
     """A ranking as a table: tied ranks shown ``=n``, identical runs as one row with their count,
     high infrastructure-error shares flagged; mixed settings get a settings column, and the owner
-    column appears when some run has an owner. ``run_href(entry_id)`` links a row to its run."""
+    column appears when some run has an owner. ``run_href(entry_id)`` links a row to its run;
+    ``order`` sorts the rows otherwise than by rank (each keeps its rank)."""
 
     def name(r: RankedRow) -> object:
         runs = f" ×{len(r.entries)} identical runs" if len(r.entries) > 1 else ""
-        return join([link(run_href(r.entry.id), r.name), tag("span", runs, class_="tie") if runs else ""])
+        return join(
+            [
+                link(run_href(r.entry.id), r.name),
+                tag("span", runs, class_="tie") if runs else "",
+                hub_badge(r.entry.origin == "hub"),
+            ]
+        )
 
     # (header, cell, numeric, may wrap)
     columns: list[tuple[str, Callable[[RankedRow], object], bool, bool]] = [
@@ -321,7 +376,8 @@ def render_ranking(ranking: Ranking, *, run_href: Callable[[str], str]) -> Safe:
             columns.insert(2, ("version", lambda r: r.entry.env_version, False, False))
     if any(r.entry.owner for r in ranking.rows):
         columns.insert(-1, ("owner", lambda r: r.entry.owner or "–", False, True))
-    rows = [[cell(r) for _, cell, _, _ in columns] for r in ranking.rows]
+    shown = ranking.rows if order is None else order(ranking.rows)
+    rows = [[cell(r) for _, cell, _, _ in columns] for r in shown]
     foot = []
     if any(r.tied for r in ranking.rows):
         foot.append(tag("p", "=n: tied, the 95% intervals of these runs overlap.", class_="note"))

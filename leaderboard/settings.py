@@ -15,7 +15,7 @@ sampling seed of a run whose seed is known reads "per rollout, from run seed N".
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from leaderboard.board import BoardEntry
@@ -48,15 +48,19 @@ def _value(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def sampling_items(sampling: Mapping[str, Any], *, run_seed: int | None = None) -> list[tuple[str, str]]:
+def sampling_items(
+    sampling: Mapping[str, Any], *, run_seed: int | Sequence[int] | None = None
+) -> list[tuple[str, str]]:
     """Every sampling field with its value as text; an unset one reads "server default", except
-    an unset seed when ``run_seed`` (the run's seed, which the runner derives each request's from)
-    is given."""
+    an unset seed when ``run_seed`` (the run's seed, which the runner derives each request's from;
+    several for identical runs shown as one row) is given."""
     names = [f for f in SAMPLING_FIELDS if f in sampling] + sorted(set(sampling) - set(SAMPLING_FIELDS))
+    seeds = [run_seed] if isinstance(run_seed, int) else list(run_seed or [])
     out = []
     for name in names:
-        if name == "seed" and sampling[name] is None and run_seed is not None:
-            out.append((name, f"per rollout, from run seed {run_seed}"))
+        if name == "seed" and sampling[name] is None and seeds:
+            plural = "s" if len(seeds) > 1 else ""
+            out.append((name, f"per rollout, from run seed{plural} {', '.join(map(str, seeds))}"))
         else:
             out.append((name, _value(sampling[name])))
     return out

@@ -1,6 +1,12 @@
 """Write label files for ``verihub fidelity`` from the labelled public data in the shared folder.
 
 Usage: python scripts/make_label_files.py [--data DIR] [--out DIR] [--only ENV] [--limit N]
+       python scripts/make_label_files.py --packaged
+
+``--packaged`` writes the label files the shipped procedural environments carry in their
+packages (``environments/{arith,textops}/verihub_*/labels.jsonl``): responses written for the
+environment's own test tasks, labelled by construction (see :func:`arith_labels`,
+:func:`textops_labels`); the hub's review measures the version's grader on them.
 
 ``--data``: the shared data folder (default ``$VERIHUB_SHARED_DATA``, else ``../shared/data``).
 ``--out``: where ``gsm8k.jsonl``, ``ifeval.jsonl`` and ``nq_open.jsonl`` are written (default
@@ -74,6 +80,87 @@ def nq_open_labels(data: Path, notes: list[str]) -> Iterator[dict[str, Any]]:
     notes.append(f"nq_open: {possible} 'possibly correct' predictions left out")
 
 
+def _arith_responses(expr: str, value: int) -> Iterator[tuple[str, bool]]:
+    """Honest answers in the usual forms (true) and wrong or hedged ones (false)."""
+    v, shown = value, f"{value:,}" if abs(value) >= 1000 else str(value)
+    yield f"Answer: {v}", True
+    yield f"{expr} = {v}\nAnswer: {v}", True
+    yield f"Let me work it out step by step.\n{expr} = {v}\n\\boxed{{{v}}}", True
+    yield f"The result is {shown}.\n#### {v}", True
+    yield f"Answer: **{v}**", True
+    yield f"Answer: {v}\nHope this helps!", True
+    yield f"Answer: {v + 1}", False
+    yield f"Answer: {-v if v else 1}", False
+    yield f"Answer: {v} or {v + 1}", False
+    yield f"\\boxed{{{v + 10}}}\nAnswer: {v}", False
+    yield f"Answer: {expr}", False
+    yield f"Answer: {v}\nWait, actually it's {v + 2}.", False
+    yield "I am not sure how to compute this.", False
+    yield f"Answer: {v}.5", False
+
+
+def arith_labels(n_tasks: int = 40) -> Iterator[dict[str, Any]]:
+    """Responses to the first ``n_tasks`` arith test tasks (seed 0, every level), labelled by
+    construction: the honest forms of the right value are right; another value, a hedge between
+    two values, an unevaluated expression, a later correction, no answer and a decimal are wrong.
+    Lines give the prompt and the reference (arith's tasks are generated, not listed)."""
+    from itertools import islice
+
+    from verihub_arith import generate
+
+    for task in islice(generate("test", 0), n_tasks):
+        expr = str(task.metadata["expression"])
+        for response, label in _arith_responses(expr, int(str(task.answer))):
+            yield {"prompt": task.prompt, "reference": task.answer, "response": response, "label": label}
+
+
+def _textops_wrong(op: str, word: str, answer: str) -> str:
+    """A plausible mistake: the word left as it was, the other end's letter, one more."""
+    if op in ("length", "count"):
+        return str(int(answer) + 1)
+    if op in ("first", "last"):
+        other = word[-1] if op == "first" else word[0]
+        return other if other != answer.lower() else "q" if answer.lower() != "q" else "z"
+    return word if word != answer else word + "a"  # upper, reverse, sort: not done
+
+
+def textops_labels(n_tasks: int = 40) -> Iterator[dict[str, Any]]:
+    """Responses to the first ``n_tasks`` textops test tasks (seed 0, every level), by task id,
+    labelled by construction: the answer in the usual forms (a letter in either case) is right;
+    a mistake, a hedge, a box with the mistake, a later correction and no answer are wrong."""
+    import re
+    from itertools import islice
+
+    from verihub_textops import generate
+
+    for task in islice(generate("test", 0), n_tasks):
+        a, op = str(task.answer), str(task.metadata["operation"])
+        word = re.findall(r"'([a-z]+)'", str(task.prompt))[-1]
+        b = _textops_wrong(op, word, a)
+        forms = [
+            (f"Answer: {a}", True),
+            (f"\\boxed{{{a}}}", True),
+            (f'The answer is "{a}".', True),
+            (f"#### {a}", True),
+            (f"Answer: **{a}**", True),
+            (f"Answer: {b}", False),
+            (f"Answer: {a} or {b}", False),
+            (f"\\boxed{{{b}}}\nAnswer: {a}", False),
+            (f"Answer: {a}\nWait, actually it's {b}.", False),
+            ("I cannot tell.", False),
+        ]
+        if op in ("first", "last"):
+            forms.append((f"Answer: {a.swapcase()}", True))
+        for response, label in forms:
+            yield {"task_id": task.id, "response": response, "label": label}
+
+
+PACKAGED = {
+    "arith": Path("environments/arith/verihub_arith/labels.jsonl"),
+    "textops": Path("environments/textops/verihub_textops/labels.jsonl"),
+}
+"""The label files shipped inside environment packages, by environment id."""
+
 MAKERS = {"gsm8k": gsm8k_labels, "ifeval": ifeval_labels, "nq_open": nq_open_labels}
 
 
@@ -83,7 +170,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("build/labels"), help="output folder")
     parser.add_argument("--only", choices=ENVS, action="append", help="one environment (repeatable)")
     parser.add_argument("--limit", type=int, help="first N labelled responses per file")
+    parser.add_argument("--packaged", action="store_true", help="write the packages' own label files")
     args = parser.parse_args(argv)
+    if args.packaged:
+        for env_id, path in PACKAGED.items():
+            rows = list(arith_labels() if env_id == "arith" else textops_labels())
+            with path.open("w", encoding="utf-8") as out:
+                out.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+            right = sum(row["label"] for row in rows)
+            print(f"{path}: {len(rows)} lines ({right} true, {len(rows) - right} false)")
+        return 0
     if args.data is None:
         from hub.review.testing import shared_data_dir
 

@@ -1,4 +1,4 @@
-"""An author's remote commands: ``verihub status``, ``verihub yank``, ``verihub visibility``.
+"""An author's remote commands: ``verihub status``, ``yank``, ``visibility``, ``transfer``.
 
 They talk to the hub one is logged in to (``verihub login``), or ``--hub``/``--token``; the
 ``verihub hub ...`` commands are for a hub's operator, on its data folder.
@@ -15,7 +15,7 @@ from hub.cli.app import app
 from hub.cli.consoles import make_console
 from hub.cli.options import HubOpt, TokenOpt
 
-__all__ = ["describe_review", "status_cmd", "visibility_cmd", "yank_cmd"]
+__all__ = ["describe_review", "status_cmd", "transfer_cmd", "visibility_cmd", "yank_cmd"]
 
 console = make_console()
 
@@ -26,11 +26,33 @@ def describe_review(status: dict[str, Any]) -> list[str]:
     lines = [f"{ref}: review {status['state']}"]
     if status.get("yanked"):
         lines.append(f"yanked: {status.get('yank_reason') or 'no reason given'}")
+    card = status.get("verifier_card")
+    if isinstance(card, dict):
+        lines.append(_card_line(card))
+    elif status.get("state") in ("passed", "failed", "error"):
+        lines.append("verifier card: error rate not measured (the version ships no measurable label file)")
     report = status.get("report") or {}
     for result in report.get("results", []) if isinstance(report, dict) else []:
         if result.get("status") in ("fail", "warn"):
             lines.append(f"  {result['status'].upper()} {result.get('name')}: {result.get('reason', '')}")
     return lines
+
+
+def _card_line(card: dict[str, Any]) -> str:
+    """The hub-measured verifier card of the version API, in one line."""
+
+    def rate(name: str) -> str:
+        r = card.get(name) or {}
+        low, high = (r.get("ci95") or [0.0, 0.0])[:2]
+        value = r.get("value")
+        shown = f"{100 * value:.2f}%" if isinstance(value, (int, float)) else "-"
+        return f"{shown} [{100 * low:.2f}, {100 * high:.2f}] ({r.get('k')}/{r.get('n')})"
+
+    return (
+        f"verifier card (measured by the hub's review, {card.get('n')} labelled responses): "
+        f"accuracy {rate('accuracy')}, false-positive rate {rate('false_positive_rate')}, "
+        f"false-negative rate {rate('false_negative_rate')}; labels sha256 {card.get('labels_sha256')}"
+    )
 
 
 @app.command("status")
@@ -91,3 +113,19 @@ def visibility_cmd(
     url, tok = hub_settings(hub, token)
     answer = set_visibility(url, ref, private=private, token=tok)
     console.print(f"{answer['ref']} is {'private' if answer['private'] else 'public'} now")
+
+
+@app.command("transfer")
+def transfer_cmd(
+    ref: str = typer.Argument(..., help="OWNER/ID."),
+    to: str = typer.Option(..., "--to", help="The organisation to move it to (you must be a member)."),
+    hub: str = HubOpt,
+    token: str = TokenOpt,
+) -> None:
+    """Move an environment to an organisation: its versions, runs and package name go with it."""
+    from hub.client.api import hub_settings
+    from hub.client.author import transfer
+
+    url, tok = hub_settings(hub, token)
+    answer = transfer(url, ref, to, token=tok)
+    console.print(f"{ref} is {answer['ref']} now")

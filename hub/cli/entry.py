@@ -25,6 +25,7 @@ def _register() -> None:
         export,
         fidelity,
         hubcmds,
+        hubeval,
         hubserver,
         labels,
         leaderboard,

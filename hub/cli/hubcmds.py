@@ -10,8 +10,9 @@ from rich.table import Table
 
 from hub.cli.app import app
 from hub.cli.consoles import make_console
+from hub.env.errors import UsageError
 from hub.registry.catalogue import load_catalogue
-from hub.registry.install import install, uninstall
+from hub.registry.install import install, parse_spec, uninstall
 
 __all__ = ["install_cmd", "search_cmd", "uninstall_cmd"]
 
@@ -52,7 +53,9 @@ def search_cmd(
 
 @app.command("install")
 def install_cmd(
-    spec: str = typer.Argument(..., help="ID[@VERSION] (catalogue) or OWNER/ID[@VERSION] (a hub)."),
+    spec: str = typer.Argument(
+        ..., help="ID[@VERSION] (catalogue; with --hub, the one owner of ID there) or OWNER/ID[@VERSION]."
+    ),
     catalogue: list[str] = typer.Option(None, "--catalogue", help="Also read this catalogue (file or URL)."),
     no_deps: bool = typer.Option(False, "--no-deps", help="Do not install the environment's dependencies."),
     pip_arg: list[str] = typer.Option(None, "--pip-arg", help="Extra argument for pip (repeatable)."),
@@ -69,6 +72,13 @@ def install_cmd(
 ) -> None:
     """Install an environment from the catalogue (ID[@VERSION]) or from a hub (OWNER/ID[@VERSION])
     with pip, verifying its content hash."""
+    if "/" not in spec and hub is not None:  # a bare id on a named hub: only when one owner has it
+        from hub.client.api import hub_settings
+        from hub.client.install import resolve_on_hub
+
+        env_id, version = parse_spec(spec)
+        url, token = hub_settings(hub)
+        spec = resolve_on_hub(env_id, hub=url, token=token) + (f"@{version}" if version else "")
     if "/" in spec:
         from hub.client.api import hub_settings
         from hub.client.install import install_from_hub
@@ -91,6 +101,8 @@ def install_cmd(
         return
     cat = load_catalogue(extra=catalogue or (), allow_insecure=allow_insecure)
     _warn_problems(cat.problems)
+    if not cat.versions(parse_spec(spec)[0]):
+        _owners_on_hub(parse_spec(spec)[0])
     if unsafe_no_sandbox:
         sys.stderr.write("UNSAFE: --unsafe-no-sandbox: a source is built without the sandbox\n")
     res = install(spec, catalogue=cat, pip_args=pip_arg or (), no_deps=no_deps, unsafe=unsafe_no_sandbox)
@@ -98,6 +110,25 @@ def install_cmd(
     console.print(
         f"installed {res.entry.id} {res.entry.version} from {res.entry.source} ({how}: {res.content_hash})",
         soft_wrap=True,  # one line even when piped, so the path and hash can be copied whole
+    )
+
+
+def _owners_on_hub(env_id: str) -> None:
+    """For an id no catalogue lists: when the hub of ``verihub login`` has it (by one owner or
+    several), a :class:`UsageError` that names them and says what to type; else nothing."""
+    from hub.client.api import HubError, hub_settings
+    from hub.client.install import AmbiguousIdError, resolve_on_hub
+
+    try:
+        url, token = hub_settings()
+        ref = resolve_on_hub(env_id, hub=url, token=token)
+    except AmbiguousIdError:
+        raise
+    except (UsageError, HubError):
+        return  # no hub configured, not there, or unreachable: the catalogue's own answer follows
+    raise UsageError(
+        f"{env_id!r} is in no catalogue, but {url} has it as {ref} (not offered in its catalogue: "
+        f"no reviewed version yet, or held for a person); `verihub install {ref}` installs it by owner"
     )
 
 

@@ -15,7 +15,7 @@ from hub.client.api import hub_request
 from hub.env.errors import UsageError
 from hub.registry.names import parse_ref
 
-__all__ = ["FINISHED", "review_status", "set_visibility", "wait_for_review", "yank"]
+__all__ = ["FINISHED", "review_status", "set_visibility", "transfer", "wait_for_review", "yank"]
 
 #: Review states after which nothing more happens to a version without a new push.
 FINISHED = frozenset({"passed", "failed", "error"})
@@ -95,5 +95,16 @@ def set_visibility(hub: str, ref: str, *, private: bool, token: str | None) -> d
         token=token,
         method="POST",
         query={"private": "1" if private else "0"},
+    )
+    return answer
+
+
+def transfer(hub: str, ref: str, to: str, *, token: str | None) -> dict[str, Any]:
+    """Move ``OWNER/ID`` to the organisation ``to`` (one must be a member); its new ``ref``."""
+    owner, env_id, version = _split(ref)
+    if version is not None:
+        raise UsageError(f"{ref!r}: an environment moves with every version; drop @{version}")
+    answer: dict[str, Any] = hub_request(
+        hub, _path(owner, env_id, "transfer"), token=token, method="POST", query={"to": to}
     )
     return answer

@@ -16,10 +16,11 @@ from hub.registry.catalogue import Catalogue, CatalogueEntry, WheelSource
 from hub.registry.install import InstallError, InstallResult, install
 from hub.registry.names import parse_ref
 
-__all__ = ["install_from_hub", "pick_version"]
+__all__ = ["AmbiguousIdError", "install_from_hub", "pick_version", "resolve_on_hub"]
 
 _FILE_PATH = re.compile(r"/files/[0-9a-f]{64}/[A-Za-z0-9_.+-]+\.whl")
 """Where a hub serves a wheel (``hub.server.packages.api``: ``/files/SHA256/FILENAME``)."""
+_VERSION_TEXT = re.compile(r"[A-Za-z0-9.+!_-]{1,64}")
 
 
 def pick_version(info: dict[str, Any], version: str | None, *, allow_unreviewed: bool) -> dict[str, Any]:
@@ -48,6 +49,39 @@ def pick_version(info: dict[str, Any], version: str | None, *, allow_unreviewed:
             "--allow-unreviewed installs it anyway"
         )
     return dict(chosen)
+
+
+class AmbiguousIdError(UsageError):
+    """A bare environment id that more than one owner publishes; the message lists them."""
+
+
+def resolve_on_hub(env_id: str, *, hub: str, token: str | None) -> str:
+    """``OWNER/ID`` for a bare id on a hub, when exactly one owner (that the token may see)
+    publishes it; otherwise a :class:`UsageError` that lists the owners and says what to type."""
+    answer = hub_request(hub, f"/api/v1/resolve/{quote(env_id, safe='')}", token=token, timeout=30.0)
+    found: dict[str, str] = {}  # ref -> newest reviewed version ('' if none), as far as they parse
+    for c in answer.get("candidates", []) if isinstance(answer, dict) else []:
+        ref, newest = str(c.get("ref", "")), str(c.get("offered") or "")
+        try:
+            if parse_ref(ref)[1] == env_id:
+                found[ref] = newest if _VERSION_TEXT.fullmatch(newest) else ""
+        except ValueError:
+            continue
+    refs = sorted(found)
+    if len(refs) == 1:
+        return refs[0]
+    if not refs:
+        raise UsageError(f"no environment {env_id!r} on {hub} that you can see; `verihub search` lists them")
+    lines = [
+        f"  {ref}" + (f"  (newest reviewed: {found[ref]})" if found[ref] else "  (no reviewed version)")
+        for ref in refs
+    ]
+    raise AmbiguousIdError(
+        f"{env_id!r} is published on {hub} by more than one owner; an id is unique only within its "
+        "owner, so say which one:\n"
+        + "\n".join(lines)
+        + f"\nfor example: verihub install {refs[0]} --hub {hub}"
+    )
 
 
 def _with_token(url: str, token: str | None) -> str:

@@ -15,9 +15,11 @@ pays) and is also counted apart; an ``error`` grade (the grading infrastructure 
 verdict and is left out of the rates, counted apart.
 
 A line with ``task_id`` is graded against that task (``reference``, when given, replaces the
-task's answer); a line with ``prompt`` (and no ``task_id`` the environment lists: a generated
-environment lists none) against the task whose prompt text is exactly that, or, when no task has
-it, against a task made of the prompt and the line's ``reference``.
+task's answer); a line with ``prompt`` (and no ``task_id`` the environment lists) against the
+task whose prompt text is exactly that, or, when no task has it, against a task made of the prompt
+and the line's ``reference``. A split generated without end is looked up in its first
+:data:`GENERATED_TASKS` tasks (seed 0); a hub's label file carries prompt and reference, so its
+lines are gradable whatever the run's seed.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterable, Sequence
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -37,17 +40,21 @@ from hub.env.grading import grade_rollout
 from hub.env.types import Message, Rollout, Task, Timing
 
 __all__ = [
+    "GENERATED_TASKS",
     "ConfusionExample",
     "FidelityReport",
     "LabelledResponse",
     "Rate",
     "measure",
+    "parse_labels",
     "rate",
     "read_labels",
     "report_from_verdicts",
 ]
 
 _SHOWN_LINES = 5
+GENERATED_TASKS = 1000
+"""How many tasks of a split without end (seed 0) label lines may name by id or prompt."""
 _EXAMPLE_CHARS = 400
 
 
@@ -101,6 +108,7 @@ class FidelityReport(BaseModel):
     env_id: str
     env_version: str
     labels: str = Field(description="The label file measured.")
+    labels_sha256: str = Field(default="", description="The label file's sha256, when known.")
     n: int = Field(description="Lines with a verdict (errors excluded).")
     true_positive: int
     false_negative: int
@@ -169,22 +177,19 @@ def _parse_line(text: str, number: int) -> LabelledResponse | str:
     )
 
 
-def read_labels(path: str | Path) -> list[LabelledResponse]:
-    """The records of a label file; blank lines are skipped, malformed ones refused (UsageError)."""
-    source = Path(path)
-    if not source.is_file():
-        raise UsageError(f"label file {str(source)!r} not found: pass --labels FILE (JSON lines)")
+def parse_labels(lines: Iterable[str], source: str) -> list[LabelledResponse]:
+    """The records of a label file's lines; blank lines are skipped, malformed ones refused
+    (UsageError naming ``source`` and the line numbers)."""
     out: list[LabelledResponse] = []
     bad: list[tuple[int, str]] = []
-    with source.open(encoding="utf-8", errors="replace") as handle:
-        for number, text in enumerate(handle, start=1):
-            if not text.strip():
-                continue
-            parsed = _parse_line(text, number)
-            if isinstance(parsed, str):
-                bad.append((number, parsed))
-            else:
-                out.append(parsed)
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        parsed = _parse_line(text, number)
+        if isinstance(parsed, str):
+            bad.append((number, parsed))
+        else:
+            out.append(parsed)
     if bad:
         first_line, first_why = bad[0]
         raise UsageError(
@@ -196,6 +201,15 @@ def read_labels(path: str | Path) -> list[LabelledResponse]:
     return out
 
 
+def read_labels(path: str | Path) -> list[LabelledResponse]:
+    """The records of a label file (see :func:`parse_labels`)."""
+    source = Path(path)
+    if not source.is_file():
+        raise UsageError(f"label file {str(source)!r} not found: pass --labels FILE (JSON lines)")
+    with source.open(encoding="utf-8", errors="replace") as handle:
+        return parse_labels(handle, str(source))
+
+
 def _prompt_text(task: Task) -> str:
     if isinstance(task.prompt, str):
         return task.prompt
@@ -203,13 +217,15 @@ def _prompt_text(task: Task) -> str:
 
 
 def _task_index(env: Environment) -> tuple[dict[str, Task], dict[str, Task]]:
-    """The environment's tasks of every finite split, by id and by prompt text (first wins)."""
+    """The environment's tasks of every split (the first :data:`GENERATED_TASKS` of one
+    generated without end), by id and by prompt text (first wins)."""
     by_id: dict[str, Task] = {}
     by_prompt: dict[str, Task] = {}
     for split in env.splits:
+        listed: Iterable[Task] = env.tasks(split)
         if env.num_tasks(split) is None:
-            continue  # generated without end: only lines that carry their own prompt are gradable
-        for task in env.tasks(split):
+            listed = islice(listed, GENERATED_TASKS)
+        for task in listed:
             by_id.setdefault(task.id, task)
             by_prompt.setdefault(_prompt_text(task), task)
     return by_id, by_prompt

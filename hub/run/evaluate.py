@@ -180,18 +180,21 @@ def prepare_run(
     shuffle: bool = False,
     logprobs: bool = False,
     options: EvalOptions | None = None,
+    started: tuple[Environment, str] | None = None,
 ) -> tuple[Environment, TaskSelection, RunConfig]:
     """Load the environment, select its tasks and build the run's config (nothing is written).
 
     The config records where the data came from (:mod:`hub.registry.data`) and a hash of the
-    selected tasks; ``env_args`` that only locate a local copy are listed as ``location_args``."""
+    selected tasks; ``env_args`` that only locate a local copy are listed as ``location_args``.
+    ``started``: an environment already started elsewhere (a sandbox of a package that is not
+    installed here) and its package's content hash, used instead of loading ``env_id``."""
     from hub.version import __version__
 
     if rollouts < 1:
         raise UsageError("--rollouts must be at least 1")
     args = dict(env_args or {})
     with recording_sources() as sources:
-        env = open_environment(env_id, args, options)
+        env = started[0] if started is not None else open_environment(env_id, args, options)
     reported = getattr(env, "data_sources", None)  # a sandboxed package reports its own loads
     if not sources and callable(reported):
         sources = reported()
@@ -208,7 +211,7 @@ def prepare_run(
         config = RunConfig(
             env_id=env_id,
             env_version=env.version,
-            env_hash=package_hash(env_id),
+            env_hash=started[1] if started is not None else package_hash(env_id),
             env_args=args,
             model=model,
             base_url=None if is_local_model(model) or is_gold_model(model) else base_url,
@@ -249,6 +252,7 @@ async def evaluate(
     shuffle: bool = False,
     logprobs: bool = False,
     options: EvalOptions | None = None,
+    started: tuple[Environment, str] | None = None,
 ) -> Summary:
     """Evaluate ``env_id`` against ``model`` into a new run directory ``out``.
 
@@ -256,6 +260,7 @@ async def evaluate(
     rollout's group-relative advantage in ``extra.advantage`` (the group is written together).
     ``shuffle``: a seeded random sample of ``num_tasks`` tasks instead of the first ones.
     ``logprobs``: record each answer's tokens and log-probabilities in ``extra.tokens``.
+    ``started``: see :func:`prepare_run` (it is closed at the end like one this call started).
     """
     opts = options or EvalOptions()
     env, tasks, config = prepare_run(
@@ -273,6 +278,7 @@ async def evaluate(
         options=opts,
         shuffle=shuffle,
         logprobs=logprobs,
+        started=started,
     )
     rundir = RunDir(out)
     try:

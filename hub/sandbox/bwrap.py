@@ -12,7 +12,8 @@ host name; a scrubbed environment (``--clearenv`` plus what the caller sets); it
 (``--new-session``: no terminal to inject keystrokes into); and death with its parent. Every
 option, the environment's values included, reaches bubblewrap on a descriptor (``--args FD``):
 the sandbox reads its init's command line in ``/proc/1/cmdline``, and sees only ``bwrap --args
-5 -- COMMAND``.
+5 -- COMMAND``. Started by root, the sandbox joins a user namespace of
+:mod:`hub.sandbox.userns` instead, so that its command is not host uid 0.
 """
 
 from __future__ import annotations
@@ -122,7 +123,7 @@ def _bind_system(args: list[str]) -> None:
             args += ["--ro-bind", path, path]
 
 
-def _minimal_dev(args: list[str], disk: str) -> None:
+def _minimal_dev(args: list[str], disk: str, perms: list[str]) -> None:
     """A /dev of five device nodes, the standard links and a size-capped /dev/shm: nothing
     writable but /dev/shm (``--dev`` would add an unsized tmpfs)."""
     for node in _DEVICES:
@@ -130,7 +131,59 @@ def _minimal_dev(args: list[str], disk: str) -> None:
             args += ["--dev-bind", node, node]
     for name, target in (("fd", "/proc/self/fd"), ("stdin", "0"), ("stdout", "1"), ("stderr", "2")):
         args += ["--symlink", target if name == "fd" else f"/proc/self/fd/{target}", f"/dev/{name}"]
-    args += ["--size", disk, "--tmpfs", "/dev/shm"]
+    args += [*perms, "--size", disk, "--tmpfs", "/dev/shm"]
+
+
+#: options that create their last argument in the new root, and how many arguments they take
+_DEST_OPS = {
+    "--ro-bind": 2,
+    "--bind": 2,
+    "--dev-bind": 2,
+    "--symlink": 2,
+    "--tmpfs": 1,
+    "--proc": 1,
+    "--dir": 1,
+}
+_MODIFIERS = {"--perms": 1, "--size": 1}
+
+
+def _with_parents(args: list[str]) -> list[str]:
+    """Mount operations ``args`` with a ``--perms 0755 --dir`` before each operation for every
+    missing parent of its destination: bubblewrap makes them 0700 when it runs as namespace
+    root, which would shut the sandbox's user out of everything below them (``/root/...``,
+    ``/home/sandbox``)."""
+    out: list[str] = []
+    mounted: list[str] = []  # binds so far: what is below them exists or is not ours to make
+    made: set[str] = set()  # folders that exist in the new root (made here, or a tmpfs)
+    pending: list[str] = []  # modifiers of the next operation
+    i = 0
+    while i < len(args):
+        opt = args[i]
+        if opt in _MODIFIERS:
+            pending += args[i : i + 2]
+            i += 2
+            continue
+        n = _DEST_OPS.get(opt)
+        if n is None:
+            out += [*pending, opt]
+            pending = []
+            i += 1
+            continue
+        dest = args[i + n]
+        for parent in reversed(Path(dest).parents[:-1] if Path(dest).parents else []):
+            p = str(parent)
+            if p in made or any(p == m or p.startswith(m.rstrip("/") + "/") for m in mounted):
+                continue
+            out += ["--perms", "0755", "--dir", p]
+            made.add(p)
+        out += [*pending, *args[i : i + n + 1]]
+        pending = []
+        if opt in ("--tmpfs", "--dir"):
+            made.add(dest)  # an empty folder: what goes below it needs its parents made
+        else:
+            mounted.append(dest)
+        i += n + 1
+    return out + pending
 
 
 def bwrap_argv(
@@ -146,6 +199,7 @@ def bwrap_argv(
     seccomp_fd: int | None = None,
     cwd: str = HOME,
     args_fd: int = 5,
+    userns: tuple[int, int] | None = None,
 ) -> Plan:
     """The bwrap :class:`Plan` that runs ``command`` in a fresh sandbox (see the module
     docstring). ``ro_binds``: host paths the sandbox reads at the same path; ``ro_map``: (host
@@ -153,33 +207,35 @@ def bwrap_argv(
     outputs; the supervisor caps its size). ``env`` is the whole environment inside; it travels
     in the ``--args`` payload (descriptor ``args_fd``), never on the command line.
     ``rw_area``: a host folder that is, inside, a tmpfs of ``disk_mb`` at the same path, its host
-    content readable at :data:`~hub.sandbox.rwarea.RW_IN` (see :mod:`hub.sandbox.rwarea`)."""
+    content readable at :data:`~hub.sandbox.rwarea.RW_IN` (see :mod:`hub.sandbox.rwarea`).
+    ``userns``: (descriptor, host uid) of a namespace of :func:`hub.sandbox.userns.open_userns`,
+    given where the supervisor is root: bubblewrap joins it and ``setpriv`` drops to
+    :data:`SANDBOX_UID` before the command, so that the command is not host root."""
     exe = shutil.which("bwrap") or "bwrap"
     disk = str(limits.disk_mb * 1024 * 1024)
-    args = [
-        "--unshare-all",
-        *(["--share-net"] if network else []),
-        "--unshare-user",
-        "--disable-userns",
-        "--uid",
-        str(SANDBOX_UID),
-        "--gid",
-        str(SANDBOX_GID),
-        "--hostname",
-        HOSTNAME,
-        "--die-with-parent",
-        "--new-session",
-        "--cap-drop",
-        "ALL",
-        "--clearenv",
-    ]
+    if userns is None:
+        users = ["--unshare-all", *(["--share-net"] if network else []), "--unshare-user", "--disable-userns"]
+        users += ["--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_GID)]
+        caps, perms, prefix = ["--cap-drop", "ALL"], [], []
+    else:
+        from hub.sandbox.userns import setpriv_prefix
+
+        users = ["--userns", str(userns[0]), "--unshare-ipc", "--unshare-pid", "--unshare-uts"]
+        users += ["--unshare-cgroup-try", *([] if network else ["--unshare-net"])]
+        # namespace root keeps only what setpriv needs to become SANDBOX_UID for good
+        caps = ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        caps += ["--cap-add", "CAP_SETPCAP"]
+        perms = ["--perms", "1777"]  # the tmpfs folders belong to namespace root: SANDBOX_UID writes
+        prefix = setpriv_prefix(SANDBOX_UID, userns[0])
+    args = [*users, "--hostname", HOSTNAME, "--die-with-parent", "--new-session", *caps, "--clearenv"]
     for key, value in sorted(env.items()):
         args += ["--setenv", key, value]
     # the private tmpfs folders first: a bind below /tmp (a virtualenv or a build folder there)
     # is mounted on top of them, not hidden by them
+    mounts_from = len(args)  # from here on: only mount operations (no values of the caller's)
     args += ["--proc", "/proc"]
-    _minimal_dev(args, disk)
-    args += ["--size", disk, "--tmpfs", "/tmp", "--size", disk, "--tmpfs", HOME]
+    _minimal_dev(args, disk, perms)
+    args += [*perms, "--size", disk, "--tmpfs", "/tmp", *perms, "--size", disk, "--tmpfs", HOME]
     _bind_system(args)
     seen: set[str] = set()
     for root in [*python_roots(), *ro_binds]:
@@ -194,11 +250,13 @@ def bwrap_argv(
     if rw_area is not None:
         from hub.sandbox.rwarea import RW_IN
 
-        args += ["--size", disk, "--tmpfs", str(rw_area), "--ro-bind", str(rw_area), RW_IN]
+        args += [*perms, "--size", disk, "--tmpfs", str(rw_area), "--ro-bind", str(rw_area), RW_IN]
+    if userns is not None:
+        args = args[:mounts_from] + _with_parents(args[mounts_from:])
     args += ["--remount-ro", "/", "--chdir", cwd]
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
-    return Plan(argv=[exe, "--args", str(args_fd), "--", *command], args=args)
+    return Plan(argv=[exe, "--args", str(args_fd), "--", *prefix, *command], args=args)
 
 
 @functools.cache
@@ -214,17 +272,29 @@ def unavailable_reason() -> str | None:
         os.close(seccomp_filter_fd())
     except OSError as exc:
         return f"{exc} (or pass --unsafe-no-sandbox)"
-    plan = bwrap_argv([sys.executable, "-c", "pass"], limits=Limits(disk_mb=1), env={})
+    from hub.sandbox.userns import drops_root, host_ids, open_userns
+
+    ns_fd = None
     try:
+        if drops_root():
+            host = host_ids()
+            ns_fd = open_userns(SANDBOX_UID, host)
+        userns = None if ns_fd is None else (ns_fd, host)
+        probe = [sys.executable, "-c", "import os, sys; sys.exit(os.getuid() == 0)"]
+        plan = bwrap_argv(probe, limits=Limits(disk_mb=1), env={}, userns=userns)
         proc = subprocess.run(
             [plan.argv[0], *plan.args, *plan.argv[3:]],
             capture_output=True,
             text=True,
             timeout=30,
             check=False,
+            pass_fds=() if ns_fd is None else (ns_fd,),
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bubblewrap does not start ({exc}); pass --unsafe-no-sandbox to run unsandboxed"
+    finally:
+        if ns_fd is not None:
+            os.close(ns_fd)
     if proc.returncode != 0:
         why = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
         return (

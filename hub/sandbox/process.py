@@ -34,10 +34,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
-from hub.sandbox.bwrap import HOME, bwrap_argv, unavailable_reason
+from hub.sandbox.bwrap import HOME, SANDBOX_UID, bwrap_argv, unavailable_reason
 from hub.sandbox.cgroup import CgroupGroup, open_group
 from hub.sandbox.policy import Limits, seccomp_filter_fd
 from hub.sandbox.rwarea import AreaError, Receiver, extract, wrap
+from hub.sandbox.userns import drops_root, host_ids, open_userns
 
 __all__ = ["CHANNEL_FD", "SandboxProcess", "SandboxUnavailableError", "run", "tree_usage"]
 
@@ -45,6 +46,7 @@ CHANNEL_FD = 3
 _SECCOMP_FD = 4
 _ARGS_FD = 5
 AREA_FD = 6
+_USERNS_FD = 7
 _TMPFS = ("/tmp", HOME, "/dev/shm")
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 _HZ = os.sysconf("SC_CLK_TCK")
@@ -126,6 +128,21 @@ def _tmpfs_bytes(bwrap_pid: int, size: int, more: Sequence[str] = ()) -> int:
     return total
 
 
+def _readable(root: Path) -> None:
+    """Let the sandbox's user (not this process's) read the folder it gets a copy of: what this
+    process owns under ``root`` gets read (and, for folders, search) permission for others."""
+    me = os.geteuid()
+    for dirpath, dirnames, filenames in os.walk(root):
+        for path, extra in [(dirpath, 0o005)] + [(os.path.join(dirpath, n), 0o004) for n in filenames]:
+            try:
+                st = os.lstat(path)
+                if st.st_uid == me and not os.path.islink(path) and st.st_mode & extra != extra:
+                    os.chmod(path, st.st_mode | extra | (0o001 if st.st_mode & 0o100 else 0))
+            except OSError:
+                continue
+        dirnames[:] = [d for d in dirnames if not os.path.islink(os.path.join(dirpath, d))]
+
+
 def _child_setup(
     limits: Limits, moves: Sequence[tuple[int, int]], cgroup_procs: str | None
 ) -> None:  # between fork and exec
@@ -205,6 +222,18 @@ class SandboxProcess:
                 argv = list(command)
             else:
                 self.cgroup = open_group(limits.memory_mb * 1024 * 1024, limits.processes)
+                userns = None
+                if drops_root():  # the sandbox's user must not be host root (hub.sandbox.userns)
+                    host = host_ids()
+                    try:
+                        ns_fd = open_userns(SANDBOX_UID, host)
+                    except OSError as exc:
+                        raise SandboxUnavailableError(f"no user namespace for the sandbox: {exc}") from exc
+                    opened.append(ns_fd)
+                    moves.append((ns_fd, _USERNS_FD))
+                    userns = (_USERNS_FD, host)
+                    if rw_area is not None:
+                        _readable(rw_area)
                 plan = bwrap_argv(
                     command,
                     limits=limits,
@@ -217,6 +246,7 @@ class SandboxProcess:
                     seccomp_fd=_SECCOMP_FD,
                     cwd=cwd or HOME,
                     args_fd=_ARGS_FD,
+                    userns=userns,
                 )
                 argv = plan.argv
                 filt = seccomp_filter_fd()

@@ -27,7 +27,12 @@ CHILD = r"""
 import os, shutil, subprocess, sys, tarfile
 area, source, cwd, fd = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 argv = sys.argv[6:]
-shutil.copytree(source, area, symlinks=True, dirs_exist_ok=True)
+for name in os.listdir(source):  # entry by entry: the area's own top folder is not ours to chmod
+    src, dst = os.path.join(source, name), os.path.join(area, name)
+    if os.path.isdir(src) and not os.path.islink(src):
+        shutil.copytree(src, dst, symlinks=True)
+    else:
+        shutil.copy2(src, dst, follow_symlinks=False)
 code = subprocess.call(argv, cwd=cwd, pass_fds=())
 with os.fdopen(fd, "wb") as out, tarfile.open(fileobj=out, mode="w|") as tar:
     for dirpath, dirnames, filenames in os.walk(area):

@@ -17,7 +17,7 @@ from hub.server.core.redact import Redactor, hub_secrets
 from hub.server.core.storage import LocalStorage
 from hub.server.packages import api, index, settings_pages
 from hub.server.results import api as results_api
-from hub.server.results import labels_api, run_pages
+from hub.server.results import hub_evals_api, labels_api, run_pages
 from hub.server.results import pages as result_pages
 from hub.server.web import account_pages, pages
 from hub.server.web.errors import exception_handlers
@@ -56,6 +56,7 @@ def _routes() -> list[BaseRoute]:
             routes=[
                 *accounts_api.routes(),
                 *results_api.routes(),
+                *hub_evals_api.routes(),
                 *labels_api.routes(),
                 *bounty_api.routes(),
                 *api.routes(),

@@ -1,5 +1,6 @@
-"""The worker: takes review jobs, then pushed runs to re-verify, from the database queues and runs
-each in a child process.
+"""The worker: takes review jobs, then pushed runs to re-verify, then evaluations the hub runs
+itself (:mod:`hub.server.results.hub_evals`), from the database queues and runs each in a child
+process.
 
 ``verihub hub worker --db URL --data DIR`` runs one on any machine that reaches the database
 and the artifact store; ``verihub hub serve`` on SQLite starts one itself. Reviews keep
@@ -13,7 +14,9 @@ work again. With ``parent_pid`` set it exits once that process is gone.
 
 Children run package code, so they get only what they need: the paths of the bundle and of
 their output on the command line, and an environment of a few named variables
-(:data:`CHILD_ENV`), never the database URL or the hub's other settings. What they report is
+(:data:`CHILD_ENV`), never the database URL or the hub's other settings. A hub evaluation's child
+also gets the one variable its queue entry names for the endpoint's key (its value is cleaned out
+of what the child reports); the environment's code runs in the sandbox, not in that child. What they report is
 cleaned (:mod:`hub.server.core.redact`) before it is stored.
 """
 
@@ -44,7 +47,7 @@ from hub.server.core.db import make_engine, sessions
 from hub.server.core.models import VERIFY_ERROR
 from hub.server.core.redact import Redactor, hub_secrets
 from hub.server.core.storage import LocalStorage
-from hub.server.results import reverify
+from hub.server.results import hub_evals, reverify
 from hub.server.results.band_tasks import MAX_TASKS_BYTES
 from hub.server.reviews.blame import host_load, outcome
 from hub.server.reviews.hostspeed import MAX_SCALE, calibrate
@@ -110,12 +113,20 @@ class _Child:
     duration_s: float
 
 
-def _run_child(w: _Worker, cmd: list[str], beat: Callable[[], bool], timeout_s: float, tmp: Path) -> _Child:
+def _run_child(
+    w: _Worker,
+    cmd: list[str],
+    beat: Callable[[], bool],
+    timeout_s: float,
+    tmp: Path,
+    extra_env: Mapping[str, str] | None = None,
+) -> _Child:
     """Run ``cmd``, calling ``beat`` (the lease heartbeat) every third of the lease."""
     started = time.monotonic()
     lost = timed_out = False
     with (tmp / "stderr.txt").open("w+", encoding="utf-8", errors="replace") as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, text=True, env=child_env())
+        env = {**child_env(), **(extra_env or {})}
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, text=True, env=env)
         while proc.poll() is None:
             try:
                 proc.wait(timeout=max(w.config.lease_s / 3, 0.2))
@@ -252,6 +263,59 @@ def _reverify_next(w: _Worker) -> _Step:
     return "done"
 
 
+def _hub_eval_next(w: _Worker) -> _Step:
+    job = hub_evals.claim(w.make, w.name, w.config.lease_s)
+    if job is None:
+        return "idle"
+    if not job.wheel_sha256 or not w.storage.exists(job.wheel_sha256):
+        report: dict[str, Any] = {"error": "the version's wheel is missing from the artifact store"}
+        hub_evals.finish(w.make, job, w.name, report=report)
+        return "dropped"
+    key = os.environ.get(job.api_key_env, "") if job.api_key_env else ""
+    redactor = Redactor.of([*w.redactor.secrets, key] if key else w.redactor.secrets)
+    with tempfile.TemporaryDirectory(prefix="verihub-hub-eval-") as tmp:
+        spec = {
+            "env_id": job.env_id,
+            "content_hash": job.content_hash,
+            "model": job.model,
+            "base_url": job.base_url,
+            "api_key_env": job.api_key_env,
+            "num_tasks": job.num_tasks,
+            "rollouts": job.rollouts,
+            "seed": job.seed,
+            "wall_s": hub_evals.TIMEOUT_S,
+        }
+        (Path(tmp) / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
+        out = Path(tmp) / "out"
+        out.mkdir()
+        cmd = [
+            sys.executable,
+            "-m",
+            "hub.server.results.hub_eval_child",
+            str(w.storage.path(job.wheel_sha256)),
+            job.wheel_filename,
+            str(Path(tmp) / "spec.json"),
+            str(out),
+        ]
+        beat = lambda: hub_evals.heartbeat(w.make, job, w.name, w.config.lease_s)  # noqa: E731
+        extra = {job.api_key_env: key} if key else {}
+        child = _run_child(w, cmd, beat, hub_evals.TIMEOUT_S, Path(tmp), extra)
+        if child.abandoned:
+            return "dropped"
+        if (out / "outcome.json").is_file():
+            report, run_id = hub_evals.record_run(w.make, w.storage, w.config.limits, job, out, key)
+        else:
+            why = "took too long" if child.timed_out else f"failed: {child.stderr_tail}"
+            report, run_id = {"error": f"the evaluation process {why}"}, None
+    report = redactor.value(report)
+    report["duration_s"] = round(child.duration_s, 2)
+    hub_evals.finish(w.make, job, w.name, report=report, run_id=run_id)
+    bump(w.config.data)
+    log.info("hub evaluation %s (attempt %s) in %.1f s: %s", job.eval_id, job.attempt, child.duration_s,
+             "recorded" if run_id is not None else report.get("error"))  # fmt: skip
+    return "done"
+
+
 def _time_scale(config: HubConfig) -> float:
     """The factor of this worker's review time limits: the operator's, else this host's calibration."""
     if config.review_time_scale is not None:
@@ -267,8 +331,8 @@ def _time_scale(config: HubConfig) -> float:
 
 
 def work(config: HubConfig, *, once: bool = False, poll_s: float = 1.0, parent_pid: int | None = None) -> int:
-    """Run reviews, then re-verifications, until stopped (or, with ``once``, until both queues are
-    empty); returns the jobs done."""
+    """Run reviews, then re-verifications, then hub evaluations, until stopped (or, with ``once``,
+    until the queues are empty); returns the jobs done."""
     engine = make_engine(config.database)
     w = _Worker(
         config,
@@ -295,6 +359,8 @@ def work(config: HubConfig, *, once: bool = False, poll_s: float = 1.0, parent_p
         step = _review_next(w)
         if step == "idle":
             step = _reverify_next(w)
+        if step == "idle":
+            step = _hub_eval_next(w)
         if step == "done":
             done += 1
         elif step == "idle":

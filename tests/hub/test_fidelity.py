@@ -150,3 +150,22 @@ def test_a_generated_environment_is_matched_by_prompt_and_reference(tmp_path: Pa
                 [{"task_id": "x-1", "prompt": "2 + 2", "response": "4", "label": True}],
             )
         )
+
+
+def test_lines_name_tasks_of_a_split_without_end_by_id(tmp_path: Path) -> None:
+    from itertools import count
+
+    from hub.review.fidelity import GENERATED_TASKS
+
+    def endless(split: str, seed: int) -> Any:
+        return (Task(id=f"{split}-{seed}-{i}", prompt=f"q{i}", answer=str(i)) for i in count())
+
+    env = SingleTurnEnv(id="endless", version="1.0", tasks=endless, grader=stub_grader)
+    assert env.num_tasks("test") is None
+    near = write(tmp_path / "near.jsonl", [{"task_id": "test-0-7", "response": "7", "label": True}])
+    report = run(measure(env, read_labels(near)))
+    assert (report.n, report.true_positive) == (1, 1)
+    far = f"test-0-{GENERATED_TASKS}"  # past the indexed prefix: no such task
+    beyond = write(tmp_path / "far.jsonl", [{"task_id": far, "response": "1", "label": True}])
+    with pytest.raises(UsageError, match="match no task of endless"):
+        run(measure(env, read_labels(beyond)))

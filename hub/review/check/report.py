@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from hub.review.fidelity import FidelityReport
 from hub.sandbox.redact import MAX_DETAIL, MAX_REASON, clean, host_secrets
 
 __all__ = ["CHECK_NAMES", "CheckReport", "CheckResult", "CheckStatus"]
@@ -30,6 +31,7 @@ CHECK_NAMES: dict[str, str] = {
     "file_access": "no file is read outside the package and the run directory",
     "network": "no network access is attempted",
     "sandbox": "the check itself ran to completion within its limits",
+    "verifier_card": "the packaged label file's error rates, measured with the grader (optional)",
 }
 
 
@@ -53,6 +55,9 @@ class CheckReport(BaseModel):
     unsafe: bool = Field(default=False, description="True when the package ran without the sandbox.")
     results: list[CheckResult] = Field(default_factory=list)
     duration_s: float = 0.0
+    verifier_card: FidelityReport | None = Field(
+        default=None, description="The grader measured on the package's label file, when it ships one."
+    )
 
     def result(self, name: str) -> CheckResult | None:
         return next((r for r in self.results if r.name == name), None)
@@ -97,6 +102,9 @@ class CheckReport(BaseModel):
             text = f"  {mark}  {r.name}: {r.reason or CHECK_NAMES.get(r.name, '')}"
             lines.append(text)
             lines.extend(f"          - {d}" for d in r.details)
+        if self.verifier_card is not None:
+            lines.append("verifier card:")
+            lines.extend("  " + line for line in self.verifier_card.to_text().splitlines())
         verdict = "PASSED" if self.passed else f"FAILED ({len(self.failures())} checks)"
         lines.append(f"{verdict} in {self.duration_s:.1f}s")
         return "\n".join(lines)

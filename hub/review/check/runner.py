@@ -11,6 +11,7 @@ drawn in this process.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import shutil
@@ -37,6 +38,7 @@ from hub.review.check.drive import (
     run_sync,
     tripwire_results,
 )
+from hub.review.check.labels import measure_packaged_labels
 from hub.review.check.report import CHECK_NAMES, CheckReport
 from hub.review.check.stateful_probes import run_stateful_probes
 from hub.sandbox import UNSAFE_BANNER, Limits, RemoteError, unavailable_reason
@@ -276,6 +278,19 @@ def _start(stage: Path, env_id: str | None, opts: CheckOptions) -> RemoteEnviron
     )
 
 
+def _answers(prober: Prober, seconds: float) -> bool:
+    """Whether the sandbox answers a ping within ``seconds`` (what it noted is kept)."""
+
+    async def ping() -> bool:
+        try:
+            prober.noted += await asyncio.wait_for(prober.env.acall("tripwire"), timeout=seconds)
+        except (asyncio.TimeoutError, RemoteError):
+            return False
+        return True
+
+    return run_sync(ping())
+
+
 def _dynamic_checks(stage: Path, env_id: str | None, opts: CheckOptions, report: CheckReport) -> bool:
     """Load the environment in two sandboxes and ask it the check's questions; True when the
     run got to the end."""
@@ -305,6 +320,10 @@ def _dynamic_checks(stage: Path, env_id: str | None, opts: CheckOptions, report:
         run_sync(
             run_stateful_probes(prober, report, gold_tasks=opts.gold_tasks, probe_tasks=opts.probe_tasks)
         )
+        prober.phase = "label file"
+        graded = run_sync(measure_packaged_labels(env, stage, report, timeout_s=opts.grade_timeout_s))
+        if graded and not _answers(prober, opts.grade_timeout_s + 2.0):  # a grading still holds it
+            raise Hung("grading the label file", opts.grade_timeout_s + 2.0)
         prober.noted += env.tripwire()
         finished = True
     except Hung as exc:

@@ -2,7 +2,8 @@
 
 Read-only GET pages like the others (no scripts, no forms that write): the data comes from
 :func:`hub.server.bounties.view.bounty_json`, so a linked private version reads "a private version"
-to whoever cannot see its environment. The specification is sanitised Markdown.
+to whoever cannot see its environment. The specification is Markdown, rendered and sanitised
+once when it is saved (:func:`hub.server.bounties.workflow.spec_html`).
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ from starlette.routing import Route
 
 from hub.server.accounts.webauth import guarded
 from hub.server.bounties.view import bounty_json
-from hub.server.bounties.workflow import STATES, BountyError, get_bounty, list_bounties
-from hub.server.web.markdown import render_markdown
+from hub.server.bounties.workflow import STATES, BountyError, get_bounty, list_bounties, spec_html
 from hub.server.web.pages import render_page
 
 __all__ = ["LABELS", "routes"]
@@ -60,8 +60,9 @@ def bounty_page(request: Request) -> Response:
         except BountyError as exc:
             return _missing(request, str(exc))
         data = bounty_json(session, request.state.who, bounty, full=True)
-        session.commit()
-    return render_page(request, "bounty.html", b=data, spec=render_markdown(data["spec"]), labels=LABELS)
+        html = spec_html(bounty)
+        session.commit()  # the hub's lazy moves, and an older bounty's rendering
+    return render_page(request, "bounty.html", b=data, spec=html, labels=LABELS)
 
 
 def routes() -> list[Route]:

@@ -35,6 +35,7 @@ from hub.server.bounties.inputs import (
 )
 from hub.server.core.models import FAILED, PASSED, Bounty, BountyEvent, Owner, utcnow
 from hub.server.core.problems import Problem
+from hub.server.web.markdown import render_markdown
 
 __all__ = [
     "ACTIONS",
@@ -48,6 +49,7 @@ __all__ = [
     "get_bounty",
     "list_bounties",
     "parse_deadline",
+    "spec_html",
     "sync",
 ]
 
@@ -216,6 +218,7 @@ def create_bounty(
     bounty = Bounty(
         title=title,
         spec=spec,
+        spec_html=render_markdown(spec),  # once, here: pages never render per request
         reward=reward,
         deadline=deadline,
         claim_days=claim_days,
@@ -232,6 +235,14 @@ def create_bounty(
     session.flush()
     session.refresh(bounty)
     return bounty
+
+
+def spec_html(bounty: Bounty) -> str:
+    """The specification as sanitised HTML, rendered when it was saved. A bounty saved before that
+    column existed has '' there: it is rendered now and kept on the row (the caller commits)."""
+    if not bounty.spec_html and bounty.spec:
+        bounty.spec_html = render_markdown(bounty.spec)
+    return bounty.spec_html
 
 
 def get_bounty(session: Session, bounty_id: int, *, now: dt.datetime | None = None) -> Bounty:

@@ -10,7 +10,9 @@ in ``hub/server/core/migrations`` (``verihub hub migrate``).
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
+from packaging.utils import canonicalize_version
 from sqlalchemy import (
     Boolean,
     DateTime,
@@ -33,6 +35,7 @@ __all__ = [
     "Correction",
     "EnvFile",
     "Environment",
+    "HubEval",
     "Invitation",
     "Job",
     "Member",
@@ -45,6 +48,7 @@ __all__ = [
     "Version",
     "WebSession",
     "utcnow",
+    "version_key",
 ]
 
 #: Review states of a version (and so of its job).
@@ -63,6 +67,16 @@ REGRADE_STATES = {
     UNVERIFIED: "regraded_inconsistent",
     VERIFY_ERROR: "error",
 }
+
+
+def version_key(version: str) -> str:
+    """The PEP 440 canonical form of ``version`` (``0.1``, ``0.1.0`` and ``0.1.0.0`` -> ``0.1``):
+    versions of one environment are unique by it. A string that is not PEP 440 keys as itself."""
+    return canonicalize_version(version, strip_trailing_zero=True)
+
+
+def _version_key_default(ctx: Any) -> str:
+    return version_key(str(ctx.get_current_parameters()["version"]))
 
 
 def utcnow() -> dt.datetime:
@@ -135,10 +149,16 @@ class Version(Base):
     """One pushed version: its bundle, review state and report, yank flag."""
 
     __tablename__ = "versions"
-    __table_args__ = (UniqueConstraint("environment_id", "version"),)
+    __table_args__ = (
+        UniqueConstraint("environment_id", "version"),
+        UniqueConstraint("environment_id", "version_key", name="ux_versions_env_version_key"),
+    )
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     environment_id: Mapped[int] = mapped_column(ForeignKey("environments.id"))
     version: Mapped[str] = mapped_column(String(64))
+    #: :func:`version_key` of ``version``; unique per environment, so two pushes of one PEP 440
+    #: version (``0.1`` and ``0.1.0``) cannot both land, even when they race
+    version_key: Mapped[str] = mapped_column(String(80), default=_version_key_default, server_default="")
     manifest_sha256: Mapped[str] = mapped_column(String(80))
     content_hash: Mapped[str] = mapped_column(String(80))  # hash_tree of the import package
     requires_python: Mapped[str] = mapped_column(String(100), default="")
@@ -149,10 +169,14 @@ class Version(Base):
     license: Mapped[str] = mapped_column(Text, default="", server_default="")
     state: Mapped[str] = mapped_column(String(8), default=QUEUED)
     report: Mapped[str] = mapped_column(Text, default="")
+    # the verifier card the review measured on the package's label file (JSON), "" when none
+    verifier_card: Mapped[str] = mapped_column(Text, default="", server_default="")
     yanked: Mapped[bool] = mapped_column(Boolean, default=False)
     yank_reason: Mapped[str] = mapped_column(Text, default="")
     uploaded_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     reviewed_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    # wheel and sdist downloads from /files/ (a number only: nothing about who downloaded)
+    downloads: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     environment: Mapped[Environment] = relationship(back_populates="versions")
     files: Mapped[list[EnvFile]] = relationship(back_populates="version")
 
@@ -189,15 +213,16 @@ class Job(Base):
 
 
 class Run(Base):
-    """A pushed evaluation run of one environment version (``verihub results push``).
+    """An evaluation run of one environment version: pushed (``verihub results push``), or, with
+    ``origin`` ``hub``, run by the hub's worker against ``endpoint`` (:class:`HubEval`).
 
-    ``owner`` is who pushed it: the authenticated user, never a name taken from the upload.
-    ``entry`` and ``summary`` are JSON the server computed from the uploaded rollouts (the
-    leaderboard's verification), not the uploaded summary. The run directory itself is kept as
-    a blob in the artifact store (``archive_sha256``). Private runs are visible to their owner
-    (and admins) only. ``verify_*`` is the re-verification queue: a worker claims a pending run
-    (or one whose lease ran out), re-grades a sample of its rollouts with the version's own
-    grader in the sandbox, and records ``verified`` or ``unverified`` with its report.
+        ``owner`` is who pushed it: the authenticated user, never a name taken from the upload.
+        ``entry`` and ``summary`` are JSON the server computed from the uploaded rollouts (the
+        leaderboard's verification), not the uploaded summary. The run directory itself is kept as
+        a blob in the artifact store (``archive_sha256``). Private runs are visible to their owner
+        (and admins) only. ``verify_*`` is the re-verification queue: a worker claims a pending run
+        (or one whose lease ran out), re-grades a sample of its rollouts with the version's own
+        grader in the sandbox, and records ``verified`` or ``unverified`` with its report.
     """
 
     __tablename__ = "runs"
@@ -224,6 +249,9 @@ class Run(Base):
     verified_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
     config: Mapped[str] = mapped_column(Text, default="", server_default="")  # config.json ("": not stored)
     rollouts_stored: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sql_false())
+    #: ``pushed`` (a user ran it and pushed it) or ``hub`` (the worker ran it against ``endpoint``)
+    origin: Mapped[str] = mapped_column(String(8), default="pushed", server_default="pushed")
+    endpoint: Mapped[str] = mapped_column(String(300), default="", server_default="")
     version: Mapped[Version] = relationship()
     owner: Mapped[Owner] = relationship()
 
@@ -239,7 +267,10 @@ class Bounty(Base):
     __tablename__ = "bounties"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     title: Mapped[str] = mapped_column(String(200))
-    spec: Mapped[str] = mapped_column(Text)  # Markdown, sanitised when shown
+    spec: Mapped[str] = mapped_column(Text)  # Markdown
+    #: ``spec`` rendered and sanitised once, when saved (pages show this, never render per request);
+    #: '' for a bounty saved before the column existed: rendered and stored on its first view
+    spec_html: Mapped[str] = mapped_column(Text, default="", server_default="")
     reward: Mapped[str] = mapped_column(String(200))  # free text: "500 EUR", "2000 GPU-hours"
     deadline: Mapped[dt.datetime] = mapped_column(DateTime)
     claim_days: Mapped[float] = mapped_column(Float, default=7.0)
@@ -384,3 +415,32 @@ class Correction(Base):
     rerun: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sql_false())
     run: Mapped[Run] = relationship()
     author: Mapped[Owner] = relationship()
+
+
+class HubEval(Base):
+    """An evaluation an admin asked the hub to run: a version against a named OpenAI-compatible
+    endpoint (``model`` at ``base_url``, no credentials). ``api_key_env`` names the worker's
+    environment variable holding the key; the key itself is never stored. ``state`` is ``queued``
+    (waiting for, or held by, a worker under ``worker``/``lease_until``), ``done`` (``run_id`` is
+    the recorded run) or ``error`` (``report`` says why)."""
+
+    __tablename__ = "hub_evals"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    version_id: Mapped[int] = mapped_column(ForeignKey("versions.id"))
+    requester_id: Mapped[int] = mapped_column(ForeignKey("owners.id"))
+    model: Mapped[str] = mapped_column(String(200))
+    base_url: Mapped[str] = mapped_column(String(300))
+    api_key_env: Mapped[str] = mapped_column(String(100), default="", server_default="")
+    num_tasks: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    rollouts: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    seed: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    state: Mapped[str] = mapped_column(String(12), default="queued", server_default="queued")
+    report: Mapped[str] = mapped_column(Text, default="", server_default="")
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    worker: Mapped[str] = mapped_column(String(200), default="", server_default="")
+    lease_until: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    run_id: Mapped[int | None] = mapped_column(ForeignKey("runs.id"), nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    version: Mapped[Version] = relationship()
+    requester: Mapped[Owner] = relationship()

@@ -19,19 +19,22 @@ from hub.server.accounts.httpauth import principal
 from hub.server.accounts.webauth import guarded, guarded_write
 from hub.server.core.archive import received_upload
 from hub.server.core.models import Environment, Version
-from hub.server.core.queries import find_env, offered, search
+from hub.server.core.queries import find_env, offered, search, visible_envs
 from hub.server.core.redact import Redactor
-from hub.server.packages.owning import owned_env, owned_version, set_about, set_private, set_yanked
+from hub.server.packages.owning import owned_env, owned_version, set_about, set_private, set_yanked, transfer
 from hub.server.packages.publish import publish
 from hub.server.web.errors import error
+from hub.server.web.verifier_card import card_json
 
 __all__ = [
     "about_route",
     "catalogue_route",
     "env_route",
     "push_route",
+    "resolve_route",
     "routes",
     "search_route",
+    "transfer_route",
     "unyank_route",
     "version_route",
     "visibility_route",
@@ -51,6 +54,8 @@ def version_json(
         "content_hash": v.content_hash,
         "manifest_sha256": v.manifest_sha256,
         "requires_python": v.requires_python,
+        "verifier_card": card_json(v.verifier_card),
+        "installs": v.downloads or 0,
         "files": [
             {
                 "kind": f.kind,
@@ -81,6 +86,7 @@ def env_json(env: Environment) -> dict[str, Any]:
         "license": env.license,
         "versions": [version_json(env, v) for v in sorted(env.versions, key=lambda v: v.id)],
         "offered": [v.version for v in offered(env)],
+        "installs": sum(v.downloads or 0 for v in env.versions),
     }
 
 
@@ -191,6 +197,18 @@ def about_route(request: Request) -> Response:
         return JSONResponse({"ref": f"{env.owner.name}/{env.env_id}", "summary": env.summary, "tags": tags})
 
 
+@guarded_write
+def transfer_route(request: Request) -> Response:
+    """``?to=ORG``: an owner moves the environment to an organisation they are a member of."""
+    p, who = request.path_params, request.state.who
+    with request.app.state.sessions() as session:
+        env = owned_env(session, who, p["owner"], p["env_id"], doing="transfer")
+        target = transfer(
+            session, request.app.state.config.data, who, env, request.query_params.get("to", "")
+        )
+        return JSONResponse({"ref": f"{target.name}/{env.env_id}", "owner": target.name})
+
+
 @guarded
 def search_route(request: Request) -> Response:
     q, tag = request.query_params.get("q", ""), request.query_params.get("tag", "")
@@ -203,8 +221,9 @@ def catalogue_route(request: Request) -> Response:
     """Offered versions of visible environments as a catalogue (wheel sources, content hashes).
 
     A catalogue names environments by bare id, and an id is only unique within its owner: an id
-    that more than one owner offers is left out (install it as ``OWNER/ID``), so a bare id never
-    resolves to whichever owner pushed the higher version. Each entry's ``author`` is its owner."""
+    that more than one owner offers is left out (install it as ``OWNER/ID``; :func:`resolve_route`
+    lists the owners), so a bare id never resolves to whichever owner pushed the higher version.
+    Each entry's ``author`` is its owner."""
     base = str(request.base_url).rstrip("/")
     entries: list[dict[str, Any]] = []
     owners: dict[str, set[str]] = {}
@@ -232,6 +251,24 @@ def catalogue_route(request: Request) -> Response:
 
 
 @guarded
+def resolve_route(request: Request) -> Response:
+    """Which owners publish a bare environment id, among the environments the requester may see:
+    ``{"id", "ambiguous", "candidates": [{"ref": "OWNER/ID", "offered": newest reviewed version
+    or null}]}``. An id is unique only within its owner; a client installs a bare id only when
+    exactly one owner has it, and otherwise lists these for the user to choose."""
+    env_id = request.path_params["env_id"]
+    with request.app.state.sessions() as session:
+        found = [e for e in visible_envs(session, request.state.who) if e.env_id == env_id]
+        candidates = []
+        for env in sorted(found, key=lambda e: e.owner.name):
+            newest = [v.version for v in offered(env) if not v.yanked]
+            candidates.append(
+                {"ref": f"{env.owner.name}/{env.env_id}", "offered": newest[-1] if newest else None}
+            )
+    return JSONResponse({"id": env_id, "ambiguous": len(candidates) > 1, "candidates": candidates})
+
+
+@guarded
 def whoami_route(request: Request) -> Response:
     who = request.state.who
     if who is None:
@@ -249,9 +286,11 @@ def routes() -> list[Route]:
         Route("/whoami", whoami_route),
         Route("/search", search_route),
         Route("/catalogue.json", catalogue_route),
+        Route("/resolve/{env_id}", resolve_route),
         Route("/envs/{owner}/{env_id}", env_route),
         Route("/envs/{owner}/{env_id}/visibility", visibility_route, methods=["POST"]),
         Route("/envs/{owner}/{env_id}/about", about_route, methods=["POST"]),
+        Route("/envs/{owner}/{env_id}/transfer", transfer_route, methods=["POST"]),
         Route("/envs/{owner}/{env_id}/{version}", version_route),
         Route("/envs/{owner}/{env_id}/{version}/yank", yank_route, methods=["POST"]),
         Route("/envs/{owner}/{env_id}/{version}/unyank", unyank_route, methods=["POST"]),

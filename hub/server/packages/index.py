@@ -15,6 +15,9 @@ So that ``pip install --index-url HUB/simple/ NAME`` works with no other index, 
 offers the wheel of the verihub the hub runs (built at ``verihub hub serve``), and any other name the
 hub does not host redirects to the upstream index (``--upstream-index``). A hosted name, ``verihub``
 and every name under the hub's prefix ``verihub-`` are never sent upstream (dependency confusion).
+
+A wheel's download from ``/files/`` is counted on its version (:func:`counts_as_download`); index
+pages are not.
 """
 
 from __future__ import annotations
@@ -23,11 +26,14 @@ import functools
 import hashlib
 import html
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, update
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, RedirectResponse, Response
@@ -40,7 +46,17 @@ from hub.server.accounts.webauth import guarded
 from hub.server.core.models import EnvFile, Environment, Version
 from hub.server.core.queries import find_env, find_file, offered, visible_envs
 
-__all__ = ["HUB_PREFIX", "OWN_PROJECT", "file_route", "own_wheel", "project_route", "root_route"]
+__all__ = [
+    "HUB_PREFIX",
+    "OWN_PROJECT",
+    "counts_as_download",
+    "file_route",
+    "own_wheel",
+    "project_route",
+    "root_route",
+]
+
+_log = logging.getLogger(__name__)
 
 #: the distribution the hub runs, served from its own wheel
 OWN_PROJECT = "verihub"
@@ -279,8 +295,37 @@ def project_route(request: Request) -> Response:
     return _respond(_kind(request), data, body, f"Links for {env.project}")
 
 
+def counts_as_download(method: str, range_header: str | None) -> bool:
+    """Whether a file request is one install: a GET (not HEAD) of the whole file, or of a range
+    open from its first byte (``bytes=0-``). A resumed download (``bytes=N-``) and a partial read
+    (``bytes=0-1023``, a lazy wheel fetch) were counted when the download started, or are none."""
+    if method != "GET":
+        return False
+    if range_header is None or not range_header.strip():
+        return True
+    unit, _, spec = range_header.partition("=")
+    return unit.strip().lower() == "bytes" and spec.replace(" ", "") == "0-"
+
+
+def _count(session: Session, version_id: int) -> None:
+    """One more download of the version: a single UPDATE (no read, so no lost increment between
+    concurrent requests); a database too busy to count does not fail the download."""
+    try:
+        session.execute(
+            update(Version).where(Version.id == version_id).values(downloads=Version.downloads + 1)
+        )
+        session.commit()
+    except SQLAlchemyError as exc:
+        session.rollback()
+        _log.warning("download of version %s not counted: %s", version_id, exc)
+
+
 @guarded
 def file_route(request: Request) -> Response:
+    """A file or its PEP 658 metadata. Installs are counted here: a wheel's download
+    (:func:`counts_as_download`) adds one to its version's counter; nothing about the requester
+    is stored. Metadata files, sdists and bundles (read, not installed) and the hub's own wheel
+    are not counted."""
     who = request.state.who
     sha, filename = request.path_params["sha256"], request.path_params["filename"]
     want_meta = filename.endswith(".metadata")
@@ -291,12 +336,16 @@ def file_route(request: Request) -> Response:
         return FileResponse(own[0], media_type="application/octet-stream", filename=filename)
     with request.app.state.sessions() as session:
         row = find_file(session, who, sha, filename)
-    if row is None or (want_meta and not row.metadata_sha256):
-        return Response("not found\n", status_code=404, media_type="text/plain")
-    storage = request.app.state.storage
+        if row is None or (want_meta and not row.metadata_sha256):
+            return Response("not found\n", status_code=404, media_type="text/plain")
+        blob = row.metadata_sha256 if want_meta else row.sha256
+        if row.kind == "wheel" and not want_meta:
+            if counts_as_download(request.method, request.headers.get("range")):
+                _count(session, row.version_id)
+    path = request.app.state.storage.path(blob)
     if want_meta:
-        return FileResponse(storage.path(row.metadata_sha256), media_type="application/octet-stream")
-    return FileResponse(storage.path(row.sha256), media_type="application/octet-stream", filename=filename)
+        return FileResponse(path, media_type="application/octet-stream")
+    return FileResponse(path, media_type="application/octet-stream", filename=filename)
 
 
 def routes() -> list[Route]:

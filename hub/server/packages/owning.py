@@ -1,7 +1,8 @@
 """What an environment's owners change after publishing: visibility, summary and tags, yanking
-and un-yanking a version. One set of checks for the API (:mod:`.api`) and the environment's
-settings page (:mod:`.settings_pages`): something the requester may not see is 404, something
-they see but do not own is 403. Every change bumps the hub's generation (cached pages are stale).
+and un-yanking a version, moving it to an organisation. One set of checks for the API
+(:mod:`.api`) and the environment's settings page (:mod:`.settings_pages`): something the
+requester may not see is 404, something they see but do not own is 403. Every change bumps the
+hub's generation (cached pages are stale).
 """
 
 from __future__ import annotations
@@ -9,11 +10,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from hub.server.accounts.users import Principal, can_publish_as
+from hub.server.accounts.users import Principal, can_publish_as, get_owner
 from hub.server.core.cache import bump
-from hub.server.core.models import Environment, Version
+from hub.server.core.models import Environment, Owner, Version
 from hub.server.core.problems import HubProblem, Problem
 from hub.server.core.queries import find_env
 
@@ -25,6 +27,7 @@ __all__ = [
     "set_about",
     "set_private",
     "set_yanked",
+    "transfer",
 ]
 
 MAX_SUMMARY = 500
@@ -87,3 +90,26 @@ def set_about(session: Session, data: Path, env: Environment, *, summary: str, t
     session.commit()
     bump(data)
     return unique
+
+
+def transfer(session: Session, data: Path, who: Principal, env: Environment, to: str) -> Owner:
+    """Move ``env`` (which ``who`` may change: :func:`owned_env`) to the organisation ``to``, of
+    which ``who`` must be a member. Its versions, files, runs and distribution name go with it;
+    its address becomes ``to/ID``. Refused when ``to`` already has an environment of that id."""
+    target = get_owner(session, to.strip())
+    if target is None or target.kind != "org":
+        raise HubProblem(f"no organisation {to.strip()[:64]!r}", Problem.NOT_FOUND)
+    if target.id == env.owner_id:
+        raise HubProblem(f"{env.owner.name}/{env.env_id} already belongs to {target.name}", Problem.CONFLICT)
+    if not can_publish_as(session, who, target):
+        raise HubProblem(f"you are not a member of {target.name}", Problem.FORBIDDEN)
+    taken = session.scalars(
+        select(Environment.id).where(Environment.owner_id == target.id, Environment.env_id == env.env_id)
+    ).first()
+    if taken is not None:
+        raise HubProblem(f"{target.name} already has an environment {env.env_id!r}", Problem.CONFLICT)
+    env.owner_id = target.id
+    session.commit()
+    session.refresh(env)
+    bump(data)
+    return target

@@ -26,7 +26,7 @@ from packaging.utils import (
 )
 from packaging.version import InvalidVersion
 from packaging.version import Version as Pep440
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -37,7 +37,7 @@ from hub.server.accounts.users import Principal, can_publish_as, get_owner
 from hub.server.core.archive import ArchiveError, check_sdist, check_wheel, unpack_upload
 from hub.server.core.cache import bump
 from hub.server.core.config import Limits
-from hub.server.core.models import PASSED, EnvFile, Environment, Job, Version
+from hub.server.core.models import PASSED, EnvFile, Environment, Job, Version, version_key
 from hub.server.core.problems import HubProblem, Problem
 from hub.server.core.queries import visible_envs
 from hub.server.core.storage import LocalStorage
@@ -196,12 +196,18 @@ def check_env_id(env_id: str, version: str) -> None:
         ) from exc
 
 
-def _existing(session: Session, env: Environment, version: str, wheel_sha: str, manifest_sha: str) -> str:
+def _existing(session: Session, env_id: int, version: str, wheel_sha: str, manifest_sha: str) -> str:
     """'' when ``version`` is new, 'same' when it holds the same wheel (or manifest), else
-    'different'. Versions are compared as PEP 440 versions (``0.1`` = ``0.1.0`` = ``0.1.0.0``)."""
-    wanted = _pep440(version)
-    rows = session.scalars(select(Version).where(Version.environment_id == env.id)).all()
-    row = next((r for r in rows if r.version == version or _same_version(r.version, wanted)), None)
+    'different'. Versions are compared as PEP 440 versions (``0.1`` = ``0.1.0`` = ``0.1.0.0``) by
+    their key, which the database also keeps unique: a push that races past this check is refused
+    at commit (:func:`publish`)."""
+    _pep440(version)
+    row = session.scalars(
+        select(Version).where(
+            Version.environment_id == env_id,
+            or_(Version.version_key == version_key(version), Version.version == version),
+        )
+    ).first()
     if row is None:
         return ""
     wheels = {f.sha256 for f in row.files if f.kind == "wheel"}
@@ -210,11 +216,29 @@ def _existing(session: Session, env: Environment, version: str, wheel_sha: str, 
     return "different"
 
 
-def _same_version(stored: str, wanted: Pep440) -> bool:
-    try:
-        return Pep440(stored) == wanted
-    except InvalidVersion:
-        return False
+def _after_conflict(
+    sessions: sessionmaker[Session],
+    owner_id: int,
+    env_id: str,
+    version: str,
+    wheel_sha: str,
+    manifest_sha: str,
+) -> tuple[str, str]:
+    """What :func:`_existing` says once a concurrent push committed ('' when that push made the
+    environment, not the version), and the environment's flag."""
+    with sessions() as session:
+        env = session.scalars(
+            select(Environment).where(Environment.owner_id == owner_id, Environment.env_id == env_id)
+        ).first()
+        if env is None:
+            return "", ""
+        return _existing(session, env.id, version, wheel_sha, manifest_sha), env.flagged
+
+
+def _refuse_other_content(ref: str, version: str) -> PublishError:
+    return PublishError(
+        f"{ref}@{version} already exists with different content; bump the version", Problem.CONFLICT
+    )
 
 
 def _upstream_has(upstream: str, project: str) -> bool:
@@ -379,16 +403,13 @@ def publish(
                 # that, only a passed review changes it (hub.server.reviews.jobs)
                 env.summary, env.tags, env.license = described.summary, described.tags, described.license
             session.flush()
-            same = _existing(session, env, manifest.version, blobs["wheel"][1], manifest_sha)
+            same = _existing(session, env.id, manifest.version, blobs["wheel"][1], manifest_sha)
             if same == "same":
                 return Published(
                     ref, manifest.version, False, env.flagged, "this version is already published"
                 )
             if same == "different":
-                raise PublishError(
-                    f"{ref}@{manifest.version} already exists with different content; bump the version",
-                    Problem.CONFLICT,
-                )
+                raise _refuse_other_content(ref, manifest.version)
             ver = Version(
                 environment=env,
                 version=manifest.version,
@@ -418,6 +439,13 @@ def publish(
             session.add(Job(version=ver, worker=""))
             flagged = env.flagged
     except IntegrityError as exc:  # a concurrent push of the same version or name won
+        raced, flag = _after_conflict(
+            sessions, owner_id, manifest.env_id, manifest.version, blobs["wheel"][1], manifest_sha
+        )
+        if raced == "same":
+            return Published(ref, manifest.version, False, flag, "this version is already published")
+        if raced == "different":
+            raise _refuse_other_content(ref, manifest.version) from exc
         raise PublishError(
             f"{ref}@{manifest.version}: a concurrent push won; this one was not stored", Problem.CONFLICT
         ) from exc

@@ -1,5 +1,5 @@
 """An environment's settings page for its owners (``/OWNER/ID/settings``): visibility, summary
-and tags, yank and un-yank a version. The forms go through
+and tags, yank and un-yank a version, transfer to an organisation. The forms go through
 :func:`hub.server.accounts.forms.form_endpoint` (session and CSRF token), the checks are
 :mod:`.owning`'s, the same as the API's. Anyone who may not change the environment gets 404 for
 the page (a private environment stays unseen) and the refusal of :mod:`.owning` for a form.
@@ -16,7 +16,7 @@ from starlette.routing import Route
 from hub.server.accounts.forms import Form, form_endpoint
 from hub.server.accounts.webauth import guarded
 from hub.server.core.problems import HubProblem, Problem
-from hub.server.packages.owning import owned_env, owned_version, set_about, set_private, set_yanked
+from hub.server.packages.owning import owned_env, owned_version, set_about, set_private, set_yanked, transfer
 from hub.server.web.errors import STATUS
 from hub.server.web.pages import render_page
 
@@ -57,7 +57,8 @@ def _done(request: Request) -> Response:
     return RedirectResponse(f"/{p['owner']}/{p['env_id']}/settings", status_code=303)
 
 
-def _act(request: Request, form: Form) -> None:
+def _act(request: Request, form: Form) -> str | None:
+    """Do the form's action; the environment's new address when it moved, else None."""
     p, data = request.path_params, request.app.state.config.data
     who, action = request.state.who, p["action"]
     with request.app.state.sessions() as session:
@@ -76,21 +77,26 @@ def _act(request: Request, form: Form) -> None:
                 session, who, p["owner"], p["env_id"], form.get("version", ""), doing=doing
             )
             set_yanked(session, data, version, yanked=action == "yank", reason=form.get("reason", ""))
+        elif action == "transfer":
+            env = owned_env(session, who, p["owner"], p["env_id"], doing="transfer")
+            target = transfer(session, data, who, env, form.get("to", ""))
+            return f"/{target.name}/{env.env_id}/settings"
         else:
             raise HubProblem("no such setting", Problem.NOT_FOUND)
+    return None
 
 
 @form_endpoint
 def settings_post(request: Request, form: Form) -> Response:
     try:
-        _act(request, form)
+        moved = _act(request, form)
     except HubProblem as exc:
         if exc.problem is Problem.NOT_FOUND or exc.problem is Problem.FORBIDDEN:
             return render_page(
                 request, "refused.html", STATUS[exc.problem], heading="Refused", message=str(exc)
             )
         return _show(request, STATUS[exc.problem], message=str(exc))
-    return _done(request)
+    return RedirectResponse(moved, status_code=303) if moved else _done(request)
 
 
 def routes() -> list[Route]:

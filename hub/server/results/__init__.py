@@ -4,7 +4,8 @@ rows (:mod:`.rollout_store`) read a page at a time (:mod:`.rollout_query`), the 
 the environment tasks a run used (:mod:`.band_tasks`), the eval cards and leaderboards
 (:mod:`.data`, :mod:`.pages`), the run, rollout and task pages (:mod:`.run_pages`,
 :mod:`.transcript`), a run's rollouts read from its archive (:mod:`.rollout_archive`),
-people's labels and corrected trajectories (:mod:`.labels`, :mod:`.rollout_review`,
+evaluations the hub runs itself (:mod:`.hub_evals` queued through :mod:`.hub_evals_api`, run by
+:mod:`.hub_eval_child`), people's labels and corrected trajectories (:mod:`.labels`, :mod:`.rollout_review`,
 :mod:`.corrections` graded by :mod:`.correction_child`, :mod:`.training`, their API :mod:`.labels_api`).
 
 Imports: :mod:`hub.server.core`, :mod:`hub.server.accounts`, :mod:`hub.server.web`, :mod:`leaderboard`.

@@ -23,7 +23,16 @@ from hub.server.core.models import PENDING, UNVERIFIED, VERIFIED, VERIFY_ERROR, 
 from hub.server.results.band_tasks import ENVIRONMENT, ROLLOUTS, source_note, stored_tasks_sha
 from leaderboard import BoardEntry, RunFilter
 
-__all__ = ["REGRADE_LABELS", "FilterForm", "ShownRun", "parse_filter", "shown_runs", "verify_status"]
+__all__ = [
+    "REGRADE_LABELS",
+    "FilterForm",
+    "ShownRun",
+    "of_origin",
+    "origin_param",
+    "parse_filter",
+    "shown_runs",
+    "verify_status",
+]
 
 #: How a run's re-verification state is shown: what was checked. "Consistent" means a sample of
 #: the pushed verdicts re-grade the same with the version's grader; it says nothing of whether
@@ -57,6 +66,8 @@ class ShownRun:
     summary: Summary
     band_note: str = ""
     badge: str = ""  # the stored state (a style class)
+    origin: str = "pushed"  # or "hub": the hub ran it itself against ``endpoint``
+    endpoint: str = ""
 
 
 def _reverify_reason(state: str, data: dict[str, Any]) -> str:
@@ -109,7 +120,13 @@ def shown_runs(runs: Iterable[Run]) -> list[ShownRun]:
             continue
         label = run.label.strip() or entry.label or ""
         entry = entry.model_copy(
-            update={"id": run.public_id, "env_id": ref, "owner": run.owner.name, "label": label or None}
+            update={
+                "id": run.public_id,
+                "env_id": ref,
+                "owner": run.owner.name,
+                "label": label or None,
+                "origin": "hub" if run.origin == "hub" else None,
+            }
         )
         status, reason = verify_status(run.verify_state, run.verify_report)
         out.append(
@@ -127,6 +144,8 @@ def shown_runs(runs: Iterable[Run]) -> list[ShownRun]:
                 entry=entry,
                 summary=summary,
                 band_note=source_note(ENVIRONMENT if stored_tasks_sha(run.verify_report) else ROLLOUTS),
+                origin=run.origin,
+                endpoint=run.endpoint,
             )
         )
     return out
@@ -144,10 +163,24 @@ class FilterForm:
     errors: list[str] = field(default_factory=list)
     model_choices: list[str] = field(default_factory=list)
     owner_choices: list[str] = field(default_factory=list)
+    origin: str = ""  # "hub", "pushed" or "" (both)
 
     @property
     def active(self) -> bool:
-        return bool(self.models or self.owner or self.since or self.until)
+        return bool(self.models or self.owner or self.since or self.until or self.origin)
+
+
+def origin_param(query: Mapping[str, str]) -> tuple[str, str]:
+    """``?origin=hub|pushed`` as (the origin, '') or ('', why it is ignored)."""
+    origin = query.get("origin", "").strip()
+    if origin in ("", "hub", "pushed"):
+        return origin, ""
+    return "", f"origin {origin!r} is not hub or pushed; ignored"
+
+
+def of_origin(runs: Sequence[ShownRun], origin: str) -> list[ShownRun]:
+    """The runs of ``origin`` (all of them for '')."""
+    return [r for r in runs if not origin or r.origin == origin]
 
 
 def _day(text: str, *, end: bool) -> float:
@@ -159,12 +192,14 @@ def _day(text: str, *, end: bool) -> float:
 def parse_filter(
     query: Mapping[str, str], models: Sequence[str], runs: Sequence[ShownRun]
 ) -> tuple[RunFilter, FilterForm]:
-    """``?model=M&model=N&owner=O&since=YYYY-MM-DD&until=YYYY-MM-DD&compare=1`` (``models`` are
-    the repeated ``model`` values). A date that does not parse is ignored and said so."""
+    """``?model=M&model=N&owner=O&since=YYYY-MM-DD&until=YYYY-MM-DD&origin=hub|pushed&compare=1``
+    (``models`` are the repeated ``model`` values). A date or origin that does not parse is
+    ignored and said so; the caller keeps the runs of ``form.origin`` (:func:`of_origin`)."""
     chosen = [m for m in models if m.strip()]
     owner = query.get("owner", "").strip()
     dates: dict[str, float | None] = {"since": None, "until": None}
-    errors = []
+    origin, bad_origin = origin_param(query)
+    errors = [bad_origin] if bad_origin else []
     for key in dates:
         text = query.get(key, "").strip()
         if text:
@@ -181,6 +216,7 @@ def parse_filter(
         errors=errors,
         model_choices=sorted({r.entry.model for r in runs}),
         owner_choices=sorted({r.pusher for r in runs}),
+        origin=origin,
     )
     run_filter = RunFilter(
         models=frozenset(chosen),

@@ -15,7 +15,9 @@ across environments, and each run's band export as a download.
   (:func:`leaderboard.render_cross`).
 
 The leaderboards take ``model`` (repeatable), ``owner`` (the pusher), ``since`` and ``until``
-(``YYYY-MM-DD``) from a plain GET form. Who sees which run is decided by
+(``YYYY-MM-DD``) and ``origin`` (``hub``: only the runs the hub ran itself, ``pushed``: only
+pushed ones) from a plain GET form; the card takes ``origin`` too. Hub-run runs are marked
+"run by the hub" everywhere. Who sees which run is decided by
 :func:`hub.server.core.queries.visible_runs` and :func:`~hub.server.core.queries.find_run` alone: a private
 environment's pages answer 404 and its runs appear nowhere; a private run is shown to its pusher.
 The pages are sent with the same no-script policy as every other page; the plots draw under it
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -46,11 +49,14 @@ from hub.server.core.models import Environment, Version
 from hub.server.core.queries import find_env, find_run, visible_runs
 from hub.server.core.storage import Storage
 from hub.server.results.band_tasks import BandSource, band_tasks, stored_tasks_sha
-from hub.server.results.data import FilterForm, ShownRun, parse_filter, shown_runs
+from hub.server.results.data import FilterForm, ShownRun, of_origin, origin_param, parse_filter, shown_runs
 from hub.server.web.pages import HEADERS, render_page
+from hub.server.web.tables import Sort, parse_sort, sort_rows
 from leaderboard import (
     FRAGMENT_CSS,
     ModelResult,
+    RankedRow,
+    RowOrder,
     RunFilter,
     aggregate,
     band_export,
@@ -125,6 +131,37 @@ def _filters(request: Request, runs: list[ShownRun]) -> tuple[RunFilter, FilterF
     return parse_filter(request.query_params, request.query_params.getlist("model"), runs)
 
 
+#: The ranking's sort keys (``?sort=``): key -> whether it first sorts descending.
+_BOARD_KEYS = {"rank": False, "model": False, "date": True, "tokens": True, "cost": True}
+_BOARD_COLUMNS: dict[str, Callable[[RankedRow], Any]] = {
+    "rank": lambda r: r.rank,
+    "model": lambda r: r.name.casefold(),
+    "date": lambda r: r.entry.created_at,
+    "tokens": lambda r: r.entry.usage.get("total_tokens", 0),
+    "cost": lambda r: r.entry.cost_usd,
+}
+
+
+#: The cross-environment table's sort keys: how many environments a model covers, its name.
+_CROSS_KEYS = {"coverage": True, "model": False}
+_CROSS_COLUMNS: dict[str, Callable[[tuple[str, tuple[Any, ...]]], Any]] = {
+    "coverage": lambda row: sum(cell is not None for cell in row[1]),
+    "model": lambda row: row[0].casefold(),
+}
+
+
+def _board_sort(request: Request, path: str, keys: dict[str, bool], default: str) -> Sort:
+    query = request.query_params
+    return parse_sort(query, query.multi_items(), keys, default, path=path)
+
+
+def _order(sort: Sort) -> RowOrder | None:
+    """The rows in ``sort``'s order; None keeps the ranking's own (rank, then ties as ranked)."""
+    if sort.key == "rank" and not sort.descending:
+        return None
+    return lambda rows: sort_rows(rows, sort, _BOARD_COLUMNS)
+
+
 def _toggle(request: Request, compare: bool) -> str:
     """This page's query with ``compare`` set (True) or dropped (False)."""
     items = [(k, v) for k, v in request.query_params.multi_items() if k != "compare"]
@@ -141,7 +178,8 @@ def card_page(request: Request) -> Response:
         if env is None or version is None:
             return _missing(request)
         ref = f"{env.owner.name}/{env.env_id}"
-        runs = shown_runs(visible_runs(session, request.state.who, version=version))
+        origin, origin_error = origin_param(request.query_params)
+        runs = of_origin(shown_runs(visible_runs(session, request.state.who, version=version)), origin)
         card = eval_card(((r.entry, r.summary) for r in runs), env_id=ref, env_version=version.version)
         base = _card_href(ref, version.version)
 
@@ -162,6 +200,8 @@ def card_page(request: Request) -> Response:
             runs=runs,
             card=fragment,
             n_models=len(card.models),
+            origin=origin,
+            origin_error=origin_error,
         )
 
 
@@ -223,19 +263,24 @@ def env_leaderboard(request: Request) -> Response:
         if env is None:
             return _missing(request)
         ref = f"{env.owner.name}/{env.env_id}"
-        runs = shown_runs(visible_runs(session, request.state.who, env=env))
-        run_filter, form = _filters(request, runs)
+        every = shown_runs(visible_runs(session, request.state.who, env=env))
+        run_filter, form = _filters(request, every)
+        runs = of_origin(every, form.origin)
+        sort = _board_sort(request, f"/{ref}/leaderboard", _BOARD_KEYS, "rank")
         entries = run_filter.apply(r.entry for r in runs)
         run_href = _run_href(runs)
         fragment = ""
         if entries and form.compare:
-            fragment = render_ranking(rankings(entries, compare=True)[0], run_href=run_href)
+            fragment = render_ranking(
+                rankings(entries, compare=True)[0], run_href=run_href, order=_order(sort)
+            )
         elif entries:
             fragment = render_environment(
                 aggregate(entries)[0],
                 {r.public_id: r.summary for r in runs},
                 run_href=run_href,
                 card_href=lambda _env_id, v: _card_href(ref, v),
+                order=_order(sort),
             )
         versions = sorted(env.versions, key=lambda v: v.id, reverse=True)
         return render_page(
@@ -249,6 +294,14 @@ def env_leaderboard(request: Request) -> Response:
             board=fragment,
             compare_href=_toggle(request, not form.compare),
             action=f"/{ref}/leaderboard",
+            sort=sort,
+            sort_labels={
+                "rank": "rank",
+                "model": "model",
+                "date": "run date",
+                "tokens": "tokens",
+                "cost": "cost",
+            },
         )
 
 
@@ -256,9 +309,12 @@ def env_leaderboard(request: Request) -> Response:
 @_cached
 def cross_leaderboard(request: Request) -> Response:
     with request.app.state.sessions() as session:
-        runs = shown_runs(visible_runs(session, request.state.who))
-        run_filter, form = _filters(request, runs)
+        every = shown_runs(visible_runs(session, request.state.who))
+        run_filter, form = _filters(request, every)
+        runs = of_origin(every, form.origin)
+        sort = _board_sort(request, "/leaderboard", _CROSS_KEYS, "-coverage")
         cross = cross_environment((r.entry for r in runs), run_filter=run_filter)
+        cross = replace(cross, rows=tuple(sort_rows(cross.rows, sort, _CROSS_COLUMNS)))
         fragment = (
             render_cross(cross, env_href=lambda ref: f"/{ref}/leaderboard", run_href=_run_href(runs))
             if cross.columns
@@ -275,6 +331,8 @@ def cross_leaderboard(request: Request) -> Response:
             board=fragment,
             compare_href=None,
             action="/leaderboard",
+            sort=sort,
+            sort_labels={"coverage": "environments covered", "model": "model"},
         )
 
 

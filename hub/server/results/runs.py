@@ -13,6 +13,9 @@ them (and admins) unless pushed public; its ``verify_state`` starts ``pending`` 
 re-verification worker. The same run (same content hash) pushed again by the same user for the
 same version returns the existing record. The transaction that adds the run also adds one row per
 rollout (:func:`hub.server.results.rollout_store.store_rollouts`), for the run pages.
+
+A pushed run's ``origin`` is always ``pushed``, whatever its files say; only the worker's
+:func:`ingest_hub_run` records ``hub``, for a run it made itself (:mod:`hub.server.results.hub_evals`).
 """
 
 from __future__ import annotations
@@ -41,10 +44,23 @@ from hub.server.results.runpack import unpack_run
 from leaderboard.entry import BoardEntry, TokenPrices, clean_label, entry_from_run
 from leaderboard.verify import RunRejected, VerifiedRun, verify_run
 
-__all__ = ["MAX_LABEL", "Ingested", "ResultError", "ingest_run", "pack_run", "run_label", "run_json"]
+__all__ = [
+    "MAX_LABEL",
+    "ORIGINS",
+    "Ingested",
+    "ResultError",
+    "ingest_hub_run",
+    "ingest_run",
+    "pack_run",
+    "run_json",
+    "run_label",
+]
 
 #: Longest label kept (the board entry's own cap).
 MAX_LABEL = 120
+#: Where a run comes from: pushed by a user, or run by the hub's worker against a named endpoint.
+PUSHED, HUB = "pushed", "hub"
+ORIGINS = (PUSHED, HUB)
 
 
 class ResultError(HubProblem):
@@ -90,7 +106,9 @@ def run_json(run: Run, *, full: bool = True) -> dict[str, Any]:
         "created_at": run.created_at.isoformat() + "Z",
         "verify_state": run.verify_state,  # the stored value; regrade_state says what it means
         "regrade_state": REGRADE_STATES.get(run.verify_state, run.verify_state),
-        "pushed": True,  # the hub re-grades pushed runs; it never runs a model itself
+        "origin": run.origin,  # "hub": the hub's worker ran it against ``endpoint``
+        "pushed": run.origin != HUB,
+        "endpoint": run.endpoint or None,
         "mean_reward": summary.get("mean_reward"),
         "n_tasks": summary.get("n_tasks"),
         "n_rollouts": summary.get("n_rollouts"),
@@ -178,6 +196,37 @@ def ingest_run(
 ) -> Ingested:
     """Record the run archive ``upload`` under ``who`` (see the module's docstring); ``prices``
     cost the run's tokens where its rollouts recorded no cost (the pusher's statement)."""
+    return _ingest(sessions, storage, limits, who, upload, env_ref, public, label, prices, (PUSHED, ""))
+
+
+def ingest_hub_run(
+    sessions: sessionmaker[Session],
+    storage: LocalStorage,
+    limits: Limits,
+    who: Principal,
+    upload: Path,
+    *,
+    env_ref: str,
+    endpoint: str,
+    label: str | None = None,
+) -> Ingested:
+    """Record a run the hub's worker made itself (origin ``hub``, public) under ``who``, the admin
+    who asked for it, with the same checks as a push; ``endpoint`` is the model's base URL."""
+    return _ingest(sessions, storage, limits, who, upload, env_ref, True, label, None, (HUB, endpoint))
+
+
+def _ingest(
+    sessions: sessionmaker[Session],
+    storage: LocalStorage,
+    limits: Limits,
+    who: Principal,
+    upload: Path,
+    env_ref: str | None,
+    public: bool,
+    label: str | None,
+    prices: TokenPrices | None,
+    origin: tuple[str, str],
+) -> Ingested:
     if not who.allows("push"):
         raise ResultError(
             f"this token's scope ({who.scope}) does not allow pushing; use a push token", Problem.FORBIDDEN
@@ -213,6 +262,7 @@ def ingest_run(
             entry,
             label,
             public,
+            origin,
         )
     except IntegrityError:  # an identical push committed first (the unique index): that one is it
         with sessions() as session:
@@ -233,6 +283,7 @@ def _insert(
     entry: BoardEntry,
     label: str | None,
     public: bool,
+    origin: tuple[str, str],
 ) -> Ingested:
     with sessions() as session, session.begin():
         old = _existing(session, who.user_id, version_id, run_sha)  # a concurrent push of it won
@@ -253,6 +304,8 @@ def _insert(
             verify_report="",
             verify_attempts=0,
             verify_worker="",
+            origin=origin[0],
+            endpoint=origin[1][:300],
         )
         session.add(run)
         session.flush()

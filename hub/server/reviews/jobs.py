@@ -4,6 +4,9 @@ A worker claims the oldest job that is queued, or running with an expired lease 
 died: ``kill -9``, a lost machine), through the lease queue of :mod:`hub.server.core.leases`.
 While a review runs, its worker pushes ``lease_until`` forward (:func:`heartbeat`). A job that
 was claimed ``MAX_ATTEMPTS`` times without finishing is failed with that explanation.
+
+A finished review stores on its version the verifier card the review's own check measured
+(:func:`measured_card`); nothing the package or its bundle says about itself is read for it.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from hub.server.core.leases import Queue, claim_next, extend
 from hub.server.core.models import FAILED, PASSED, QUEUED, REVIEW_ERROR, RUNNING, Job, Version, utcnow
 
-__all__ = ["MAX_ATTEMPTS", "QUEUE", "Claim", "claim", "finish", "heartbeat", "release"]
+__all__ = ["MAX_ATTEMPTS", "QUEUE", "Claim", "claim", "finish", "heartbeat", "measured_card", "release"]
 
 MAX_ATTEMPTS = 3
 
@@ -72,6 +75,17 @@ def claim(sessions: sessionmaker[Session], worker: str, lease_s: float) -> Claim
             return Claim(job.id, job.version_id, job.attempts, bundle)
 
 
+def measured_card(report: dict[str, Any]) -> str:
+    """The verifier card of a review report as stored on the version: the card the review's
+    check measured (``report["check"]["verifier_card"]``, its confusion examples left out) as
+    JSON, or "" when the check measured none."""
+    check = report.get("check")
+    card = check.get("verifier_card") if isinstance(check, dict) else None
+    if not isinstance(card, dict):
+        return ""
+    return json.dumps({k: v for k, v in card.items() if k != "examples"}, sort_keys=True)
+
+
 def heartbeat(sessions: sessionmaker[Session], claim: Claim, worker: str, lease_s: float) -> bool:
     """Extend the lease; False when the job is no longer this worker's."""
     with sessions() as session, session.begin():
@@ -87,6 +101,7 @@ def _finish(
     job.lease_until = None
     version.state = job.state
     version.report = json.dumps(report)
+    version.verifier_card = measured_card(report)
     version.reviewed_at = now
     env = version.environment
     if passed and all(v.id <= version.id for v in env.versions if v.state == PASSED):

@@ -1,18 +1,23 @@
 """Server-rendered web pages (Jinja2, no scripts at all): home with search and tags, an owner's
-environments, and an environment with its README (sanitised Markdown), versions, review reports,
-install commands and files.
+environments, and an environment with its README (sanitised Markdown) first, then its results
+summary, author, last update and install count, install commands, and its versions with their
+review reports, verifier card slots and files.
 
 Pages read; the forms that change something are POSTs through
 :func:`hub.server.accounts.forms.form_endpoint`, and every template gets ``viewer`` (the signed-in
-user's name, or None) and ``csrf_field`` (the hidden CSRF input, rendered only where used). Every
-page is sent with a Content-Security-Policy that allows no script at all, so even a sanitiser bug
-could not run one.
+user's name, or None) and ``csrf_field`` (the hidden CSRF input, rendered only where used). Forms
+that only ask (search, table filters) use GET, and tables sort through ``?sort=``
+(:mod:`hub.server.web.tables`). Every page is sent with a Content-Security-Policy that allows no
+script at all, so even a sanitiser bug could not run one.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +33,15 @@ from starlette.routing import Route
 from hub.server.accounts.browser import apply_cookies, csrf_field, signed_in
 from hub.server.accounts.users import Principal, can_publish_as
 from hub.server.accounts.webauth import guarded
-from hub.server.core.models import PASSED, Environment, Owner, Version
+from hub.server.core.models import FAILED, PASSED, QUEUED, REVIEW_ERROR, RUNNING, Environment, Owner, Version
 from hub.server.core.queries import find_env, search, visible_envs
+from hub.server.web.envinfo import installs, last_update, results_summary
 from hub.server.web.markdown import MAX_README_BYTES
+from hub.server.web.tables import Sort, choose, parse_sort, sort_rows
 from hub.server.web.text import visible
+from hub.server.web.verifier_card import card_view
 
-__all__ = ["HEADERS", "render_page", "routes"]
+__all__ = ["HEADERS", "EnvRow", "Table", "render_page", "routes"]
 
 _HERE = Path(__file__).resolve().parent / "templates"
 _HEADERS = {
@@ -65,6 +73,7 @@ class _LazyCsrfField:
 def _jinja() -> Jinja:
     env = Jinja(loader=FileSystemLoader(_HERE), autoescape=select_autoescape(["html"]))
     env.filters["visible"] = visible  # untrusted text: escaped, controls shown (hub.server.web.text)
+    env.globals["verifier_card"] = card_view  # templates/_verifier_card.html's view
     return env
 
 
@@ -90,7 +99,78 @@ HEADERS = _HEADERS
 
 
 def _not_found(request: Request) -> Response:
-    return _page(request, "home.html", status=404, envs=[], tags=[], q="", tag="")
+    return _page(request, "home.html", status=404, table=None, tags=[], q="", tag="")
+
+
+#: Review states a table may be filtered by (``?state=``).
+_STATES = (PASSED, QUEUED, RUNNING, FAILED, REVIEW_ERROR)
+#: The environment lists' columns: key -> whether a click first sorts descending.
+_ENV_KEYS = {"name": False, "installs": True, "updated": True}
+_VERSION_KEYS = {"version": True, "uploaded": True, "installs": True, "review": False}
+
+
+@dataclass(frozen=True)
+class EnvRow:
+    """An environment as the lists show it."""
+
+    env: Environment
+    ref: str
+    latest: Version | None
+    installs: int
+    updated: dt.datetime | None
+
+
+def _rows(envs: list[Environment]) -> list[EnvRow]:
+    return [
+        EnvRow(
+            env=e,
+            ref=f"{e.owner.name}/{e.env_id}",
+            latest=max(e.versions, key=lambda v: v.id, default=None),
+            installs=installs(e.versions),
+            updated=last_update(e.versions),
+        )
+        for e in envs
+    ]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table's rows as asked for: its order, its ``state`` filter and the notes on bad parameters."""
+
+    rows: list[Any]
+    sort: Sort
+    state: str
+    notes: list[str]
+
+
+def _table(
+    request: Request,
+    rows: list[Any],
+    path: str,
+    keys: dict[str, bool],
+    default: str,
+    columns: dict[str, Callable[[Any], Any]],
+    state_of: Callable[[Any], str | None],
+) -> Table:
+    """``rows`` filtered by ``?state=`` (``state_of`` a row) and sorted by ``?sort=``."""
+    query = request.query_params
+    state, note = choose(query, "state", _STATES)
+    kept = [(k, v) for k, v in query.multi_items() if k != "state" or state]  # a refused filter is dropped
+    sort = parse_sort(query, kept, keys, default, path=path)
+    shown = [r for r in rows if not state or state_of(r) == state]
+    return Table(sort_rows(shown, sort, columns), sort, state, [*sort.errors, *([note] if note else [])])
+
+
+def _env_table(request: Request, envs: list[Environment], path: str) -> Table:
+    """The environments; ``?state=`` filters by the newest version's review."""
+    columns: dict[str, Callable[[Any], Any]] = {
+        "name": lambda r: r.ref.casefold(),
+        "installs": lambda r: r.installs,
+        "updated": lambda r: r.updated,
+    }
+    return _table(
+        request, _rows(envs), path, _ENV_KEYS, "name", columns, lambda r: r.latest.state if r.latest else None
+    )
 
 
 @guarded
@@ -99,7 +179,8 @@ def home(request: Request) -> Response:
     with request.app.state.sessions() as session:
         envs = search(session, request.state.who, q, tag)
         tags = sorted({t for e in visible_envs(session, request.state.who) for t in e.tags.split(",") if t})
-        return _page(request, "home.html", envs=envs, tags=tags, q=q, tag=tag)
+        table = _env_table(request, envs, "/")
+        return _page(request, "home.html", table=table, tags=tags, q=q, tag=tag, states=_STATES)
 
 
 @guarded
@@ -114,16 +195,30 @@ def owner_page(request: Request) -> Response:
         ]
         if owner is None or not envs:
             return _not_found(request)
-        return _page(request, "owner.html", owner=name, envs=envs)
+        table = _env_table(request, envs, f"/{name}")
+        return _page(request, "owner.html", owner=name, table=table, states=_STATES)
+
+
+def _versions(request: Request, versions: list[Version], path: str) -> Table:
+    """The versions table (newest first unless ``?sort=`` says otherwise)."""
+    columns: dict[str, Callable[[Any], Any]] = {
+        "version": lambda v: v.id,
+        "uploaded": lambda v: v.uploaded_at,
+        "installs": lambda v: v.downloads or 0,
+        "review": lambda v: v.state,
+    }
+    return _table(request, versions, path, _VERSION_KEYS, "-version", columns, lambda v: v.state)
 
 
 @guarded
 def env_page(request: Request) -> Response:
     p = request.path_params
+    who = request.state.who
     with request.app.state.sessions() as session:
-        env = find_env(session, request.state.who, owner=p["owner"], env_id=p["env_id"])
+        env = find_env(session, who, owner=p["owner"], env_id=p["env_id"])
         if env is None:
             return _not_found(request)
+        ref = f"{env.owner.name}/{env.env_id}"
         versions = sorted(env.versions, key=lambda v: v.id, reverse=True)
         clean = request.app.state.redactor.value
         reports = {v.id: clean(json.loads(v.report)) if v.report else None for v in versions}
@@ -133,13 +228,19 @@ def env_page(request: Request) -> Response:
             request,
             "env.html",
             env=env,
-            ref=f"{env.owner.name}/{env.env_id}",
+            ref=ref,
             tags=[t for t in env.tags.split(",") if t],
-            versions=versions,
+            table=_versions(request, versions, f"/{ref}"),
+            n_versions=len(versions),
             reports=reports,
             readme=readme,
+            reviewed=described is not None,
             upstream=request.app.state.config.upstream,
             can_edit=_can_edit(session, request.state.who, env),
+            results=results_summary(session, who, env, ref),
+            installs=installs(versions),
+            updated=last_update(versions),
+            states=_STATES,
         )
 
 

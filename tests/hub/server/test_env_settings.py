@@ -1,6 +1,7 @@
 """An environment's settings page for its owners and the same actions in the API: visibility,
-summary and tags, yank and un-yank; the page is 404 for anyone else, every form needs the CSRF
-token, and the API keeps its refusals (403 for a non-owner, 404 for what one may not see)."""
+summary and tags, yank and un-yank, transfer to an organisation; the page is 404 for anyone
+else, every form needs the CSRF token, and the API keeps its refusals (403 for a non-owner, 404
+for what one may not see)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from hub.server.core.models import Environment, Owner, Version
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from accounts_kit import PASSWORD, Site, csrf, make_site, signed_in  # noqa: E402
+from serving import serve_http  # noqa: E402
 
 from hub.server.accounts.passwords import set_password  # noqa: E402
 from hub.server.admin import open_hub  # noqa: E402
@@ -146,3 +148,87 @@ def test_the_api_does_the_same_with_the_same_checks(site: Site) -> None:
     assert api.post("/api/v1/envs/alice/arith/about", params={"summary": "x"}, headers=bob).status_code == 404
     assert _env(site).summary == "Sums"
     assert re.fullmatch(r"math", _env(site).tags)
+
+
+def _orgs(site: Site) -> None:
+    from hub.server.accounts.users import add_org
+
+    with open_hub(site.config) as s:
+        add_org(s, "lab", members=["alice"])
+        add_org(s, "other", members=["bob"])
+
+
+def test_owner_transfers_to_an_organisation_they_belong_to(site: Site) -> None:
+    _orgs(site)
+    alice = signed_in(site)
+    token = csrf(alice, "/alice/arith/settings")
+    assert "/alice/arith/settings/transfer" in alice.get("/alice/arith/settings").text
+    r = alice.post("/alice/arith/settings/transfer", data={"csrf_token": token, "to": "other"})
+    assert r.status_code == 403 and "not a member of other" in r.text  # not a member
+    r = alice.post("/alice/arith/settings/transfer", data={"csrf_token": token, "to": "nobody"})
+    assert r.status_code == 404
+    r = alice.post("/alice/arith/settings/transfer", data={"csrf_token": "0" * 64, "to": "lab"})
+    assert r.status_code == 403 and _env(site).owner_id != _owner_id(site, "lab")
+    r = alice.post("/alice/arith/settings/transfer", data={"csrf_token": token, "to": "lab"})
+    assert r.status_code == 303 and r.headers["location"] == "/lab/arith/settings"
+    assert _env(site).owner_id == _owner_id(site, "lab")
+    assert alice.get("/lab/arith").status_code == 200
+    assert alice.get("/alice/arith").status_code == 404
+    assert [v for v in _yanked(site)] == ["0.1.0", "0.2.0"]  # the versions moved with it
+    bob = signed_in(site, "bob")
+    assert bob.get("/lab/arith/settings").status_code == 404  # bob is not in lab
+
+
+def test_transfer_through_the_api_refuses_a_taken_id(site: Site) -> None:
+    _orgs(site)
+    with open_hub(site.config) as s:
+        lab = s.scalars(select(Owner).where(Owner.name == "lab")).one()
+        s.add(
+            Environment(
+                owner_id=lab.id, env_id="arith", distribution="verihub-lab-arith", project="verihub-lab-arith"
+            )
+        )
+    api = site.browser()
+    alice = {"Authorization": f"Bearer {site.alice_token}"}
+    r = api.post("/api/v1/envs/alice/arith/transfer", params={"to": "lab"}, headers=alice)
+    assert r.status_code == 409 and "already has an environment 'arith'" in r.text
+    r = api.post("/api/v1/envs/alice/arith/transfer", params={"to": "alice"}, headers=alice)
+    assert r.status_code == 404  # a user, not an organisation
+    with open_hub(site.config) as s:
+        s.delete(s.scalars(select(Environment).where(Environment.owner_id == lab.id)).one())
+    r = api.post("/api/v1/envs/alice/arith/transfer", params={"to": "lab"}, headers=alice)
+    assert r.status_code == 200 and r.json() == {"ref": "lab/arith", "owner": "lab"}
+    assert (
+        api.post("/api/v1/envs/alice/arith/transfer", params={"to": "lab"}, headers=alice).status_code == 404
+    )
+
+
+def _owner_id(site: Site, name: str) -> int:
+    with open_hub(site.config) as s:
+        return s.scalars(select(Owner.id).where(Owner.name == name)).one()
+
+
+def test_verihub_transfer_moves_it_from_the_command_line(
+    site: Site, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hub.cli.entry import main
+
+    _orgs(site)
+    monkeypatch.setenv("VERIHUB_CONFIG", str(tmp_path / "config.toml"))  # no stored login
+
+    def run(*args: str) -> tuple[int, str]:
+        with pytest.raises(SystemExit) as done:
+            main(list(args))
+        out = capsys.readouterr()
+        return int(done.value.code or 0), out.out + out.err
+
+    with serve_http(site.app) as url:
+        code, out = run(
+            "transfer", "alice/arith@0.1.0", "--to", "lab", "--hub", url, "--token", site.alice_token
+        )
+        assert code != 0 and "drop @0.1.0" in out
+        code, out = run("transfer", "alice/arith", "--to", "other", "--hub", url, "--token", site.alice_token)
+        assert code != 0 and "403" in out
+        code, out = run("transfer", "alice/arith", "--to", "lab", "--hub", url, "--token", site.alice_token)
+        assert code == 0 and "alice/arith is lab/arith now" in out
+    assert _env(site).owner_id == _owner_id(site, "lab")

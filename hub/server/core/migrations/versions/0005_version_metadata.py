@@ -25,6 +25,5 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("versions") as batch:
-        for name in _COLUMNS:
-            batch.drop_column(name)
+    for name in _COLUMNS:
+        op.execute(f"ALTER TABLE versions DROP COLUMN {name}")

@@ -51,6 +51,5 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("rollouts")
-    with op.batch_alter_table("runs") as batch:
-        batch.drop_column("rollouts_stored")
-        batch.drop_column("config")
+    op.execute("ALTER TABLE runs DROP COLUMN rollouts_stored")
+    op.execute("ALTER TABLE runs DROP COLUMN config")
