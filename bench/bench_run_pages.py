@@ -65,13 +65,14 @@ def _line(task: int, index: int, rng: random.Random) -> bytes:
     return json.dumps(data).encode()
 
 
-def build(data: Path, n: int) -> tuple[Any, str]:
-    """The application and the public id of its big run."""
+def build(data: Path, n: int, n_labels: int = 0) -> tuple[Any, str]:
+    """The application and the public id of its big run (``n_labels`` rollouts labelled, a tenth of
+    them twice so an older label is superseded)."""
     from sqlalchemy import insert
 
     from hub.server.app import create_app
     from hub.server.core.config import HubConfig
-    from hub.server.core.models import PASSED, Environment, Owner, Run, RunRollout, Version
+    from hub.server.core.models import PASSED, Environment, Owner, RolloutLabel, Run, RunRollout, Version
     from hub.server.results.rollout_store import refresh_statistics, rollout_values
     from leaderboard import entry_from_run, verify_run
     from leaderboard.testing import fake_env_hash, write_run
@@ -122,6 +123,15 @@ def build(data: Path, n: int) -> tuple[Any, str]:
                 batch = []
         if batch:
             session.execute(insert(RunRollout), batch)
+        values = ("correct", "incorrect", "reward_hack", "unclear")
+        labelled = rng.sample(range(n), min(n_labels, n))
+        twice = labelled[: len(labelled) // 10]
+        rows = [
+            {"run_id": run.id, "rollout": idx, "value": rng.choice(values), "note": "", "author_id": owner.id}
+            for idx in labelled + twice
+        ]
+        if rows:
+            session.execute(insert(RolloutLabel), rows)
         refresh_statistics(session)  # as the ingestion does after storing a run
     return app, "bigrun0123456789"
 
@@ -147,12 +157,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rollouts", type=int, default=100_000)
     parser.add_argument("--reps", type=int, default=15)
+    parser.add_argument("--labels", type=int, default=0, help="rollouts labelled (a tenth twice)")
     args = parser.parse_args()
     from starlette.testclient import TestClient
 
     with tempfile.TemporaryDirectory(prefix="bench-run-pages-") as tmp:
         t0 = time.perf_counter()
-        app, run_id = build(Path(tmp), args.rollouts)
+        app, run_id = build(Path(tmp), args.rollouts, args.labels)
         built_s = time.perf_counter() - t0
         base = f"/runs/{run_id}"
         middle = args.rollouts // 50 // 2
@@ -166,6 +177,9 @@ def main() -> None:
             "status=passed, sorted by task, 100 per page": (
                 f"{base}?status=passed&sort=task&per_page=100&page=100"
             ),
+            "label=correct (the shown label)": f"{base}?label=correct",
+            "label=none, middle page": f"{base}?label=none&page={middle}",
+            "label=any, sorted by reward": f"{base}?label=any&sort=-reward",
             "rollout page": f"{base}/rollouts/{args.rollouts // 2}",
             "task page": "/alice/big/tasks/task-01000",
         }
@@ -174,6 +188,7 @@ def main() -> None:
         out = {
             "rollouts": args.rollouts,
             "reps": args.reps,
+            "labels": args.labels,
             "build_s": round(built_s, 1),
             "db_bytes": (Path(tmp) / "hub" / "hub.db").stat().st_size,
             "pages": results,

@@ -17,7 +17,7 @@ from hub.server.core.redact import Redactor, hub_secrets
 from hub.server.core.storage import LocalStorage
 from hub.server.packages import api, index, settings_pages
 from hub.server.results import api as results_api
-from hub.server.results import hub_evals_api, labels_api, run_pages
+from hub.server.results import hub_evals_api, labels_api, review_pages, run_pages
 from hub.server.results import pages as result_pages
 from hub.server.web import account_pages, pages
 from hub.server.web.errors import exception_handlers
@@ -68,6 +68,7 @@ def _routes() -> list[BaseRoute]:
         *settings_pages.routes(),
         *result_pages.routes(),
         *run_pages.routes(),
+        *review_pages.routes(),
         *pages.routes(),
     ]
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from hub.review.check import CheckOptions, CheckReport
-from hub.review.check.runner import _stage_path
+from hub.review.check.runner import stage_path
 from hub.run.evaluate import EvalOptions, evaluate
 from hub.run.fake_server import FakeChatServer
 from hub.run.rundir import RunDir
@@ -42,7 +42,7 @@ async def test_sandboxed_run_equals_in_process(
 ) -> None:
     if env_id == "sandbox_echo_turns":  # "install" the fixture: its metadata on the path
         work = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))
-        stage = _stage_path((ENVS / "echo_turns").resolve(), work, CheckOptions(), CheckReport(target="x"))
+        stage = stage_path((ENVS / "echo_turns").resolve(), work, CheckOptions(), CheckReport(target="x"))
         assert stage is not None
         shutil.copytree(stage, tmp_path / "site")
         make_writable(work)

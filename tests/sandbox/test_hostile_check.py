@@ -20,7 +20,7 @@ import pytest
 
 import hub
 from hub.review.check import CheckOptions, CheckReport, Limits, check
-from hub.review.check.runner import _stage_path, _start
+from hub.review.check.runner import stage_path, start_checked
 from hub.run.evaluate import EvalOptions, open_environment
 from hub.sandbox import unavailable_reason
 from hub.sandbox.channel import Channel, TamperingError
@@ -143,10 +143,10 @@ def test_check_and_eval_look_the_same_from_inside(
     """What a package sees in the check equals what it sees in `verihub eval --sandbox`; a
     check with other limits (the negative case) is told apart, so the fingerprint can see."""
     work = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))  # where the check stages
-    stage = _stage_path((HOSTILE / "fingerprint").resolve(), work, FAST, CheckReport(target="x"))
+    stage = stage_path((HOSTILE / "fingerprint").resolve(), work, FAST, CheckReport(target="x"))
     assert stage is not None
     opts = FAST if same_limits else replace(FAST, limits=Limits(wall_s=90, memory_mb=2048))
-    in_check = _view(_start(stage, "hostile_fingerprint", opts))
+    in_check = _view(start_checked(stage, "hostile_fingerprint", opts))
     monkeypatch.syspath_prepend(str(stage))  # "installed": its metadata is on the path
     in_eval = _view(open_environment("hostile_fingerprint", {}, EvalOptions(sandbox=True)))
     make_writable(work)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from hub.review.check import CheckOptions, CheckReport, Limits, check
-from hub.review.check.runner import _stage_path, _start
+from hub.review.check.runner import stage_path, start_checked
 from hub.sandbox import run, unavailable_reason
 from hub.sandbox.redact import MASK, clean, host_secrets, redact
 from hub.sandbox.remote import PASSED_VARIABLES, sandbox_env
@@ -98,9 +98,9 @@ def test_environment_server_sees_no_planted_value(planted: list[str], tmp_path: 
 
     work = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))
     try:
-        stage = _stage_path((HOSTILE / "leaky").resolve(), work, FAST, CheckReport(target="x"))
+        stage = stage_path((HOSTILE / "leaky").resolve(), work, FAST, CheckReport(target="x"))
         assert stage is not None
-        env = _start(stage, "hostile_leaky", FAST)
+        env = start_checked(stage, "hostile_leaky", FAST)
         try:
             raw = str(env.info["repr"])
         finally:

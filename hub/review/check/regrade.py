@@ -25,7 +25,7 @@ from typing import Any
 from hub.env.types import Message, Rollout, Task
 from hub.review.check.drive import Hung, Prober, run_sync
 from hub.review.check.report import CheckReport
-from hub.review.check.runner import CheckOptions, _stage_path, _stage_wheel, _start, require_sandbox
+from hub.review.check.runner import CheckOptions, require_sandbox, stage_path, stage_wheel, start_checked
 from hub.sandbox import RemoteError
 from hub.sandbox.remote import RemoteEnvironment, SandboxDiedError
 from hub.sandbox.stage import STAGE_PREFIX, make_writable
@@ -131,12 +131,12 @@ def _sandboxed(
         report = CheckReport(target=str(source))
         src = source.resolve()
         stage = (
-            _stage_wheel(src, work, report) if src.suffix == ".whl" else _stage_path(src, work, opts, report)
+            stage_wheel(src, work, report) if src.suffix == ".whl" else stage_path(src, work, opts, report)
         )
         if stage is None:
             return RegradeResult(error="the package does not build")
         try:
-            env = _start(stage, env_id, opts)
+            env = start_checked(stage, env_id, opts)
         except (RemoteError, SandboxDiedError) as exc:
             return RegradeResult(error=f"the environment does not load: {exc}")
         prober = Prober(env, timeout_s=opts.grade_timeout_s, memory_mb=opts.limits.memory_mb)

@@ -54,7 +54,15 @@ from hub.sandbox.stage import (
     stage_installed,
 )
 
-__all__ = ["CheckOptions", "check", "require_sandbox", "run_check"]
+__all__ = [
+    "CheckOptions",
+    "check",
+    "require_sandbox",
+    "run_check",
+    "stage_path",
+    "stage_wheel",
+    "start_checked",
+]
 
 _README_SECTIONS = {
     "task": r"\btasks?\b",
@@ -117,7 +125,8 @@ def _build_env(home: Path) -> dict[str, str]:
     }
 
 
-def _stage_path(src: Path, work: Path, opts: CheckOptions, report: CheckReport) -> Path | None:
+def stage_path(src: Path, work: Path, opts: CheckOptions, report: CheckReport) -> Path | None:
+    """A package folder is built into a wheel in the build sandbox and staged like one."""
     if not (src / "pyproject.toml").is_file() and not (src / "setup.py").is_file():
         raise UsageError(
             f"{src} is not a Python package folder (no pyproject.toml); see `verihub init --help`"
@@ -267,7 +276,8 @@ def _isolation(opts: CheckOptions) -> str:
     )
 
 
-def _start(stage: Path, env_id: str | None, opts: CheckOptions) -> RemoteEnvironment:
+def start_checked(stage: Path, env_id: str | None, opts: CheckOptions) -> RemoteEnvironment:
+    """The staged environment started in the check sandbox under ``opts``' limits."""
     return start_environment(
         stage,
         env_id,
@@ -296,7 +306,7 @@ def _dynamic_checks(stage: Path, env_id: str | None, opts: CheckOptions, report:
     run got to the end."""
     t0 = time.perf_counter()
     try:
-        env = _start(stage, env_id, opts)
+        env = start_checked(stage, env_id, opts)
     except RemoteError as exc:
         report.add("loads", "fail", f"{exc.kind}: {exc.message[:300]}")
         return False
@@ -310,7 +320,7 @@ def _dynamic_checks(stage: Path, env_id: str | None, opts: CheckOptions, report:
     finished = False
     try:
         prober.phase = "task ids"
-        again = _start(stage, env.id, opts)  # another hash seed: tasks must not depend on it
+        again = start_checked(stage, env.id, opts)  # another hash seed: tasks must not depend on it
         try:
             identity_checks(env, again, report, num_tasks=opts.num_tasks, id_tasks=opts.id_tasks)
             prober.noted += again.tripwire()
@@ -343,7 +353,7 @@ def _dynamic_checks(stage: Path, env_id: str | None, opts: CheckOptions, report:
     return finished
 
 
-def _stage_wheel(wheel: Path, work: Path, report: CheckReport) -> Path | None:
+def stage_wheel(wheel: Path, work: Path, report: CheckReport) -> Path | None:
     """A built wheel is unpacked, not built: nothing of the package runs to stage it."""
     if not _unpack_verified(wheel, work / "installed", report):
         return None
@@ -372,9 +382,9 @@ def check(target: str, *, options: CheckOptions | None = None) -> CheckReport:
     try:
         src = Path(target)
         if src.is_file() and src.suffix == ".whl":
-            stage = _stage_wheel(src.resolve(), work, report)
+            stage = stage_wheel(src.resolve(), work, report)
         elif src.exists():
-            stage = _stage_path(src.resolve(), work, opts, report)
+            stage = stage_path(src.resolve(), work, opts, report)
         else:
             stage = _stage_installed(target, work, report)
         if stage is None:

@@ -17,7 +17,7 @@ from typing import Any
 
 from hub.env.errors import UsageError
 from hub.review.check.report import CheckReport
-from hub.review.check.runner import _stage_wheel, require_sandbox
+from hub.review.check.runner import require_sandbox, stage_wheel
 from hub.sandbox import Limits, RemoteError
 from hub.sandbox.remote import RemoteEnvironment, SandboxDiedError, start_environment
 from hub.sandbox.stage import STAGE_PREFIX, make_writable
@@ -35,7 +35,7 @@ def sandboxed_wheel(
     work = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))
     try:
         report = CheckReport(target=str(wheel))
-        stage = _stage_wheel(wheel.resolve(), work, report)
+        stage = stage_wheel(wheel.resolve(), work, report)
         if stage is None:
             problems = "; ".join(r.reason for r in report.results if r.status == "fail")
             raise UsageError(f"the wheel does not unpack: {problems or 'unknown reason'}")

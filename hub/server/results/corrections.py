@@ -30,7 +30,7 @@ from typing import Any
 
 from pydantic import ValidationError
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 
 from hub.env.types import Message, Rollout
 from hub.sandbox import Limits as SandboxLimits
@@ -38,7 +38,7 @@ from hub.server.accounts.users import Principal
 from hub.server.core.models import Correction, Run
 from hub.server.core.problems import Problem
 from hub.server.core.storage import Storage
-from hub.server.results.labels import MAX_NOTE, LabelError
+from hub.server.results.labels import MAX_NOTE, LabelError, target
 
 __all__ = [
     "GRADED",
@@ -46,6 +46,7 @@ __all__ = [
     "GradeJob",
     "Grader",
     "SandboxGrader",
+    "correct_rollout",
     "correction_json",
     "corrected_rollout",
     "corrections_of",
@@ -267,6 +268,27 @@ def store_correction(session: Session, who: Principal, plan: Plan, outcome: Mapp
     session.add(row)
     session.flush()
     return row
+
+
+def correct_rollout(
+    sessions: sessionmaker[Session],
+    storage: Storage,
+    who: Principal,
+    public_id: str,
+    index: int,
+    body: Mapping[str, Any],
+    grader: Grader,
+) -> dict[str, Any]:
+    """Check, grade and store a correction of rollout ``index`` of run ``public_id`` by ``who``
+    (what the API and the rollout page's form both call): the checks of :func:`target` and
+    :func:`plan_correction`, the grading outside any transaction, then :func:`store_correction`.
+    Answers the stored correction as :func:`correction_json`."""
+    with sessions() as session:
+        run, rollout = target(session, storage, who, public_id, index, write=True)
+        plan = plan_correction(storage, run, index, rollout, body)
+    outcome = grade_plan(plan, grader)
+    with sessions() as session, session.begin():
+        return correction_json(store_correction(session, who, plan, outcome))
 
 
 def corrections_of(session: Session, runs: list[Run], index: int | None = None) -> list[Correction]:

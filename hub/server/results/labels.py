@@ -22,13 +22,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
 from hub.env.types import Rollout, Task
 from hub.review.fidelity import Rate, rate
 from hub.server.accounts.users import Principal, can_publish_as
-from hub.server.core.models import Environment, Owner, RolloutLabel, Run, Version
+from hub.server.core.models import Environment, Owner, RolloutLabel, Run, RunRollout, Version
 from hub.server.core.problems import HubProblem, Problem
 from hub.server.core.queries import find_run, visible_runs
 from hub.server.core.storage import Storage
@@ -49,6 +49,7 @@ __all__ = [
     "label_counts_many",
     "label_file",
     "label_json",
+    "label_rollout",
     "may_label",
     "opening_prompt",
     "rollout_labels",
@@ -117,6 +118,15 @@ def add_label(
     return row
 
 
+def label_rollout(
+    session: Session, storage: Storage, who: Principal, public_id: str, index: int, value: str, note: str = ""
+) -> RolloutLabel:
+    """Check ``who`` on the rollout (:func:`target`) and record the label: what the API and the
+    rollout page's form both call."""
+    run, _ = target(session, storage, who, public_id, index, write=True)
+    return add_label(session, who, run, index, value, note)
+
+
 def label_json(row: RolloutLabel) -> dict[str, Any]:
     return {
         "id": row.id,
@@ -139,12 +149,17 @@ def rollout_labels(session: Session, run: Run, index: int) -> list[RolloutLabel]
     return list(session.scalars(stmt))
 
 
-def current_labels(session: Session, runs: Sequence[Run]) -> dict[tuple[int, int], RolloutLabel]:
-    """The shown (newest) label of every labelled rollout of ``runs``, by (run id, rollout index)."""
+def current_labels(
+    session: Session, runs: Sequence[Run], indexes: Iterable[int] | None = None
+) -> dict[tuple[int, int], RolloutLabel]:
+    """The shown (newest) label of every labelled rollout of ``runs``, by (run id, rollout index);
+    with ``indexes``, of those rollouts only (a page's rows, in one query)."""
     if not runs:
         return {}
-    stmt = select(RolloutLabel).where(RolloutLabel.run_id.in_([r.id for r in runs])).order_by(RolloutLabel.id)
-    return {(row.run_id, row.rollout): row for row in session.scalars(stmt)}
+    stmt = select(RolloutLabel).where(RolloutLabel.run_id.in_([r.id for r in runs]))
+    if indexes is not None:
+        stmt = stmt.where(RolloutLabel.rollout.in_(sorted(set(indexes))))
+    return {(row.run_id, row.rollout): row for row in session.scalars(stmt.order_by(RolloutLabel.id))}
 
 
 @dataclass(frozen=True)
@@ -161,17 +176,32 @@ def _n_rollouts(run: Run) -> int:
     return n if isinstance(n, int) else 0
 
 
+def _shown_values(session: Session, runs: Sequence[Run]) -> dict[tuple[int, int], str]:
+    """The shown label's value of every labelled rollout of ``runs`` (plain rows, no objects)."""
+    if not runs:
+        return {}
+    cols = (RolloutLabel.run_id, RolloutLabel.rollout, RolloutLabel.value)
+    rows = session.execute(select(*cols).where(RolloutLabel.id.in_(_newest(runs))))
+    return {(run_id, index): value for run_id, index, value in rows}
+
+
 def label_counts_many(session: Session, runs: Sequence[Run]) -> dict[int, LabelCounts]:
-    """:class:`LabelCounts` of each of ``runs`` by run id, in one query (for lists of runs and
-    cards); the rollout count is the run's recorded summary's, so no archive is read."""
-    shown = current_labels(session, runs)
+    """:class:`LabelCounts` of each of ``runs`` by run id, in one grouped query (for lists of runs
+    and cards); the rollout count is the run's recorded summary's, so no archive is read."""
     out = {
         r.id: LabelCounts(rollouts=_n_rollouts(r), labelled=0, by_value={v: 0 for v in LABELS}) for r in runs
     }
-    for (run_id, _), row in shown.items():
+    if not runs:
+        return out
+    stmt = (
+        select(RolloutLabel.run_id, RolloutLabel.value, func.count())
+        .where(RolloutLabel.id.in_(_newest(runs)))
+        .group_by(RolloutLabel.run_id, RolloutLabel.value)
+    )
+    for run_id, value, count in session.execute(stmt):
         counts = out[run_id]
-        counts.by_value[row.value] = counts.by_value.get(row.value, 0) + 1
-        out[run_id] = LabelCounts(counts.rollouts, counts.labelled + 1, counts.by_value)
+        counts.by_value[value] = counts.by_value.get(value, 0) + count
+        out[run_id] = LabelCounts(counts.rollouts, counts.labelled + count, counts.by_value)
     return out
 
 
@@ -195,25 +225,66 @@ class Agreement:
 def agreement(session: Session, storage: Storage, runs: Sequence[Run]) -> Agreement:
     """Agreement between the recorded grades and the shown labels over ``runs`` (one run or several,
     e.g. every run of a version for a card)."""
-    shown = current_labels(session, runs)
     k = n = false_pass = false_fail = 0
-    for run in runs:
+    for value, passed, count in _tally(session, storage, runs):
+        truth = _FIDELITY.get(value)
+        if truth is None or passed is None:
+            continue  # unclear, or no verdict to compare
+        n += count
+        if passed == truth:
+            k += count
+        elif passed:
+            false_pass += count
+        else:
+            false_fail += count
+    return Agreement(rate=rate(k, n), false_pass=false_pass, false_fail=false_fail)
+
+
+def _has_verdict(reward: float | None, error_kind: str | None) -> bool:
+    """Whether a rollout was graded: a reward, and no error but the grader's own."""
+    return reward is not None and error_kind in (None, "", "grader")
+
+
+def _newest(runs: Sequence[Run]) -> Select[Any]:
+    """The ids of the shown labels of ``runs``."""
+    return (
+        select(func.max(RolloutLabel.id))
+        .where(RolloutLabel.run_id.in_([r.id for r in runs]))
+        .group_by(RolloutLabel.run_id, RolloutLabel.rollout)
+    )
+
+
+def _tally(session: Session, storage: Storage, runs: Sequence[Run]) -> list[tuple[str, bool | None, int]]:
+    """``(shown label value, whether the rollout passed or None without a verdict, how many)``.
+    Runs whose rollouts are stored as rows are counted in the database (a few grouped rows however
+    many labels); the others from their archives."""
+    out: list[tuple[str, bool | None, int]] = []
+    stored = [r for r in runs if r.rollouts_stored]
+    if stored:
+        keys = (RolloutLabel.value, RunRollout.reward.is_(None), RunRollout.error_kind, RunRollout.passed)
+        stmt = (
+            select(*keys, func.count())
+            .join(
+                RunRollout,
+                (RunRollout.run_id == RolloutLabel.run_id) & (RunRollout.idx == RolloutLabel.rollout),
+            )
+            .where(RolloutLabel.id.in_(_newest(stored)))
+            .group_by(*keys)
+        )
+        for value, no_reward, kind, passed, count in session.execute(stmt):
+            graded = _has_verdict(None if no_reward else 0.0, kind)
+            out.append((value, bool(passed) if graded else None, count))
+    others = [r for r in runs if not r.rollouts_stored]
+    shown = _shown_values(session, others)
+    for run in others:
         lines = rollout_lines(storage, run)
-        for (run_id, index), row in shown.items():
-            truth = _FIDELITY.get(row.value)
-            if run_id != run.id or truth is None or not 0 <= index < len(lines):
+        for (run_id, index), value in shown.items():
+            if run_id != run.id or not 0 <= index < len(lines):
                 continue
             rec = Rollout.model_validate_json(lines[index])
-            if rec.reward is None or (rec.error is not None and rec.error.kind != "grader"):
-                continue  # no verdict to compare
-            n += 1
-            if rec.passed == truth:
-                k += 1
-            elif rec.passed:
-                false_pass += 1
-            else:
-                false_fail += 1
-    return Agreement(rate=rate(k, n), false_pass=false_pass, false_fail=false_fail)
+            graded = _has_verdict(rec.reward, rec.error.kind if rec.error is not None else None)
+            out.append((value, rec.passed if graded else None, 1))
+    return out
 
 
 def _references(storage: Storage, run: Run, task_ids: Iterable[str]) -> dict[str, Any]:

@@ -27,31 +27,29 @@ from starlette.routing import Route
 from hub.server.accounts.httpauth import principal
 from hub.server.accounts.webauth import guarded
 from hub.server.core.archive import received_body
+from hub.server.core.cache import bump
 from hub.server.core.models import Version
 from hub.server.core.queries import find_env
 from hub.server.results.corrections import (
     Grader,
-    Plan,
     SandboxGrader,
+    correct_rollout,
     correction_json,
     corrections_of,
-    grade_plan,
-    plan_correction,
-    store_correction,
 )
 from hub.server.results.labels import (
     LabelError,
-    add_label,
     dumps_lines,
     label_file,
     label_json,
+    label_rollout,
     rollout_labels,
     target,
 )
 from hub.server.results.training import training_records
 from hub.server.web.errors import error
 
-__all__ = ["routes"]
+__all__ = ["grader_of", "routes"]
 
 _LABEL_BODY_CAP = 64 << 10
 
@@ -71,7 +69,8 @@ async def _json_body(request: Request, cap: int) -> dict[str, Any]:
     return body
 
 
-def _grader(request: Request) -> Grader:
+def grader_of(request: Request) -> Grader:
+    """The application's correction grader (tests inject one as ``app.state.grade_correction``)."""
     grader: Grader | None = getattr(request.app.state, "grade_correction", None)
     return grader if grader is not None else SandboxGrader()
 
@@ -87,12 +86,14 @@ async def post_label_route(request: Request) -> Response:
     def work() -> dict[str, Any]:
         state = request.app.state
         with state.sessions() as session, session.begin():
-            run, _ = target(
-                session, state.storage, who, request.path_params["public_id"], _index(request), write=True
+            row = label_rollout(
+                session, state.storage, who, request.path_params["public_id"], _index(request), value, note
             )
-            return label_json(add_label(session, who, run, _index(request), value, note))
+            return label_json(row)
 
-    return JSONResponse(await run_in_threadpool(work), status_code=201)
+    made = await run_in_threadpool(work)
+    bump(request.app.state.config.data)  # cards count the labels
+    return JSONResponse(made, status_code=201)
 
 
 @guarded
@@ -116,22 +117,17 @@ async def post_correction_route(request: Request) -> Response:
     assert who is not None
     state = request.app.state
     body = await _json_body(request, state.config.limits.max_upload_bytes)
-    grader = _grader(request)
-
-    def check() -> Plan:
-        with state.sessions() as session:
-            run, rollout = target(
-                session, state.storage, who, request.path_params["public_id"], _index(request), write=True
-            )
-            return plan_correction(state.storage, run, _index(request), rollout, body)
-
-    def store(plan: Plan, outcome: dict[str, Any]) -> dict[str, Any]:
-        with state.sessions() as session, session.begin():
-            return correction_json(store_correction(session, who, plan, outcome))
-
-    plan = await run_in_threadpool(check)
-    outcome = await run_in_threadpool(grade_plan, plan, grader)
-    return JSONResponse(await run_in_threadpool(store, plan, outcome), status_code=201)
+    made = await run_in_threadpool(
+        correct_rollout,
+        state.sessions,
+        state.storage,
+        who,
+        request.path_params["public_id"],
+        _index(request),
+        body,
+        grader_of(request),
+    )
+    return JSONResponse(made, status_code=201)
 
 
 @guarded

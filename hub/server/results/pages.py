@@ -2,8 +2,8 @@
 across environments, and each run's band export as a download.
 
 - ``/{owner}/{env_id}/v/{version}``: the eval card (:func:`leaderboard.eval_card`, rendered by
-  :func:`leaderboard.render_card` with its plots) and every run with its pusher, label and
-  verification status;
+  :func:`leaderboard.render_card` with its plots) and every run with its pusher, label,
+  verification status and, when people labelled its rollouts, how many and the grader's agreement;
 - ``/{owner}/{env_id}/v/{version}/band/{run}.jsonl`` and ``.calibration.json``: the band export,
   in ``verihub calibrate``'s format (:func:`leaderboard.band_export`), with the environment's
   tasks when re-verification stored them, else the pushed rollouts' prompts
@@ -50,6 +50,7 @@ from hub.server.core.queries import find_env, find_run, visible_runs
 from hub.server.core.storage import Storage
 from hub.server.results.band_tasks import BandSource, band_tasks, stored_tasks_sha
 from hub.server.results.data import FilterForm, ShownRun, of_origin, origin_param, parse_filter, shown_runs
+from hub.server.results.label_views import run_label_summaries
 from hub.server.web.pages import HEADERS, render_page
 from hub.server.web.tables import Sort, parse_sort, sort_rows
 from leaderboard import (
@@ -179,7 +180,10 @@ def card_page(request: Request) -> Response:
             return _missing(request)
         ref = f"{env.owner.name}/{env.env_id}"
         origin, origin_error = origin_param(request.query_params)
-        runs = of_origin(shown_runs(visible_runs(session, request.state.who, version=version)), origin)
+        rows = visible_runs(session, request.state.who, version=version)
+        runs = of_origin(shown_runs(rows), origin)
+        summaries = run_label_summaries(session, request.app.state.storage, rows)
+        labelled = {r.public_id: summaries[r.id].text() for r in rows if r.id in summaries}
         card = eval_card(((r.entry, r.summary) for r in runs), env_id=ref, env_version=version.version)
         base = _card_href(ref, version.version)
 
@@ -202,6 +206,7 @@ def card_page(request: Request) -> Response:
             n_models=len(card.models),
             origin=origin,
             origin_error=origin_error,
+            labelled=labelled,
         )
 
 

@@ -1,9 +1,10 @@
 """Reading a run's stored rollouts a page at a time: filters and sort from plain GET parameters.
 
 :func:`parse_query` reads ``task``, ``status``, ``reward_min``, ``reward_max``, ``sort``, ``page``
-and ``per_page`` (at most :data:`MAX_PER_PAGE`); a value that does not parse is dropped and said
-so. :func:`list_rollouts` answers with one page and the number of matches. It first selects the
-page's row ids from the indexes of :class:`~hub.server.core.models.RunRollout` (``run_id`` with
+and ``per_page`` (at most :data:`MAX_PER_PAGE`), and ``label`` among the values the caller names
+(applied by the caller's ``extra``); a value that does not parse is dropped and said so.
+:func:`list_rollouts` answers with one page and the number of matches. It first selects the page's
+row ids from the indexes of :class:`~hub.server.core.models.RunRollout` (``run_id`` with
 ``idx``, ``task_id``, ``status`` or ``reward``), then reads those rows without their transcripts,
 so a page of a 100,000-rollout run costs two index walks and 50 row reads.
 
@@ -82,11 +83,18 @@ class RolloutQuery:
     sort: str = "idx"
     page: int = 1
     per_page: int = DEFAULT_PER_PAGE
+    label: str = ""
     errors: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def filtered(self) -> bool:
-        return bool(self.task or self.status or self.reward_min is not None or self.reward_max is not None)
+        return bool(
+            self.task
+            or self.status
+            or self.label
+            or self.reward_min is not None
+            or self.reward_max is not None
+        )
 
     def params(self, **changes: Any) -> str:
         """This query as a GET query string (``?...``), with ``changes``; defaults left out."""
@@ -100,6 +108,8 @@ class RolloutQuery:
             items.append(("reward_min", f"{q.reward_min:g}"))
         if q.reward_max is not None:
             items.append(("reward_max", f"{q.reward_max:g}"))
+        if q.label:
+            items.append(("label", q.label))
         if q.sort != "idx":
             items.append(("sort", q.sort))
         if q.per_page != DEFAULT_PER_PAGE:
@@ -133,9 +143,13 @@ def _count(text: str, name: str, default: int, errors: list[str]) -> int:
     return value
 
 
-def parse_query(params: Mapping[str, str]) -> RolloutQuery:
-    """The query of a run page's GET parameters."""
+def parse_query(params: Mapping[str, str], *, labels: tuple[str, ...] = ()) -> RolloutQuery:
+    """The query of a run page's GET parameters (``label`` one of ``labels``, else ignored)."""
     errors: list[str] = []
+    label = params.get("label", "").strip()
+    if label and label not in labels:
+        errors.append(f"label {label[:40]!r} is not one of {', '.join(labels) or 'none'}; ignored")
+        label = ""
     status = params.get("status", "").strip()
     if status and status not in STATUSES:
         errors.append(f"status {status[:40]!r} is not one of {', '.join(STATUSES)}; ignored")
@@ -153,6 +167,7 @@ def parse_query(params: Mapping[str, str]) -> RolloutQuery:
         sort=sort,
         page=max(1, _count(params.get("page", ""), "page", 1, errors)),
         per_page=min(MAX_PER_PAGE, max(1, per_page)),
+        label=label,
         errors=tuple(errors),
     )
 

@@ -14,20 +14,38 @@ from hub.server.core.storage import Storage
 from hub.server.results.corrections import corrections_of
 from hub.server.results.labels import may_label, rollout_labels, target
 
-__all__ = ["RolloutReview", "rollout_review"]
+__all__ = ["ReviewState", "RolloutReview", "review_state", "rollout_review"]
 
 
 @dataclass(frozen=True)
-class RolloutReview:
+class ReviewState:
     """``history`` is newest first (its first item is ``current``); ``corrections`` oldest first."""
 
-    run: Run
-    index: int
-    rollout: Rollout
     current: RolloutLabel | None
     history: list[RolloutLabel]
     corrections: list[Correction]
     can_label: bool
+
+
+@dataclass(frozen=True)
+class RolloutReview(ReviewState):
+    """:class:`ReviewState` with the rollout it is about."""
+
+    run: Run
+    index: int
+    rollout: Rollout
+
+
+def review_state(session: Session, who: Principal | None, run: Run, index: int) -> ReviewState:
+    """The labels and corrections of rollout ``index`` of ``run`` (which the caller found visible
+    to ``who``, e.g. with :func:`hub.server.core.queries.find_run`); reads no archive."""
+    history = rollout_labels(session, run, index)
+    return ReviewState(
+        current=history[0] if history else None,
+        history=history,
+        corrections=corrections_of(session, [run], index),
+        can_label=who is not None and may_label(session, who, run.version.environment),
+    )
 
 
 def rollout_review(
@@ -36,13 +54,13 @@ def rollout_review(
     """The review state of rollout ``index`` of run ``public_id`` as ``who`` may see it; raises
     :class:`~hub.server.results.labels.LabelError` (404) when the run or rollout is not visible."""
     run, rollout = target(session, storage, who, public_id, index, write=False)
-    history = rollout_labels(session, run, index)
+    state = review_state(session, who, run, index)
     return RolloutReview(
+        current=state.current,
+        history=state.history,
+        corrections=state.corrections,
+        can_label=state.can_label,
         run=run,
         index=index,
         rollout=rollout,
-        current=history[0] if history else None,
-        history=history,
-        corrections=corrections_of(session, [run], index),
-        can_label=who is not None and may_label(session, who, run.version.environment),
     )

@@ -25,10 +25,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from hub.server.accounts.forms import Form
 from hub.server.accounts.webauth import guarded
 from hub.server.core.models import Run
 from hub.server.core.queries import find_env, find_run, visible_runs
 from hub.server.results.data import ShownRun, shown_runs
+from hub.server.results.label_views import LABEL_CHOICES, label_filter, run_label_summaries
+from hub.server.results.labels import current_labels
+from hub.server.results.review_view import review_context
 from hub.server.results.rollout_query import (
     MAX_PER_PAGE,
     SORTS,
@@ -43,7 +47,7 @@ from hub.server.web.pages import HEADERS, render_page
 from hub.server.web.text import cut
 from leaderboard.settings import sampling_items
 
-__all__ = ["MAX_TASK_RUNS", "routes", "run_href", "settings_rows"]
+__all__ = ["MAX_TASK_RUNS", "routes", "run_href", "settings_rows", "show_rollout"]
 
 #: The task page compares at most this many runs (the newest).
 MAX_TASK_RUNS = 40
@@ -123,8 +127,13 @@ def run_page(request: Request) -> Response:
         if run is None:
             return _missing(request)
         shown = next(iter(shown_runs([run])), None)
-        query = parse_query(request.query_params)
-        page = list_rollouts(session, run.id, query) if run.rollouts_stored else None
+        query = parse_query(request.query_params, labels=LABEL_CHOICES)
+        page = None
+        labels: dict[tuple[int, int], Any] = {}
+        if run.rollouts_stored:
+            page = list_rollouts(session, run.id, query, extra=label_filter(run.id, query.label))
+            labels = current_labels(session, [run], [r.idx for r in page.rows])
+        summary = run_label_summaries(session, request.app.state.storage, [run]).get(run.id)
         env = run.version.environment
         return render_page(
             request,
@@ -139,13 +148,18 @@ def run_page(request: Request) -> Response:
             statuses=STATUSES,
             sorts=[(key, _SORT_LABELS.get(key, key)) for key in SORTS],
             per_page_choices=sorted({10, 25, 50, MAX_PER_PAGE, query.per_page}),
+            labels={idx: row for (_, idx), row in labels.items()},
+            label_choices=LABEL_CHOICES,
+            label_summary=summary,
         )
 
 
-@guarded
-def rollout_page(request: Request) -> Response:
+def show_rollout(request: Request, status: int = 200, posted: Form | None = None, **context: Any) -> Response:
+    """The rollout page of the request's path (``request.state.who`` set), with ``status`` and
+    ``context`` (a refused form's ``message``; ``posted``: its fields, shown again)."""
     with request.app.state.sessions() as session:
-        run = find_run(session, request.state.who, request.path_params["public_id"])
+        who = request.state.who
+        run = find_run(session, who, request.path_params["public_id"])
         row = find_rollout(session, run.id, _idx(request)) if run is not None else None
         if run is None or row is None:
             return _missing(request, "no such rollout")
@@ -154,6 +168,7 @@ def rollout_page(request: Request) -> Response:
         return render_page(
             request,
             "rollout.html",
+            status,
             run=run,
             row=row,
             ref=f"{env.owner.name}/{env.env_id}",
@@ -163,7 +178,14 @@ def rollout_page(request: Request) -> Response:
             view=transcript_view(transcript_json(row)),
             has_next=find_rollout(session, run.id, row.idx + 1, with_transcript=False) is not None,
             max_chars=MAX_MESSAGE_CHARS,
+            **review_context(session, who, run, row, posted),
+            **context,
         )
+
+
+@guarded
+def rollout_page(request: Request) -> Response:
+    return show_rollout(request)
 
 
 @guarded

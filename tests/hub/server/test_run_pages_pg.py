@@ -80,3 +80,15 @@ def test_run_pages_on_postgres(pg_hub: Hub, tmp_path: Path) -> None:
     done = backfill(pg_hub.sessions(), pg_hub.client.app.state.storage)
     assert [(d.public_id, d.rollouts) for d in done] == [(public, 32)]
     assert "1–32 of 32 rollouts" in pg_hub.client.get(href).text
+    # labels: the filter on the shown label and the agreement line, in PostgreSQL's SQL
+    for idx, value in ((0, "correct"), (0, "incorrect"), (1, "correct")):
+        r = pg_hub.client.post(
+            f"/api/v1/runs/{public}/rollouts/{idx}/labels",
+            json={"value": value},
+            headers=pg_hub.auth("alice"),
+        )
+        assert r.status_code == 201, r.text
+    assert _listed(pg_hub.client.get(f"{href}?label=correct").text, href) == [1]
+    assert _listed(pg_hub.client.get(f"{href}?label=any").text, href) == [0, 1]
+    html = pg_hub.client.get(f"{href}?label=none&per_page=100").text
+    assert len(_listed(html, href)) == 30 and "2 of 32 rollouts labelled" in html
