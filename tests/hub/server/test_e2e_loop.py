@@ -8,8 +8,8 @@ process with their own HOME and config) and real HTTP (a cookie jar for the brow
    (``visibility``);
 3. alice evaluates it against a fake OpenAI-compatible model (``eval --push``) and reads the run's
    page and a rollout's transcript;
-4. bob, invited as a reviewer, labels two rollouts and saves a corrected trajectory, graded by the
-   hub in the sandbox (the JSON API with his token; the page forms have their own tests);
+4. bob, invited as a reviewer, labels two rollouts and saves a corrected trajectory with the
+   rollout pages' forms; the hub grades the copy in the sandbox;
 5. carol pulls the labels, measures the grader on them (``fidelity``) and exports the corrected
    trajectory as SFT data, with its provenance;
 6. a fresh virtualenv installs the reviewed version with ``pip install --index-url HUB/simple/``
@@ -190,9 +190,8 @@ def _browser(hub: Hub) -> httpx.Client:
     return httpx.Client(base_url=hub.url, follow_redirects=False, timeout=30)
 
 
-def _sign_up_and_make_token(browser: httpx.Client, name: str, invitation: str) -> str:
-    """Sign up on the pages with ``invitation``, sign out and in again, make a push token on
-    /settings; the browser stays signed in."""
+def _sign_up(browser: httpx.Client, name: str, invitation: str) -> None:
+    """Sign up on the pages with ``invitation``, sign out and in again; the browser stays signed in."""
     form = {"name": name, "password": PASSWORD, "password2": PASSWORD, "invitation": invitation}
     r = browser.post("/sign-up", data={**form, "csrf_token": _csrf(browser, "/sign-up")})
     assert r.status_code == 303, f"sign-up: {r.status_code} {r.text[:500]}"
@@ -202,6 +201,10 @@ def _sign_up_and_make_token(browser: httpx.Client, name: str, invitation: str) -
     r = browser.post("/sign-in", data={**form, "csrf_token": _csrf(browser, "/sign-in")})
     assert r.status_code == 303, f"sign-in: {r.status_code}"
     assert f"Settings of {name}" in browser.get("/settings").text
+
+
+def _make_token(browser: httpx.Client) -> str:
+    """A push token made on /settings, read off the page that shows it once."""
     refused = browser.post("/settings/tokens", data={"scope": "push", "csrf_token": "0" * 64})
     assert refused.status_code == 403  # a wrong CSRF token makes nothing
     made = browser.post(
@@ -317,7 +320,8 @@ def _walk(
     with hub.step("1. invitation, sign-up, token, login"):
         code = _secret("vhi_", admin.verihub("hub", "invite", "create", *hub.where()))
         with _browser(hub) as browser:
-            token = _sign_up_and_make_token(browser, "alice", code)
+            _sign_up(browser, "alice", code)
+            token = _make_token(browser)
         said = alice.verihub("login", "--hub", hub.url, stdin=token + "\n")
         assert "logged in" in said and "alice" in said
 
@@ -359,29 +363,36 @@ def _walk(
         prompt = rollouts[wrong]["messages"][-2]["content"]
         assert prompt in shown and "Answer: -1" in shown  # the transcript: the task and the reply
 
-    with hub.step("4. a reviewer labels and corrects"):
+    with hub.step("4. a reviewer labels and corrects on the rollout pages"):
         code = _secret("vhi_", admin.verihub("hub", "invite", "create", "--reviewer", *hub.where()))
         with _browser(hub) as browser:
-            auth = {"Authorization": f"Bearer {_sign_up_and_make_token(browser, 'bob', code)}"}
-            # the page forms for labels and corrections are tested on their own; bob uses the API here
-            base = f"{hub.url}/api/v1/runs/{run_id}/rollouts"
+            _sign_up(browser, "bob", code)
             for index, value in ((wrong, "incorrect"), (right, "correct")):
-                r = httpx.post(
-                    f"{base}/{index}/labels", json={"value": value, "note": "checked"}, headers=auth
-                )
-                assert r.status_code == 201, f"label: {r.status_code} {r.text}"
-            messages = rollouts[wrong]["messages"]
-            messages[-1] = {**messages[-1], "content": f"Answer: {answers[prompt]}"}
-            r = httpx.post(
-                f"{base}/{wrong}/corrections",
-                json={"messages": messages, "note": "the right sum"},
-                headers=auth,
-                timeout=180,
-            )
-            assert r.status_code == 201, f"correction: {r.status_code} {r.text}"
-            assert r.json()["passed"] is True, r.json()  # graded by the version's grader, sandboxed
-            current = httpx.get(f"{base}/{wrong}/labels").json()["current"]
-            assert (current["value"], current["author"]) == ("incorrect", "bob"), current
+                page = f"/runs/{run_id}/rollouts/{index}"
+                form = {"value": value, "note": "checked", "csrf_token": _csrf(browser, page)}
+                r = browser.post(f"{page}/label", data=form)
+                assert r.status_code == 303, f"label form: {r.status_code} {r.text[:500]}"
+            page = f"/runs/{run_id}/rollouts/{wrong}"
+            shown = browser.get(page).text
+            found = re.findall(r"<textarea name=\"(turn_\d+)\"[^>]*>\n?(.*?)</textarea>", shown, re.S)
+            fields = {name: html.unescape(text) for name, text in found}
+            last = f"turn_{len(rollouts[wrong]['messages']) - 1}"
+            assert list(fields) == [last], fields  # one assistant turn to edit; the prompt is not a field
+            form = {
+                **fields,
+                last: f"Answer: {answers[prompt]}",
+                "note": "the right sum",
+                "csrf_token": _csrf(browser, page),
+            }
+            r = browser.post(f"{page}/correct", data=form, timeout=180)  # graded in the sandbox
+            assert r.status_code == 303, f"correction form: {r.status_code} {r.text[-1500:]}"
+        shown = html.unescape(httpx.get(f"{hub.url}{page}").text)  # what anyone sees now
+        labels_part = shown.split('id="labels"', 1)[1].split('id="corrections"', 1)[0]
+        assert "incorrect" in labels_part and "by bob" in labels_part, labels_part
+        table = shown.split('<table class="corrections">', 1)[1].split("</table>", 1)[0]
+        assert "bob" in table and "passed" in table and "the right sum" in table, table
+        run_page = httpx.get(f"{hub.url}/runs/{run_id}").text
+        assert f"2 of {N_TASKS} rollouts labelled; grader agrees on 2 of 2" in run_page
 
     with hub.step("5. a second person pulls labels, measures the grader, exports SFT data"):
         admin.verihub("hub", "user", "add", "carol", *hub.where())
@@ -390,7 +401,7 @@ def _walk(
         )
         carol.verihub("login", "--hub", hub.url, "--token", token)
         refused = httpx.post(
-            f"{base}/{right}/labels",
+            f"{hub.url}/api/v1/runs/{run_id}/rollouts/{right}/labels",
             json={"value": "incorrect"},
             headers={"Authorization": f"Bearer {token}"},
         )
