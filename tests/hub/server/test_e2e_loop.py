@@ -353,9 +353,9 @@ def _walk(
         runs = httpx.get(f"{hub.url}/api/v1/envs/alice/arith/results").json()
         assert [r["model"] for r in runs] == ["fake-solver"], runs
         run_id = runs[0]["id"]
-        page = httpx.get(f"{hub.url}/runs/{run_id}")
-        assert page.status_code == 200 and "fake-solver" in page.text
-        assert f"/runs/{run_id}/rollouts/0" in page.text  # the rollouts open from the run's page
+        run_view = httpx.get(f"{hub.url}/runs/{run_id}")
+        assert run_view.status_code == 200 and "fake-solver" in run_view.text
+        assert f"/runs/{run_id}/rollouts/0" in run_view.text  # the rollouts open from the run's page
         rollouts = [httpx.get(f"{hub.url}/runs/{run_id}/rollouts/{i}.json").json() for i in range(N_TASKS)]
         right = next(i for i, r in enumerate(rollouts) if r["grade"]["passed"])
         wrong = next(i for i, r in enumerate(rollouts) if not r["grade"]["passed"])
