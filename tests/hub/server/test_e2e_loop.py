@@ -4,8 +4,9 @@ process with their own HOME and config) and real HTTP (a cookie jar for the brow
 
 1. the admin makes invitations; alice signs up with one on ``/sign-up``, makes a push token on
    ``/settings`` (the secret read off the page) and logs in with it;
-2. alice pushes arith (``push --wait``), follows it (``status``), turns it private and public again
-   (``visibility``);
+2. alice pushes arith's bundle (``push --wait``), follows it (``status``), turns it private and
+   public again (``visibility``), and makes and pushes a new environment (``init``, ``push FOLDER
+   --wait``: build, check and smoke run with the embedded model, then the hub's review);
 3. alice evaluates it against a fake OpenAI-compatible model (``eval --push``) and reads the run's
    page and a rollout's transcript;
 4. bob, invited as a reviewer, labels two rollouts and saves a corrected trajectory with the
@@ -336,6 +337,12 @@ def _walk(
         assert httpx.get(f"{hub.url}/alice/arith").status_code == 404
         alice.verihub("visibility", "alice/arith", "--public")
         assert httpx.get(f"{hub.url}/api/v1/envs/alice/arith").status_code == 200
+
+    with hub.step("2b. init a new environment and push the folder"):
+        folder = alice.home / "loopenv"
+        alice.verihub("init", "loopenv", "--path", str(folder))
+        said = alice.verihub("push", str(folder), "--wait", timeout=600)  # build, check, smoke run
+        assert "alice/loopenv@0.1.0" in said and "review passed" in said, said
 
     with hub.step("3. eval --push against a fake model, run page, transcript"):
         published = httpx.get(f"{hub.url}/api/v1/envs/alice/arith/0.1.0").json()["content_hash"]
