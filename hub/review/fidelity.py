@@ -15,9 +15,11 @@ pays) and is also counted apart; an ``error`` grade (the grading infrastructure 
 verdict and is left out of the rates, counted apart.
 
 A line with ``task_id`` is graded against that task (``reference``, when given, replaces the
-task's answer); a line with ``prompt`` against the task whose prompt text is exactly that, or,
-when no task has it, against a task made of the prompt and the line's ``reference``. A split
-generated without end is looked up in its first :data:`GENERATED_TASKS` tasks (seed 0).
+task's answer); a line with ``prompt`` (and no ``task_id`` the environment lists) against the
+task whose prompt text is exactly that, or, when no task has it, against a task made of the prompt
+and the line's ``reference``. A split generated without end is looked up in its first
+:data:`GENERATED_TASKS` tasks (seed 0); a hub's label file carries prompt and reference, so its
+lines are gradable whatever the run's seed.
 """
 
 from __future__ import annotations
@@ -235,9 +237,11 @@ def _resolve(env: Environment, labels: Sequence[LabelledResponse]) -> list[Task]
     tasks: list[Task] = []
     unknown: list[int] = []
     for item in labels:
-        task = by_id.get(item.task_id) if item.task_id is not None else by_prompt.get(item.prompt or "")
-        if task is None and item.task_id is None and item.reference is not None:
-            task = Task(id=f"line-{item.line}", prompt=item.prompt or "", answer=item.reference)
+        task = by_id.get(item.task_id) if item.task_id is not None else None
+        if task is None and item.prompt is not None:
+            task = by_prompt.get(item.prompt)
+            if task is None and item.reference is not None:
+                task = Task(id=item.task_id or f"line-{item.line}", prompt=item.prompt, answer=item.reference)
         if task is None:
             unknown.append(item.line)
             continue

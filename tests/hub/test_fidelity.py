@@ -131,6 +131,27 @@ def test_unknown_task_ids_are_refused(tmp_path: Path) -> None:
     assert "'gsm8k-test-0001'" in message
 
 
+def test_a_generated_environment_is_matched_by_prompt_and_reference(tmp_path: Path) -> None:
+    """A generated environment lists no tasks by id: a line with an id it cannot list, its prompt
+    and its reference (what a hub's label file gives) is graded against a task made of those."""
+    env = SingleTurnEnv(id="gen", version="1.0", tasks=[], grader=stub_grader)
+    assert env.num_tasks("test") in (0, None)
+    rows: list[Mapping[str, Any] | str] = [
+        {"task_id": "test-0-0", "prompt": "2 + 2", "response": "4", "reference": "4", "label": True},
+        {"task_id": "test-0-1", "prompt": "3 + 3", "response": "7", "reference": "6", "label": True},
+    ]
+    path = write(tmp_path / "labels.jsonl", rows)
+    report = run(measure(env, read_labels(path), source=str(path)))
+    assert (report.true_positive, report.false_negative) == (1, 1)
+    with pytest.raises(UsageError, match="1 label line"):  # no reference: nothing to grade against
+        card(
+            write(
+                tmp_path / "bare.jsonl",
+                [{"task_id": "x-1", "prompt": "2 + 2", "response": "4", "label": True}],
+            )
+        )
+
+
 def test_lines_name_tasks_of_a_split_without_end_by_id(tmp_path: Path) -> None:
     from itertools import count
 

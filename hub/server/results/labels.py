@@ -51,6 +51,7 @@ __all__ = [
     "label_json",
     "label_rollout",
     "may_label",
+    "opening_prompt",
     "rollout_labels",
     "target",
 ]
@@ -295,12 +296,24 @@ def _references(storage: Storage, run: Run, task_ids: Iterable[str]) -> dict[str
     return {t.id: t.answer for t in tasks if t.answer is not None}
 
 
+def opening_prompt(rollout: Rollout) -> str:
+    """The text of the last user turn before the rollout's first reply: the task's prompt, which
+    ``verihub fidelity`` matches when the environment cannot list the task by id (generated)."""
+    text = ""
+    for message in rollout.messages:
+        if message.role == "assistant":
+            break
+        if message.role == "user" and isinstance(message.content, str):
+            text = message.content
+    return text
+
+
 def label_file(
     session: Session, storage: Storage, who: Principal | None, version: Version
 ) -> list[dict[str, Any]]:
     """The label file of ``version`` as ``who`` may see it: one line per labelled rollout of a
     visible run whose shown label is decisive (``unclear`` is left out), in the format of
-    ``verihub fidelity`` (``task_id``, ``response``, ``reference`` when known, ``label``) with the
+    ``verihub fidelity`` (``task_id``, ``prompt``, ``response``, ``reference`` when known, ``label``) with the
     rollout's provenance beside it."""
     runs = visible_runs(session, who, version=version)
     shown = current_labels(session, runs)
@@ -321,6 +334,7 @@ def label_file(
                 continue
             line: dict[str, Any] = {
                 "task_id": rec.task_id,
+                "prompt": opening_prompt(rec),
                 "response": rec.completion,
                 "label": _FIDELITY[row.value],
             }

@@ -119,6 +119,7 @@ def test_label_file_round_trip_through_fidelity(seeded: tuple[Any, dict[str, str
         (weak, 0, True),
     }
     assert all(x["response"] == "Answer: 42" and x["task_id"].startswith("t") for x in lines)
+    assert all(x["prompt"] == f"Solve task {x['task_id']}." for x in lines)  # matched when ids are not
     assert hub.client.get(url, params={"format": "json"}).json() == lines
     assert hub.client.get("/api/v1/envs/bob/secret/1.0.0/labels").status_code == 404
     assert hub.client.get("/api/v1/envs/alice/toy/9.9.9/labels").status_code == 404
