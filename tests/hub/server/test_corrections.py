@@ -3,6 +3,7 @@ parent, author and grade; one test grades a real correction with a real wheel in
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -169,7 +170,11 @@ def arith_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "-o",
         str(out),
     ]
-    subprocess.run([*cmd, str(REPO / "environments" / "arith")], check=True, capture_output=True, timeout=300)
+    # build a copy: setuptools leaves build/ and *.egg-info in the folder it builds
+    src = tmp_path_factory.mktemp("arith-src") / "arith"
+    ignore = shutil.ignore_patterns("build", "dist", "*.egg-info", "__pycache__")
+    shutil.copytree(REPO / "environments" / "arith", src, ignore=ignore)
+    subprocess.run([*cmd, str(src)], check=True, capture_output=True, timeout=300)
     return next(out.glob("*.whl"))
 
 
