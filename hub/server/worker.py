@@ -42,6 +42,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from hub.review.submit import BUILD_LIMITS
 from hub.sandbox import Limits
 from hub.server.core.cache import bump
+from hub.server.core.childenv import CHILD_ENV
 from hub.server.core.config import HubConfig
 from hub.server.core.db import make_engine, sessions
 from hub.server.core.models import VERIFY_ERROR
@@ -54,22 +55,6 @@ from hub.server.reviews.hostspeed import MAX_SCALE, calibrate
 from hub.server.reviews.jobs import MAX_ATTEMPTS, claim, finish, heartbeat, release
 
 __all__ = ["CHILD_ENV", "child_env", "work"]
-
-#: The only variables a child that runs package code inherits from the worker.
-CHILD_ENV = (
-    "PATH",
-    "HOME",
-    "LANG",
-    "LC_ALL",
-    "LC_CTYPE",
-    "TZ",
-    "TMPDIR",
-    "PYTHONPATH",
-    "VERIHUB_SHARED_DATA",
-    "VERIHUB_EVENT_LOOP",
-    "HF_HUB_OFFLINE",
-    "HF_DATASETS_OFFLINE",
-)
 
 log = logging.getLogger("verihub.worker")
 

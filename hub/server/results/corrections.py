@@ -35,6 +35,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from hub.env.types import Message, Rollout
 from hub.sandbox import Limits as SandboxLimits
 from hub.server.accounts.users import Principal
+from hub.server.core.childenv import CHILD_ENV
 from hub.server.core.models import Correction, Run
 from hub.server.core.problems import Problem
 from hub.server.core.storage import Storage
@@ -59,22 +60,6 @@ __all__ = [
 GRADED, GRADE_ERROR = "graded", "error"
 #: The longest one grading of a correction may take, start-up of the sandbox included (seconds).
 TIMEOUT_S = SandboxLimits().wall_s + 60.0
-#: The variables the grading child inherits: those the worker's children get
-#: (:data:`hub.server.worker.CHILD_ENV`; a test keeps the two equal).
-_CHILD_ENV = (
-    "PATH",
-    "HOME",
-    "LANG",
-    "LC_ALL",
-    "LC_CTYPE",
-    "TZ",
-    "TMPDIR",
-    "PYTHONPATH",
-    "VERIHUB_SHARED_DATA",
-    "VERIHUB_EVENT_LOOP",
-    "HF_HUB_OFFLINE",
-    "HF_DATASETS_OFFLINE",
-)
 
 
 @dataclass(frozen=True)
@@ -103,7 +88,7 @@ class SandboxGrader:
     def __init__(self, timeout_s: float = TIMEOUT_S, environ: Mapping[str, str] | None = None) -> None:
         self.timeout_s = timeout_s
         source = os.environ if environ is None else environ
-        self.env = {k: source[k] for k in _CHILD_ENV if k in source}
+        self.env = {k: source[k] for k in CHILD_ENV if k in source}
 
     def __call__(self, job: GradeJob) -> dict[str, Any]:
         with tempfile.TemporaryDirectory(prefix="verihub-correct-") as tmp:
