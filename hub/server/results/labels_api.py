@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -28,7 +29,7 @@ from hub.server.accounts.httpauth import principal
 from hub.server.accounts.webauth import guarded
 from hub.server.core.archive import received_body
 from hub.server.core.cache import bump
-from hub.server.core.models import Version
+from hub.server.core.models import Run, Version
 from hub.server.core.queries import find_env
 from hub.server.results.corrections import (
     Grader,
@@ -96,18 +97,23 @@ async def post_label_route(request: Request) -> Response:
     return JSONResponse(made, status_code=201)
 
 
+def _readable_run(request: Request, session: Session) -> Run:
+    """The run of the requested rollout, when the requester may see it (404 otherwise)."""
+    run, _ = target(
+        session,
+        request.app.state.storage,
+        request.state.who,
+        request.path_params["public_id"],
+        _index(request),
+        write=False,
+    )
+    return run
+
+
 @guarded
 def get_labels_route(request: Request) -> Response:
-    state = request.app.state
-    with state.sessions() as session:
-        run, _ = target(
-            session,
-            state.storage,
-            request.state.who,
-            request.path_params["public_id"],
-            _index(request),
-            write=False,
-        )
+    with request.app.state.sessions() as session:
+        run = _readable_run(request, session)
         history = [label_json(x) for x in rollout_labels(session, run, _index(request))]
         return JSONResponse({"current": history[0] if history else None, "history": history})
 
@@ -132,16 +138,8 @@ async def post_correction_route(request: Request) -> Response:
 
 @guarded
 def get_corrections_route(request: Request) -> Response:
-    state = request.app.state
-    with state.sessions() as session:
-        run, _ = target(
-            session,
-            state.storage,
-            request.state.who,
-            request.path_params["public_id"],
-            _index(request),
-            write=False,
-        )
+    with request.app.state.sessions() as session:
+        run = _readable_run(request, session)
         return JSONResponse([correction_json(c) for c in corrections_of(session, [run], _index(request))])
 
 
