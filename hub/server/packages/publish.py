@@ -241,21 +241,26 @@ def _refuse_other_content(ref: str, version: str) -> PublishError:
     )
 
 
+_HTML = {"Accept": "text/html"}
+
+
 def _upstream_has(upstream: str, project: str) -> bool:
     """Whether the upstream index lists ``project`` (PEP 503 page answers 200); raises
     :class:`PublishError` when it cannot tell."""
-    import urllib.error
-    import urllib.request
+    from hub.registry.fetch import HTTPStatusError, InsecureURLError, open_url
 
-    req = urllib.request.Request(f"{upstream}{project}/", headers={"Accept": "text/html"})
+    url = f"{upstream}{project}/"
     try:
-        with urllib.request.urlopen(req, timeout=10) as resp:  # noqa: S310 (the operator's URL)
-            return int(resp.status) == 200
-    except urllib.error.HTTPError as exc:
-        if exc.code == 404:
+        # the operator's URL: plain http is theirs to choose (pip is sent there too)
+        with open_url(url, what="upstream index", timeout=10, allow_insecure=True, headers=_HTML) as resp:
+            return resp.status == 200
+    except HTTPStatusError as exc:
+        if exc.status == 404:
             return False
-        problem = f"it answered {exc.code}"
-    except OSError as exc:
+        problem = f"it answered {exc.status}"
+    except InsecureURLError as exc:
+        problem = f"it could not be asked ({exc})"
+    except OSError as exc:  # FetchError: no answer
         problem = f"it could not be reached ({exc})"
     raise PublishError(
         f"the upstream index {upstream} must be asked whether {project!r} is taken there, and {problem}; "
