@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import inspect
 import json
+import typing
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import typer
 
 from hub.env.errors import UsageError
 
-__all__ = ["EnvArgOpt", "HubOpt", "TokenOpt", "parse_env_args"]
+__all__ = ["EnvArgOpt", "HubOpt", "TokenOpt", "flags_command", "parse_env_args"]
+
+F = TypeVar("F")
 
 #: ``--hub``: a hub's URL, by default the one ``verihub login`` stored.
 HubOpt = typer.Option(None, "--hub", help="Hub URL (default: the one you logged in to).")
@@ -30,3 +38,30 @@ def parse_env_args(pairs: list[str] | None) -> dict[str, object]:
         except json.JSONDecodeError:
             out[key] = value
     return out
+
+
+def flags_command(
+    flags_type: type[F],
+) -> Callable[[Callable[[typer.Context, F], None]], Callable[..., None]]:
+    """Turn ``body(ctx, flags)`` into a command whose parameters are the fields of the dataclass
+    ``flags_type`` (each field's default a ``typer.Option`` or ``typer.Argument``, in ``--help``
+    order); the command builds one ``flags_type`` from what it was given and calls ``body``."""
+    hints = typing.get_type_hints(flags_type)
+    fields = dataclasses.fields(flags_type)  # type: ignore[arg-type]  # a dataclass, by contract
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    params = [inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context)]
+    params += [
+        inspect.Parameter(f.name, keyword, default=f.default, annotation=hints[f.name]) for f in fields
+    ]
+
+    def wrap(body: Callable[[typer.Context, F], None]) -> Callable[..., None]:
+        @functools.wraps(body)
+        def command(ctx: typer.Context, **given: Any) -> None:
+            body(ctx, flags_type(**given))
+
+        # typer reads a command's parameters from its signature and type hints
+        command.__signature__ = inspect.Signature(params, return_annotation=None)  # type: ignore[attr-defined]
+        command.__annotations__ = {**{f.name: hints[f.name] for f in fields}, "ctx": typer.Context}
+        return command
+
+    return wrap

@@ -5,13 +5,15 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
+from typing import Literal
 
 import typer
 from rich.table import Table
 
 from hub.cli.app import app
 from hub.cli.consoles import make_console
-from hub.cli.options import EnvArgOpt, parse_env_args
+from hub.cli.eval_flags import RUN_DEFINING, EvalFlags
+from hub.cli.options import flags_command, parse_env_args
 from hub.cli.progress import RunProgress
 from hub.env import aio
 from hub.env.errors import RunInterrupted, UsageError
@@ -29,28 +31,6 @@ err = make_console(stderr=True)
 def _default_out(env_id: str, model: str) -> Path:
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", model).strip("-")[:60]
     return Path("runs") / f"{env_id}-{slug}-{time.strftime('%Y%m%d-%H%M%S')}"
-
-
-RUN_DEFINING = (
-    "env_id",
-    "model",
-    "num_tasks",
-    "rollouts",
-    "max_turns",
-    "seed",
-    "split",
-    "out",
-    "temperature",
-    "top_p",
-    "max_tokens",
-    "stop",
-    "env_arg",
-    "group_advantages",
-    "shuffle",
-    "logprobs",
-)
-"""``eval`` parameters that define a run (its saved config): a resume may not change them. The
-others (endpoint, key, concurrency, rate limits, timeouts, retries, grading) are operational."""
 
 
 def sandbox_default() -> bool:
@@ -80,98 +60,8 @@ def _given(ctx: typer.Context, names: tuple[str, ...]) -> list[str]:
 
 
 @app.command("eval")
-def eval_cmd(
-    ctx: typer.Context,
-    env_id: str = typer.Argument(None, help="Environment id (see `verihub list`). Omit with --resume."),
-    model: str = typer.Option(None, "--model", "-m", help="Model name at --base-url, or local:smollm2."),
-    base_url: str = typer.Option(
-        None, "--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1."
-    ),
-    api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Variable holding the API key."),
-    num_tasks: int = typer.Option(None, "--num-tasks", "-n", min=1, help="Evaluate the first N tasks."),
-    shuffle: bool = typer.Option(
-        False,
-        "--shuffle",
-        help="With --num-tasks: a random sample of N tasks (seeded by --seed), not the first N.",
-    ),
-    rollouts: int = typer.Option(1, "--rollouts", "-r", min=1, help="Rollouts per task."),
-    concurrency: int = typer.Option(32, "--concurrency", "-c", min=1, help="Rollouts in flight."),
-    max_turns: int = typer.Option(None, "--max-turns", min=1, help="Model turns per rollout."),
-    seed: int = typer.Option(0, "--seed", help="Task generation and sampling seed."),
-    split: str = typer.Option("test", "--split", help="Task split."),
-    out: Path = typer.Option(None, "--out", "-o", help="Run directory (default runs/ENV-MODEL-TIME)."),
-    resume_dir: Path = typer.Option(None, "--resume", help="Finish an interrupted run in this directory."),
-    temperature: float = typer.Option(None, "--temperature", min=0.0, help="Sampling temperature."),
-    top_p: float = typer.Option(None, "--top-p", min=0.0, max=1.0, help="Nucleus sampling."),
-    max_tokens: int = typer.Option(512, "--max-tokens", min=1, help="Completion token limit per turn."),
-    stop: list[str] = typer.Option(None, "--stop", help="Stop sequence (repeatable)."),
-    rpm: float = typer.Option(None, "--rpm", min=0.001, help="Request-per-minute limit."),
-    tpm: float = typer.Option(None, "--tpm", min=1.0, help="Token-per-minute limit."),
-    timeout: float = typer.Option(120.0, "--timeout", min=0.1, help="Per-request timeout in seconds."),
-    max_retries: int = typer.Option(5, "--max-retries", min=0, help="Retries per request."),
-    grade_timeout: float = typer.Option(60.0, "--grade-timeout", min=0.1, help="Grading time limit (s)."),
-    grade_on: str = typer.Option(
-        "local",
-        "--grade-on",
-        help="Where grading runs: local (this process) or ray (Ray workers; needs `pip install ray`). "
-        "May differ between a run and its --resume.",
-    ),
-    ray_address: str = typer.Option(
-        None, "--ray-address", help="With --grade-on ray: the Ray cluster (default: start a local one)."
-    ),
-    env_arg: list[str] = EnvArgOpt,
-    stream: bool = typer.Option(
-        False, "--stream", help="Ask the server for streamed answers (SSE); for servers that require it."
-    ),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
-    logprobs: bool = typer.Option(
-        False,
-        "--logprobs",
-        help="Record each answer's tokens and log-probabilities (and token ids when the server sends "
-        "them) in rollouts.jsonl (extra.tokens); `verihub export` carries them.",
-    ),
-    retry_errors: bool = typer.Option(
-        False,
-        "--retry-errors",
-        help="With --resume: run again the rollouts that ended in a model or environment error "
-        "(the failed attempts are kept in failed_attempts.jsonl and in each new record).",
-    ),
-    group_advantages: bool = typer.Option(
-        False, "--group-advantages", help="GRPO groups: write each rollout's (r - mean) / std over its task."
-    ),
-    sandbox: bool = typer.Option(
-        None,
-        "--sandbox/--no-sandbox",
-        help="Run the environment's code in the bubblewrap sandbox, as `verihub check` does "
-        "(default: [eval] sandbox in the config file, else off).",
-    ),
-    unsafe_no_sandbox: bool = typer.Option(
-        False, "--unsafe-no-sandbox", help="With --sandbox where bubblewrap is missing: run it unsandboxed."
-    ),
-    push: bool = typer.Option(
-        False,
-        "--push",
-        help="Once the run has finished complete, push it to the hub you logged in to, as "
-        "`verihub results push DIR` does (private unless --public). An interrupted or incomplete "
-        "run is not pushed.",
-    ),
-    public: bool = typer.Option(False, "--public", help="With --push: make the pushed run public."),
-    push_env: str = typer.Option(
-        None, "--push-env", help="With --push: the hub environment OWNER/ID the run is of (as --env there)."
-    ),
-    curriculum: bool = typer.Option(
-        False,
-        "--curriculum",
-        help="Let a curriculum choose the tasks' difficulty batch by batch from the outcomes; the "
-        "level trajectory goes to DIR/curriculum.jsonl (needs an environment with a difficulty space).",
-    ),
-    batch_size: int = typer.Option(8, "--batch-size", min=1, help="With --curriculum: tasks per batch."),
-    band: str = typer.Option(
-        None,
-        "--band",
-        help="With --curriculum: pass-rate band LOW,HIGH (default: calibrate's learnable band).",
-    ),
-) -> None:
+@flags_command(EvalFlags)
+def eval_cmd(ctx: typer.Context, flags: EvalFlags) -> None:
     """Evaluate an environment against a model and write a run directory.
 
     Writes DIR/config.json, DIR/rollouts.jsonl (one line per finished rollout) and
@@ -186,76 +76,27 @@ def eval_cmd(
     """
     from hub.cli.results import push_after_eval, push_settings
 
-    push_to = push_settings(public, push_env, push=push)
-    if curriculum:
-        _refuse_with_curriculum(ctx, sandbox=sandbox, env_id=env_id, model=model)
-    target = _run_target(
-        ctx, resume_dir=resume_dir, env_id=env_id, model=model, out=out, retry_errors=retry_errors
-    )
-    if grade_on not in ("local", "ray"):
-        raise UsageError(f"--grade-on must be local or ray, not {grade_on!r}")
-    if ray_address is not None and grade_on != "ray":
-        raise UsageError("--ray-address needs --grade-on ray")
+    push_to = push_settings(flags.public, flags.push_env, push=flags.push)
+    if flags.curriculum:
+        _refuse_with_curriculum(ctx, flags)
+    target = _run_target(ctx, flags)
+    grade_on = _grade_on(flags)
     sampling = Sampling(
-        temperature=temperature, top_p=top_p, max_tokens=max_tokens, stop=tuple(stop) if stop else None
+        temperature=flags.temperature,
+        top_p=flags.top_p,
+        max_tokens=flags.max_tokens,
+        stop=tuple(flags.stop) if flags.stop else None,
     )
-    if curriculum:
-        from hub.cli.curriculum import eval_curriculum
-
-        opts = EvalOptions(
-            concurrency=concurrency,
-            api_key_env=api_key_env,
-            timeout_s=timeout,
-            max_retries=max_retries,
-            grade_timeout_s=grade_timeout,
-        )
-        eval_curriculum(
-            env_id, model=model, base_url=base_url, out=target, num_tasks=num_tasks, batch_size=batch_size,
-            band=band, rollouts=rollouts, seed=seed, split=split, sampling=sampling,
-            env_args=parse_env_args(env_arg), options=opts,
-        )  # fmt: skip
+    if flags.curriculum:
+        _eval_curriculum(flags, target, sampling)
         return
-    with RunProgress(enabled=progress) as bar:
-        options = EvalOptions(
-            concurrency=concurrency,
-            api_key_env=api_key_env,
-            timeout_s=timeout,
-            max_retries=max_retries,
-            requests_per_minute=rpm,
-            tokens_per_minute=tpm,
-            grade_timeout_s=grade_timeout,
-            grade_on="ray" if grade_on == "ray" else "local",
-            ray_address=ray_address,
-            sandbox=sandbox_default() if sandbox is None else sandbox,
-            unsafe_no_sandbox=unsafe_no_sandbox,
-            stream=stream,
-            retry_errors=retry_errors,
-            on_rollout=bar.update,
-            on_start=bar.start,
-        )
+    with RunProgress(enabled=flags.progress) as bar:
+        options = _options(flags, grade_on, bar)
         try:
-            if resume_dir is not None:
-                summary = aio.run(resume(target, options=options, base_url=base_url))
+            if flags.resume_dir is not None:
+                summary = aio.run(resume(target, options=options, base_url=flags.base_url))
             else:
-                summary = aio.run(
-                    evaluate(
-                        env_id,
-                        model=model,
-                        base_url=base_url,
-                        out=target,
-                        num_tasks=num_tasks,
-                        rollouts=rollouts,
-                        max_turns=max_turns,
-                        seed=seed,
-                        split=split,
-                        sampling=sampling,
-                        env_args=parse_env_args(env_arg),
-                        group_advantages=group_advantages,
-                        shuffle=shuffle,
-                        logprobs=logprobs,
-                        options=options,
-                    )
-                )
+                summary = aio.run(_evaluate(flags, target, sampling, options))
         except KeyboardInterrupt:
             if RunDir(target).config_path.exists():
                 hint = f"finished rollouts are saved. Continue with `verihub eval --resume {target}`"
@@ -265,20 +106,13 @@ def eval_cmd(
             raise
     print_summary(summary, run_dir=target)
     if push_to is not None:
-        push_after_eval(target, push_to, env=push_env, public=public)
+        push_after_eval(target, push_to, env=flags.push_env, public=flags.public)
 
 
-def _run_target(
-    ctx: typer.Context,
-    *,
-    resume_dir: Path | None,
-    env_id: str | None,
-    model: str | None,
-    out: Path | None,
-    retry_errors: bool,
-) -> Path:
+def _run_target(ctx: typer.Context, flags: EvalFlags) -> Path:
     """The run directory ``eval`` writes: the one resumed (whose saved config no run-defining flag
-    may change), or a new one for ``env_id`` and ``model``; a refusal says what to do instead."""
+    may change), or a new one for the environment and model; a refusal says what to do instead."""
+    resume_dir = flags.resume_dir
     if resume_dir is not None:
         fixed = _given(ctx, RUN_DEFINING)
         if fixed:
@@ -293,24 +127,102 @@ def _run_target(
                 "outcomes); start a new run with --curriculum"
             )
         return resume_dir
-    if env_id is None:
+    if flags.env_id is None:
         raise UsageError("name an environment (see `verihub list`) or pass --resume DIR")
-    if model is None:
+    if flags.model is None:
         raise UsageError("pass --model NAME (with --base-url URL), or --model local:smollm2")
-    if retry_errors:
+    if flags.retry_errors:
         raise UsageError("--retry-errors needs --resume DIR (a new run has no errors to retry)")
-    return out or _default_out(env_id, model)
+    return flags.out or _default_out(flags.env_id, flags.model)
 
 
-def _refuse_with_curriculum(
-    ctx: typer.Context, *, sandbox: bool | None, env_id: str | None, model: str | None
-) -> None:
+def _refuse_with_curriculum(ctx: typer.Context, flags: EvalFlags) -> None:
     """``eval --curriculum`` takes a new run's flags only: refuse the others in one line."""
     clash = _given(ctx, ("resume_dir", "shuffle", "push", "group_advantages", "retry_errors", "logprobs"))
-    if clash or sandbox:
+    if clash or flags.sandbox:
         raise UsageError(f"--curriculum cannot be combined with {', '.join(clash) or '--sandbox'}")
-    if env_id is None or model is None:
+    if flags.env_id is None or flags.model is None:
         raise UsageError("--curriculum needs an environment and --model NAME")
+
+
+def _grade_on(flags: EvalFlags) -> Literal["local", "ray"]:
+    if flags.grade_on not in ("local", "ray"):
+        raise UsageError(f"--grade-on must be local or ray, not {flags.grade_on!r}")
+    if flags.ray_address is not None and flags.grade_on != "ray":
+        raise UsageError("--ray-address needs --grade-on ray")
+    return "ray" if flags.grade_on == "ray" else "local"
+
+
+def _options(flags: EvalFlags, grade_on: Literal["local", "ray"], bar: RunProgress) -> EvalOptions:
+    """The operational flags (those a resume may change), reporting to the progress ``bar``."""
+    return EvalOptions(
+        concurrency=flags.concurrency,
+        api_key_env=flags.api_key_env,
+        timeout_s=flags.timeout,
+        max_retries=flags.max_retries,
+        requests_per_minute=flags.rpm,
+        tokens_per_minute=flags.tpm,
+        grade_timeout_s=flags.grade_timeout,
+        grade_on=grade_on,
+        ray_address=flags.ray_address,
+        sandbox=sandbox_default() if flags.sandbox is None else flags.sandbox,
+        unsafe_no_sandbox=flags.unsafe_no_sandbox,
+        stream=flags.stream,
+        retry_errors=flags.retry_errors,
+        on_rollout=bar.update,
+        on_start=bar.start,
+    )
+
+
+async def _evaluate(flags: EvalFlags, target: Path, sampling: Sampling, options: EvalOptions) -> Summary:
+    """A new run (:func:`_run_target` has checked that it names an environment and a model)."""
+    assert flags.env_id is not None and flags.model is not None
+    return await evaluate(
+        flags.env_id,
+        model=flags.model,
+        base_url=flags.base_url,
+        out=target,
+        num_tasks=flags.num_tasks,
+        rollouts=flags.rollouts,
+        max_turns=flags.max_turns,
+        seed=flags.seed,
+        split=flags.split,
+        sampling=sampling,
+        env_args=parse_env_args(flags.env_arg),
+        group_advantages=flags.group_advantages,
+        shuffle=flags.shuffle,
+        logprobs=flags.logprobs,
+        options=options,
+    )
+
+
+def _eval_curriculum(flags: EvalFlags, target: Path, sampling: Sampling) -> None:
+    """``eval --curriculum``: a new run whose tasks' difficulty a curriculum chooses batch by batch."""
+    from hub.cli.curriculum import eval_curriculum
+
+    assert flags.env_id is not None and flags.model is not None
+    options = EvalOptions(
+        concurrency=flags.concurrency,
+        api_key_env=flags.api_key_env,
+        timeout_s=flags.timeout,
+        max_retries=flags.max_retries,
+        grade_timeout_s=flags.grade_timeout,
+    )
+    eval_curriculum(
+        flags.env_id,
+        model=flags.model,
+        base_url=flags.base_url,
+        out=target,
+        num_tasks=flags.num_tasks,
+        batch_size=flags.batch_size,
+        band=flags.band,
+        rollouts=flags.rollouts,
+        seed=flags.seed,
+        split=flags.split,
+        sampling=sampling,
+        env_args=parse_env_args(flags.env_arg),
+        options=options,
+    )
 
 
 def print_summary(summary: Summary, *, run_dir: Path | None = None, per_task: int = 0) -> None:
