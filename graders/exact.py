@@ -1,30 +1,17 @@
 """Exact-answer grading for tasks with one canonical answer (procedural tasks, short strings).
 
 A response commits to an answer through any of these forms, and *every* form present counts:
+``\\boxed{X}``/``\\fbox{X}``; a ``#### X`` line; an ``Answer: X`` line (or "The (final) answer is
+X", "A: X"); for integers, a final line ``<expression> = X`` (one ``=``, not a comparison or an
+update) and, once another form is present, a final bare integer; opt-in (``statements=True``), a
+final line ending ``... is "X".``; and, only when nothing else is present, the whole one-line
+response. A box offered as one of alternatives, or a value a hedge offers on a later line, is one
+more commitment.
 
-1. ``\\boxed{X}`` (or ``\\fbox{X}``; see :func:`graders.boxes.find_boxed`);
-2. a GSM8K-style line ``#### X``;
-3. a line ``Answer: X`` (also "Final answer: X", "The (final) answer is X", "A: X");
-4. for integers only: a final line ``<expression> = X`` (one ``=`` only, not a comparison or
-   an update: ``x != 7``, ``x >= 7``, ``x += 7`` commit to nothing), and, once another form is
-   present, a final line that is a bare integer (``\\boxed{7}\\n8`` commits to 7 and to 8);
-5. opt-in (``statements=True``): a final line that ends ``... is "X".`` (the value quoted);
-   every ``is "X"`` on that line that is not followed by a question mark counts
-   (``It is 'k' or it is 'l'.`` commits to both);
-6. only when none of the above is present: the whole one-line response (a trailing period
-   is allowed).
-
-An ``Answer:`` line that is exactly one box (``The final answer is $\\boxed{7}$.``) commits to the
-box's answer. A box offered as one of alternatives on its line (``\\boxed{7} or 8``,
-``8 or \\boxed{7}``, ``\\boxed{7} (or 8)``) fails the response, and so does a value offered on a
-later line by a hedge (``Answer: 7`` then ``or 8``, ``Alternatively, 8.``, ``8 is also possible``):
-each such value is one more commitment, which must agree. A Unicode minus, full-width digits and
-thin-space digit groups are read as the ASCII number they show.
-
-All committed answers must agree: ``Answer: 8`` followed by ``\\boxed{7}`` commits to two
-answers and fails, whichever is right ("every option at once", spread over forms). Empty
-answers, unclosed or too many boxes, and answers that are not literal values (``3+4`` is not
-``7``) fail too. Nothing is ever evaluated.
+All committed answers must agree (``Answer: 8`` then ``\\boxed{7}`` fails, whichever is right).
+Empty answers, unclosed or too many boxes, and answers that are not literal values (``3+4`` is
+not ``7``) fail too. Nothing is ever evaluated. Examples and the red-team cases: docs/graders.md,
+"graders.exact".
 """
 
 from __future__ import annotations

@@ -1,40 +1,17 @@
 """Generic final-answer extraction from free-form model responses.
 
-Reading guide
--------------
-:func:`extract_answers` finds every answer a response commits to, using the first form present
-(in this order, configurable through :class:`ExtractConfig`):
+:func:`extract_answers` finds every answer a response commits to, in the first form present
+(:class:`ExtractConfig` chooses the forms and their order): ``boxed`` (every closed
+``\\boxed{...}``/``\\fbox{...}``), ``hash`` (``#### N``), ``answer_is`` ("the answer is X"),
+``a_colon`` (``Answer: X``), ``final_line`` (a short last line that is not prose) and the opt-in
+``last_math`` (the right side of the last ``=`` in the last ``$...$``). It returns *all* answers
+of that form; :func:`apply_policy` applies the caller's :data:`MultiAnswerPolicy` (``reject`` by
+default: several different answers fail). The rules in full: docs/graders-math.md, "What is checked".
 
-1. ``boxed``: the contents of every closed ``\\boxed{...}`` / ``\\fbox{...}`` (braces balanced,
-   ``\\{``/``\\}`` escapes respected, a box directly inside another box unwrapped), and the
-   brace-less ``\\boxed 5`` / ``\\boxed5``;
-2. ``hash``: ``#### N`` lines (GSM8K's reference format);
-3. ``answer_is``: "the answer is X", "final answer: X";
-4. ``a_colon``: lines ``A: X`` / ``Answer: X`` / ``FINAL ANSWER: X`` (the words in any case);
-5. ``final_line``: the last non-empty line, when it is short and not prose (no words of three
-   or more letters outside LaTeX commands), with the lines of that kind right above it (each
-   an answer: ``5\\nor\\n6`` ends in three candidates, not in the answer 6);
-6. ``last_math`` (opt-in, not in :data:`DEFAULT_FORMS`): in the last three non-empty lines,
-   the right-hand side of the last ``=`` of the last ``$...$``/``\\(...\\)`` segment
-   (``$180 + 24 = 204$`` gives ``204``); a segment without ``=`` is not a result (a copied
-   question's ``$\\binom{31}{28}$`` is not an answer).
-
-Boxes the reader does not see as an answer are not read as one: a box inside ``\\phantom{}`` or
-an HTML comment, right after "not" (``the answer is not \\boxed{5}``), before a question mark
-(``Is it \\boxed{5}?``) or inside a larger expression (``x = -\\boxed{5}``,
-``\\frac{1}{\\boxed{5}}``) flags the response; a
-box in a fenced code block is quoted code, read only when the rest of the response holds no
-answer and otherwise only cross-checked against it (``others``).
-
-It returns *all* answers of the chosen form; what to do when they differ is the caller's
-:data:`MultiAnswerPolicy` (``reject`` by default: committing to several different answers fails).
-:func:`apply_policy` implements the policies given an equivalence test.
-
-Finding boxes and deciding whether a reader sees them as the answer is :mod:`graders.boxes`
-(re-exported here: ``find_boxed``, ``boxed_spans``, ``box_in_context``). Hostile inputs are
-cheap: a response with more than ``max_boxed`` box openings is flagged without being scanned,
-brace scans stop after ``max_answer_chars``, and every regex is linear.
-Nothing here evaluates anything.
+A box a reader does not see as the answer (hidden, negated, questioned, inside an expression;
+:mod:`graders.boxes`, re-exported here) flags the response; a box in a fenced code block is read
+only when nothing else answers. Hostile inputs are cheap: too many box openings are flagged
+unscanned, brace scans are bounded and every regex is linear. Nothing here evaluates anything.
 """
 
 from __future__ import annotations

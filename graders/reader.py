@@ -1,22 +1,13 @@
 """The reader's view of a response: the text a person sees once it is rendered.
 
 :func:`reader_view` renders Markdown (CommonMark, by ``markdown-it-py``) and the HTML in it to
-visible text, then applies the typographic folding of :mod:`graders.typography` (NFKC, invisible
-characters removed, look-alike letters folded, ASCII quotes). On the way:
-
-- emphasis, inline code and links keep only their text (``c**a**t`` is ``cat``, ``[x](u)`` is
-  ``x``); link reference definitions (``[k]: http://...``) render as nothing;
-- HTML comments, ``<script>``/``<style>``/``<template>``, and elements marked ``hidden``,
-  ``aria-hidden="true"`` or styled ``display:none``/``visibility:hidden`` are dropped with their
-  content; character references are decoded (``&#97;`` is ``a``);
-- struck-through text (``<s>``, ``<del>``, ``<strike>``) is shown as ``~~text~~``, as the
-  reader sees it: taken back;
-- list items become lines ``- item`` (``1. item`` in an ordered list), and so do lines opened
-  by a typographic bullet (``•``, ``◦``, ``▪``, ``‣``, ``⁃``); blocks and ``<br>`` end lines;
-- inline math whose content is a plain literal (``\\(42\\)``, ``$42$``) shows that literal.
-
-``markdown=False`` gives the HTML part only (comments, hidden elements, entities), for LaTeX-heavy
-text where Markdown's ``_``, ``*`` and backslash escapes would damage the math.
+visible text, then applies the folding of :mod:`graders.typography`. Emphasis, code and links keep
+only their text (``c**a**t`` is ``cat``); comments, scripts, styles and hidden elements drop out
+with their content; character references are decoded; struck text shows as ``~~text~~`` (taken
+back); list items and typographic bullets become ``- `` lines; inline math holding a plain
+literal (``\\(42\\)``) shows that literal. ``markdown=False`` gives the HTML part only, for
+LaTeX-heavy text that Markdown's escapes would damage. The rules in full: docs/graders.md,
+"The reader's view and the committed answer".
 
 Text with no markup character is only folded (no rendering). Results are cached by text.
 """

@@ -1,22 +1,14 @@
 """Typography folding shared by the graders: what a reader sees, not how it was encoded.
 
-Two levels, for two purposes:
-
-- :func:`fold_numerals` (math, exact): Unicode minus signs become ``-``, full-width digits and
-  ASCII forms their ASCII originals, and thin, narrow, figure and no-break spaces inside a number
-  (``1\\u2009000``) are dropped (elsewhere they become a plain space). An honest answer typed
-  with a typographic minus reads as the number it shows.
-- :func:`canonical_text` (rubric and IFEval checks, QA): NFKC (full-width letters, ligatures,
-  compatibility spaces), invisible format characters removed (zero-width spaces and joiners,
-  the soft hyphen, bidi controls), letters from other scripts that look like Latin ones folded to
-  them (the Unicode TR39 confusables table, as shipped by ``confusable-homoglyphs``; only
-  non-ASCII characters are folded, so ``l``/``1``/``I`` stay apart), small capitals read as the
-  capitals they look like, and curly quotes, dashes and comma look-alikes made ASCII.
-  A forbidden word spelled ``\\u0440assword`` (Cyrillic ``р``) or ``pass\\u200bword``
-  is the word ``password``.
+- :func:`fold_numerals` (math, exact): Unicode minus signs, full-width digits and the thin and
+  no-break spaces inside a number (``1\\u2009000``) read as the ASCII number they show.
+- :func:`canonical_text` (rubric and IFEval checks, QA): NFKC, invisible format characters
+  removed, non-ASCII look-alikes of Latin letters folded to them (the Unicode TR39 confusables
+  table of ``confusable-homoglyphs``; ``l``/``1``/``I`` stay apart), small capitals, curly quotes,
+  dashes and comma look-alikes made ASCII: ``\\u0440assword`` (Cyrillic ``р``) and
+  ``pass\\u200bword`` are the word ``password``.
 - :func:`strip_hidden`: HTML comments (an unclosed one runs to the end, as browsers render it)
-  and Markdown comment lines (``[//]: # (...)``) removed: text a reader never sees cannot
-  satisfy a required keyword.
+  and Markdown comment lines removed: text a reader never sees cannot satisfy a required keyword.
 
 Every function is a single linear pass over the text (no backtracking regex).
 """

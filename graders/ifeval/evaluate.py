@@ -1,24 +1,16 @@
 """Checking a response against a prompt's instructions, in IFEval's strict and loose modes.
 
-- **strict**: the checker runs on the response as given (an empty or blank response follows
-  nothing).
-- **loose**: an instruction counts as followed when the checker accepts any of eight variants of
-  the response: as given, with its first line removed, its last line removed, or both, each
-  with and without every ``*`` removed (IFEval's allowance for a markdown wrapper or a
-  "Sure, here is..." preamble).
+- **strict**: the checker runs on the response as given (a blank response follows nothing).
+- **loose**: an instruction is followed when the checker accepts any of IFEval's eight variants
+  of the response (first and/or last line removed, with and without every ``*``).
 
 Prompt level: ``prompt_strict``/``prompt_loose`` are true when every instruction is followed.
 
-``hardened=True`` (not the default: the default is reference-exact, the comparison target) reads
-every instruction on what a reader sees (:mod:`graders.typography`): NFKC, invisible characters
-removed, look-alike letters of other scripts folded to Latin, curly quotes and comma look-alikes
-as ASCII. So zero-width characters, Cyrillic look-alikes and full-width punctuation no longer
-satisfy ``forbidden_words``, ``no_comma`` or ``english_lowercase`` (the reference implementation
-has the same weakness). The response language is detected without folding look-alikes (that
-would turn Russian into Latin letters). Words are counted in the reader's view
-(:func:`graders.reader.reader_view`: Markdown and HTML rendered, comments, hidden elements and
-link definitions dropped, entities decoded): a required keyword must be seen, and a forbidden
-word or a comma fails in the markup or in what it renders (``c**a**t``, ``c&#97;t``).
+``hardened=True`` (not the default, which is reference-exact) reads every instruction on what a
+reader sees: folded typography (:mod:`graders.typography`; the language is detected unfolded,
+which would turn Russian into Latin) and words counted in :func:`graders.reader.reader_view`,
+so a required keyword must be seen and a forbidden word or a comma fails in the markup or in
+what it renders. The reasons: docs/graders-text.md, "hardened".
 """
 
 from __future__ import annotations

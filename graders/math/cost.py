@@ -1,24 +1,16 @@
 """A cost screen: refuse, before parsing, an answer whose evaluation cost cannot be bounded.
 
-sympy evaluates integer powers, factorials and binomials exactly, and evaluates special functions
-to ever higher precision, so a short answer (``(10^{6})!``, ``\\Gamma(10^{9})``, a power tower,
-``\\tan(\\tan(\\tan(\\tan 1)))``) can hold a worker for seconds or forever; the pool's timeout
-then kills and respawns it. :func:`costly_reason` reads the answer once, as a small expression
-grammar over its tokens, and bounds for every subexpression:
+sympy evaluates powers, factorials and binomials exactly and special functions to ever higher
+precision, so a short answer (``(10^{6})!``, ``\\Gamma(10^{9})``, a power tower,
+``\\tan(\\tan(\\tan(\\tan 1)))``) can hold a worker for seconds or forever. :func:`costly_reason`
+reads the answer once, as a small expression grammar over its tokens, and bounds for every
+subexpression the decimal digits of its exact value (letters count as values up to 10), the
+nesting of special functions (Gamma and zeta count twice; each application weighs ``4**(d-1)``
+at depth ``d``) and whether it is a sum holding a letter (which sympy expands under a power).
 
-- ``size``: an upper bound on the number of decimal digits of its value (and of its inverse)
-  when evaluated exactly, letters counted as values up to 10 (a grader substitutes small
-  rationals for them);
-- ``depth``: how many special functions (trigonometric, hyperbolic, exponential, logarithmic,
-  ``e^{...}``; Gamma and zeta count twice) are nested in it;
-- whether it is a sum holding a letter, which sympy expands when raised to a power.
-
-The whole answer's special-function work is bounded too: each application weighs ``4**(d-1)``
-at nesting depth ``d``.
-
-An answer is refused when a bound passes its limit (:class:`CostLimits`). The reading is
-linear in the answer's length and never raises: text it does not understand is skipped (it is
-the grammar's job to refuse that, under the pool's timeout, which stays the real guarantee).
+An answer is refused when a bound passes its limit (:class:`CostLimits`). The reading is linear
+and never raises: text it does not understand is skipped, left to the grammar under the pool's
+timeout, which stays the real guarantee.
 """
 
 from __future__ import annotations

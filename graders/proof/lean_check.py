@@ -1,9 +1,7 @@
 """The Lean re-check: the proof must prove the task's statement as elaborated *before* the proof.
 
-Lean's counterpart of Coq's ``Check.v``. Every Lean check is laid out like this (one file for
-``lean`` and Kimina; for the REPL, three commands, each on the environment the previous one made):
-
-.. code-block:: lean
+Lean's counterpart of Coq's ``Check.v``. Every check is laid out as (one file, or three REPL
+commands)::
 
     set_option maxHeartbeats N                            -- the check's policy (per check)
     def __verihub_expected_<nonce> : Prop := ∀ <binders>, <type>
@@ -11,22 +9,11 @@ Lean's counterpart of Coq's ``Check.v``. Every Lean check is laid out like this 
     theorem __verihub_check_<nonce> : __verihub_expected_<nonce> := @<name>
     #print axioms __verihub_check_<nonce>
 
-Why it is sound: the expected proposition is elaborated in the base environment, before any of
-the model's code, so notation, instances, unification hints, macros or redefinitions that the
-submission adds (the screen forbids them; this is the second line) cannot change its meaning,
-and Lean never re-reads the statement's text afterwards. The kernel must accept the check
-theorem at exactly that proposition, and ``#print axioms`` of the check theorem covers every
-axiom of whatever term proved it, so even a term the submission's syntax produced in place of
-``@name`` would have to be a real, allowed proof of the task's statement (the screen forbids
-``variable``/``include``/``section``, so the check theorem cannot pick up hypotheses of a scope
-the submission left open). The nonce is random
-per check: the model's code cannot name, shadow or print the check's declarations, and the
-axioms answer is matched by that name and by its exact position.
-
-Limits: the statement's binders are turned into ``∀`` binders, so a statement that relies on
-auto-bound implicit names (``(l : List α)`` with ``α`` undeclared) does not elaborate on its own
-and every check of it is an ``error``; name its binders (``{α : Type}``). Universe names
-(``Type u``) are declared on both declarations.
+The expected proposition is elaborated before any of the model's code, so nothing the submission
+adds can change its meaning; the kernel must accept the check theorem at exactly it, and
+``#print axioms`` covers whatever term proved it. The random nonce keeps the model from naming,
+shadowing or printing the check's declarations. A statement relying on auto-bound implicit names
+does not elaborate on its own: every check of it is an ``error``. Why: docs/proofs.md, "The kernel".
 """
 
 from __future__ import annotations

@@ -1,39 +1,16 @@
 """The answer-equivalence layer: stricter than token F1, looser than exact match.
 
-A prediction is accepted against a gold alias when one rule below holds, tried in order:
+:func:`match_alias` accepts a prediction against a gold alias when one rule holds, tried in
+order (each named in the :class:`Match` it returns): ``canonical`` / ``same content words``,
+``date``, ``plural`` / ``inflection``, ``contains gold``, ``inside gold``, ``without head``,
+``country``, ``name`` / ``without title``, ``located`` / ``qualified place`` (through the
+GeoNames gazetteer, :mod:`graders.qa.gazetteer`) and ``one of the gold's alternatives``;
+:class:`EquivalenceOptions` turns the opt-in ones on. Each rule, with its examples and its
+measured effect: docs/graders-text.md, "graders.qa".
 
-1. ``canonical`` / ``same content words``: equal canonical tokens (case, punctuation, accents,
-   articles, number words vs digits, damaged Unicode ignored), or equal once function words
-   are dropped (``Fort Benning, Georgia`` ~ ``Fort Benning in Georgia``).
-2. ``date``: both read as dates (any common format) that agree, the prediction at least as
-   specific as the gold (``June 8, 1978`` for ``1978``) or without only the day (``July 1969``
-   for ``20 July 1969``, ``month_for_day``); a year for a full date only with ``coarser_dates``.
-3. ``plural`` / ``inflection``: the last word differs by a plural ``s``, or the words differ by
-   an inflection only (``executed`` for ``executes``); not for names (``Pari`` for ``Paris``).
-4. ``contains gold``: the gold's tokens appear contiguously inside a prediction at most
-   ``max_extra_tokens`` longer, and every added word is allow-listed: function words, units
-   after a number, a classifier head after the gold (``vagus nerve``), titles before a name
-   (``Queen Elizabeth II``), ``the state of``. Any other added word is another candidate or
-   changes the answer (``paris london``, ``michelle obama``, ``before 1969``, ``1.5 million``).
-5. ``inside gold``: the prediction is a contiguous part of the gold with at least two and half of
-   its content words, two thirds for a proper name (``Liev Schreiber`` for ``Isaac Liev
-   Schreiber``), its numbers kept; a bare number for a number with a plain unit (``4`` for
-   ``4 GB``). One word of a multi-word gold never passes (``acid`` for ``amino acid``).
-6. ``without head``: a name without a droppable classifier (``Caribbean`` for ``Caribbean Sea``,
-   never ``Mexico`` for ``Mexico City``).
-7. ``country``: a demonym for its country (``Scottish`` for ``Scotland``).
-8. ``name`` / ``without title``: full vs short names and initials; the gold minus leading
-   titles when two or more words remain (``Robert Walpole`` for ``Sir Robert Walpole``, never
-   ``Motors`` for ``General Motors``).
-9. ``located`` / ``qualified place``: ``Terre Haute, Indiana`` for ``Indiana`` when the gazetteer
-   (:mod:`graders.qa.gazetteer`, GeoNames) puts the place in the gold region; ``Paris, France``
-   for ``Paris`` when the qualifier contains the place's best-known referent (not
-   ``Paris, Texas``). A place the gazetteer does not know fails.
-10. ``one of the gold's alternatives``: one side of a gold ``X or Y``.
-
-Hedges (``maybe``, ``I think``, ``?``, ``wrong``) and negations (``not``) never pass unless the
-alias reads the same way; a list of candidates (``X or Y``, ``X, Y``, ``X / Y``) passes only
-when every item is itself correct. Precision comes first: in doubt, reject.
+Hedges (``maybe``, ``I think``, ``?``) and negations never pass unless the alias reads the same
+way; a list of candidates (``X or Y``, ``X, Y``) passes only when every item is itself correct.
+Precision comes first: in doubt, reject.
 """
 
 from __future__ import annotations

@@ -1,26 +1,16 @@
 """QA with an LLM judge: the rules first, a judge for what they cannot decide.
 
-:class:`QAJudgeGrader` grades a short answer in three steps:
-
-1. The deterministic layer (:func:`graders.qa.check`) reads the response. Everything it refuses
-   *structurally* stays refused, whatever a judge would say: no answer, several different
-   answers, a hedge or a list of candidates, an answer taken back. A judge never sees those.
-2. An answer the equivalence rules accept is correct without a judge call.
-3. A clean, single answer the rules do not accept goes to the judge panel with the hardened
-   protocol of the rubric judges (:mod:`graders.rubric.prompt`, :mod:`graders.rubric.judge`):
-   the answer is untrusted data between nonce markers, the verdict is one of two per-call secret
-   codes, the JSON answer is parsed strictly, a copied answer is an error, and every sample of
-   every judge must agree (``min``: one "no" fails). The gold aliases are shown as the trusted
-   reference.
-
-A judge failure (transport error, timeout, malformed verdict) is the infrastructure's: the
-grade is ``error`` (summaries count it apart), never a pass and never a silent 0.
+:class:`QAJudgeGrader` first reads the response with the deterministic layer
+(:func:`graders.qa.check`): what it refuses *structurally* (no answer, several answers, a hedge,
+an answer taken back) stays refused and no judge sees it; what its equivalence rules accept is
+correct without a call. Only a clean single answer the rules do not accept goes to the judge
+panel, under the rubric judges' hardened protocol (:mod:`graders.rubric.prompt`,
+:mod:`graders.rubric.judge`); every sample of every judge must agree. A judge failure is an
+``error`` grade, never a pass and never a silent 0.
 
 :class:`OpenAIJudge` is a :class:`~graders.rubric.judge.JudgeModel` for any OpenAI-compatible
-``/chat/completions`` endpoint (``aiohttp``; the transport is injectable for tests).
-
-Fidelity against the NQ-open human ratings is *unmeasured*: no capable model was reachable when
-this was written (see docs/graders-text.md for the command to measure it).
+endpoint. Fidelity against the NQ-open human ratings is *unmeasured* (docs/graders-text.md,
+"LLM-judge mode").
 """
 
 from __future__ import annotations

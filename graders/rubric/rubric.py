@@ -1,26 +1,17 @@
 """`Rubric`: a weighted list of checks that is itself a :class:`~graders.protocol.Grader`.
 
-Reading guide
--------------
 ::
 
     rubric = load_rubric("rubric.yaml", judge=my_judge_model)   # validated; checks resolved
     grade = await rubric(response, reference=task.answer)      # a Grade with one Check per item
     earned, total = rubric_points(grade)                       # e.g. (120.0, 183.0)
 
-- The score is ``sum(weight * check score) / sum(weight)``, in [0, 1].
-- ``passed`` needs the score to reach ``pass_threshold``, every ``required`` check to pass,
-  and no check to have failed to grade.
-- A check that could not be graded (a judge error or timeout, a crashing grader) makes the
-  whole grade an ``error`` (or ``timeout``) only while it could still change the verdict: when a
-  required check that was graded failed, or full marks on every ungraded check would still miss
-  ``pass_threshold``, the grade fails closed (ungraded checks score 0; status ``incorrect`` or
-  ``partial``). With ``on_error: zero`` it scores 0 and the grade cannot pass. Either way the
-  grade keeps every check, so the failure is visible.
-- Judge checks ask every model of the judge panel ``samples`` times, concurrently; see
-  :mod:`graders.rubric.prompt` and :mod:`graders.rubric.judge` for the hardening.
-- Regex checks run in a worker pool with a hard, parent-side timeout (an author's pattern can
-  backtrack catastrophically); see :mod:`graders.rubric.checks`.
+The score is ``sum(weight * check score) / sum(weight)``; ``passed`` needs ``pass_threshold``,
+every ``required`` check passing and no check that failed to grade. An ungraded check (judge
+error, crashing grader) makes the grade an ``error`` only while it could still change the
+verdict; otherwise the grade fails closed (``on_error: zero`` scores it 0). Judge checks:
+:mod:`graders.rubric.judge`; regex checks run in a worker pool (:mod:`graders.rubric.checks`).
+The format and rules: docs/rubrics.md.
 """
 
 from __future__ import annotations

@@ -1,27 +1,18 @@
 """The Environment API.
 
-Reading guide
--------------
-An :class:`Environment` is a set of tasks plus three async methods the runner calls for each
-rollout::
+An :class:`Environment` is a set of tasks (:meth:`Environment.tasks`) plus three async methods
+the runner calls for each rollout: ``reset(task)`` (the opening messages), ``step(state, action)``
+(the environment's reply, until terminated or truncated) and ``grade(task, rollout)`` (a Grade
+in [0, 1]). One instance serves many concurrent rollouts: per-rollout data lives in
+:class:`~hub.env.types.State`.
 
-    state = await env.reset(task)                 # opening messages
-    while True:
-        action = <the model answers state.messages>
-        step = await env.step(state, action)      # environment's reply, terminated/truncated
-        if step.terminated or step.truncated: break
-    grade = await env.grade(task, rollout)        # a Grade in [0, 1]
-
-One instance serves many concurrent rollouts: per-rollout data lives in :class:`~hub.env.types.State`.
-
-- :class:`SingleTurnEnv`: tasks and a grader; one model answer, then grading. A dozen lines.
+- :class:`SingleTurnEnv`: tasks and a grader; one model answer, then grading.
 - :class:`MultiTurnEnv`: override :meth:`Environment.step` to answer the model until the task ends.
 - :class:`~hub.env.tools.ToolEnv`: a multi-turn environment whose steps run typed Python tools.
 
-Tasks come from :meth:`Environment.tasks`; ``num_tasks(split)`` is ``None`` for procedural
-environments that generate tasks without end (the runner then needs ``--num-tasks``). An
-environment may declare a difficulty space (``difficulty``, see :mod:`hub.env.difficulty`) and
-make tasks at a point of it (``tasks_at``); a curriculum chooses the points.
+``num_tasks(split)`` is ``None`` for procedural environments that generate tasks without end (the
+runner then needs ``--num-tasks``). An environment may declare a difficulty space
+(:mod:`hub.env.difficulty`) and make tasks at a point of it (``tasks_at``).
 """
 
 from __future__ import annotations

@@ -1,23 +1,13 @@
 """Synchronous grading in a worker pool, off the event loop and under a hard timeout.
 
-An environment's ``grade`` runs on the event loop that drives every rollout of the run. A grader
-that computes synchronously (sympy, a large regex, waiting on a subprocess) blocks that loop:
-every other rollout stalls, and the run's grading time limit cannot interrupt it (the runner can
-only record such a grade as a timeout afterwards). Write the check as a plain function and let
-:class:`PooledGrade` run it in a :class:`graders.pool.WorkerPool`, whose parent kills a worker
-that runs past the timeout::
+A grader that computes synchronously (sympy, a large regex, waiting on a subprocess) blocks the
+event loop that drives every rollout of the run, and the run's grading time limit cannot
+interrupt it. Write the check as a plain, importable function (the pool pickles it by reference)
+and let :class:`PooledGrade` run it in a :class:`graders.pool.WorkerPool`, whose parent kills a
+worker that runs past the timeout::
 
-    # my_env/checks.py: importable by module path (the pool pickles the function by reference)
-    def check(task: Task, completion: str) -> Grade:
-        ...
-
-    class MyEnv(MultiTurnEnv):
-        def __init__(self, **kwargs: Any) -> None:
-            super().__init__(**kwargs)
-            self._check = PooledGrade(check, timeout_s=10.0)
-
-        async def grade(self, task: Task, rollout: Rollout) -> Grade:
-            return await self._check(task, rollout)
+    self._check = PooledGrade(check, timeout_s=10.0)     # in __init__
+    return await self._check(task, rollout)              # in grade
 
 Keep ``timeout_s`` below the run's ``--grade-timeout`` (60 s by default), so that the worker is
 killed before the runner stops waiting for it.

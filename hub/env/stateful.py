@@ -1,28 +1,17 @@
 """``StatefulToolEnv``: tools that work on a rollout's own copy of a SQLite database.
 
-::
-
-    def refund(db: RolloutDatabase, order_id: int, amount: float) -> str:
-        "Refund part of an order."
-        row = db.one("SELECT total FROM orders WHERE id = ?", (order_id,))
-        ...
-
-    env = StatefulToolEnv(tools=[refund, ...], tasks=..., seed=SeedDatabase.from_file("seed.db"),
-                          volatile={"refunds": ["created_at"]})
-
 A tool's first parameter receives the rollout's :class:`~hub.env.state.RolloutDatabase`; the
 model sees only the other parameters. Each call is one transaction (rolled back when the tool
 raises or returns text starting with ``error``). The copy is made at ``reset`` and closed when
-the episode ends, when the rollout's state is dropped (cancelled, timed out, crashed: the
-runner lets go of it; a sandboxed environment's server drops it on ``release``), and at
-:meth:`aclose`. Reset and steps may run in different asyncio tasks.
+the episode ends, when the rollout's state is dropped (cancelled, timed out, crashed; a
+sandboxed environment's server drops it on ``release``), and at :meth:`aclose`. Reset and steps
+may run in different asyncio tasks.
 
-Grading (:mod:`hub.env.state_grading`) replays the transcript's successful calls on a fresh copy
-and compares the result with the gold replay, so a grade depends on the record alone (``verihub
-regrade`` works) and tools must be deterministic apart from the declared volatile columns. At load
-the gold actions of every task (up to ``verify_gold`` per split) are replayed, the first 16 of
-each split twice: a failing action, a task without requirements or a tool whose results differ
-between two replays is refused.
+Grading (:mod:`hub.env.state_grading`) replays the transcript's successful calls on a fresh copy,
+so a grade depends on the record alone and tools must be deterministic apart from the declared
+``volatile`` columns. At load the gold actions are replayed (some twice) and a failing action, a
+task without requirements or a nondeterministic tool is refused. An example and the rules:
+docs/writing-an-environment.md (``StatefulToolEnv``).
 """
 
 from __future__ import annotations

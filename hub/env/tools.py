@@ -1,24 +1,15 @@
 """Tool calling in the OpenAI tools format, with tools written as typed Python functions.
 
-::
-
-    def add(a: int, b: int) -> int:
-        "Add two integers."
-        return a + b
-
-    env = ToolEnv(tools=[add], tasks=..., grader=..., max_turns=6)
-
-The JSON schema of each tool comes from its signature (via pydantic) and its docstring. The
-model's arguments are hostile input: they are size-limited, parsed as JSON and validated against
-the signature before the function runs; a bad call or a tool exception is returned to the model
-as an error message, never raised into the runner. At most ``max_calls_per_turn`` calls of one
-message run; the rest are answered with an error. An answer without tool calls ends the episode.
+``ToolEnv(tools=[add], tasks=..., grader=..., max_turns=6)``: each tool's JSON schema comes from
+its signature (via pydantic) and its docstring. The model's arguments are hostile input:
+size-limited, parsed as JSON and validated before the function runs; a bad call or a tool
+exception goes back to the model as an error message, never into the runner. At most
+``max_calls_per_turn`` calls of one message run. An answer without tool calls ends the episode.
 
 Each call has a time limit (``tool_timeout_s``). An ``async def`` tool is cancelled at the limit;
-a plain ``def`` tool runs on a thread of its own, so it never blocks the event loop, and at the
-limit the model gets the timeout error while the thread is abandoned (Python cannot kill a
-thread: it finishes or sleeps on in the background). A tool that may hang for good should be
-async, or run its work in a subprocess or :class:`graders.pool.WorkerPool` that can be killed.
+a plain ``def`` tool runs on a thread of its own, and at the limit the model gets the timeout
+error while the thread is abandoned (Python cannot kill a thread). A tool that may hang for good
+should be async, or run its work in a subprocess or :class:`graders.pool.WorkerPool`.
 """
 
 from __future__ import annotations

@@ -1,45 +1,16 @@
 """The hub catalogue: environments verihub knows how to install, and where to get them.
 
-A catalogue is a JSON document validated with pydantic::
+A catalogue is a JSON document (schema version 1) validated with pydantic: entries with an id,
+version, an ``install`` source (``pypi``, ``git``, ``path`` or ``wheel``), a ``content_hash``
+(:func:`hub.registry.package.hash_tree`) and an optional pinned ``entry_point``. Entry points:
+:func:`load_catalogue` (the shipped ``catalogue.json``, then those of the user config file) and
+:class:`Catalogue`. The format and the shipped catalogue: docs/writing-an-environment.md, "Publish
+in a catalogue"; the config file: docs/configuration.md.
 
-    {"schema_version": 1,
-     "environments": [
-       {"id": "arith", "version": "0.1.0", "summary": "...", "tags": ["math"],
-        "license": "Apache-2.0", "author": "...",
-        "install": {"kind": "pypi", "name": "verihub-arith"},
-        "content_hash": "sha256:..."}]}
-
-``install`` is one of ``{"kind": "pypi", "name"}``, ``{"kind": "git", "url", "commit",
-"subdirectory"?}``, ``{"kind": "path", "path"}`` (relative paths are relative to the catalogue
-file) or ``{"kind": "wheel", "url"}``. ``content_hash`` is :func:`hub.registry.package.hash_tree` of the
-environment's import package; ``verihub install`` refuses a package whose hash differs. The
-optional ``entry_point`` (``package.module:attribute``) pins what the environment id runs, which
-the content hash does not cover; a wheel naming another target is refused.
-
-verihub ships ``hub/registry/catalogue.json``: the project's own environments, as ``path`` sources
-relative to it (``../../environments/ID``, so they install from a verihub checkout) with their
-content hashes. After changing an environment, regenerate the hashes (and versions) with
-``python -m hub.registry.refresh --refresh``; ``--check`` only reports stale entries. More catalogues
-(a file path or an http(s)/file URL each) are listed in the user config file,
-``$VERIHUB_CONFIG`` or ``~/.config/verihub/config.toml``::
-
-    [hub]
-    catalogues = ["/srv/lab-catalogue.json", "https://example.org/verihub.json"]
-    url = "http://127.0.0.1:8000"   # written by `verihub login`: adds URL/api/v1/catalogue.json
-
-Origins: an id belongs to the catalogue that lists it first (the shipped catalogue first, then
-the configured ones in order). Another catalogue cannot add versions of an id it does not own
-(so a third party cannot offer ``arith@9.9.9``), unless the user pins it for that id::
-
-    [hub.pins]
-    my_env = "https://lab.example.org/verihub.json"   # my_env comes from this catalogue only
-
-Plain-http catalogues are refused unless they are on loopback (``127.0.0.1``, ``localhost``,
-``[::1]``) or ``--allow-insecure`` is given, and so is a redirect away from https or to another
-scheme (:mod:`hub.registry.fetch`). A catalogue fetched over http(s) may not send installs to
-this machine's files: its ``path`` entries, ``file:``/local wheels and non-network git URLs are
-left out (:func:`without_local_sources`). A location may pin the catalogue's own bytes:
-``https://host/cat.json#sha256=<64 hex>`` is refused when its sha256 differs. A catalogue that
+Rules (docs/bounties.md, "Installing"): an id belongs to the catalogue that lists it first unless
+``[hub.pins]`` gives it to another; plain-http catalogues and redirects off https are refused
+(:mod:`hub.registry.fetch`); a catalogue fetched over http(s) may not install from this machine's
+files (:func:`without_local_sources`); ``URL#sha256=HEX`` pins a catalogue's bytes. A catalogue that
 cannot be read, and every entry left out, is reported in :attr:`Catalogue.problems`, never fatal.
 """
 

@@ -1,25 +1,14 @@
 """``verihub install ID[@VERSION]`` and ``verihub uninstall ID``.
 
 Verify first, then install exactly what was verified; no code of the package runs before that:
-
-1. the catalogue entry is resolved to a source (a PyPI release, a git commit, a local folder, a
-   wheel URL) and turned into one wheel file by :func:`hub.registry.sources.fetch_wheel`: source
-   folders are built **inside the sandbox**, released wheels downloaded (PyPI: wheels only; https
-   with redirects guarded), never built on the host;
-2. :func:`hub.registry.wheels.verify_wheel` reads the wheel as data: every file must be in its
-   ``RECORD`` with the right hash, and nothing may lie outside the environment's import package and
-   its metadata (no ``.pth``, no other top-level module, no ``.data`` scheme, no console script)
-   unless the catalogue entry declares it in ``extra_files``; no bytecode; one plain
-   ``entry_points.txt`` declaring only this environment; its content hash must equal the
-   catalogue's ``content_hash``, and its entry point the catalogue's ``entry_point`` when given;
-3. the wheel's import package may not belong to another installed distribution or shadow an
-   importable module (pip would overwrite that distribution's files without a word);
-4. its dependencies are resolved by pip (wheels only, ``--only-binary :all:``), each downloaded
-   and verified too (:mod:`hub.registry.deps`: from an index, ``RECORD`` right, no ``.pth``, no
-   direct-URL dependency); on any refusal nothing is installed; otherwise pip installs *those
-   wheel files* with ``--no-deps``, nothing else;
-5. after installing, the installed environment must resolve to the entry point verified in the
-   wheel and its package is hashed again; on a mismatch it is uninstalled.
+the catalogue entry becomes one wheel file (:func:`hub.registry.sources.fetch_wheel`: built
+**inside the sandbox** or downloaded, never built on the host); :func:`hub.registry.wheels.verify_wheel`
+reads it as data and its content hash and entry point must match the catalogue's; its import
+package may not belong to another distribution or shadow an importable module; its dependencies
+are resolved by pip as wheels only and each verified too (:mod:`hub.registry.deps`); only then
+does pip install *those wheel files* with ``--no-deps``. Afterwards the environment must resolve
+to the verified entry point and its package is hashed again; on a mismatch it is uninstalled.
+On any refusal nothing is installed. The rules in full: docs/bounties.md, "Installing".
 
 ``unsafe=True`` (``--unsafe-no-sandbox``) builds without the sandbox where bubblewrap is missing.
 """

@@ -1,33 +1,18 @@
 """Verifying an environment's wheel before pip sees it.
 
-A wheel is a zip that pip unpacks into site-packages. Everything in it is untrusted, so
-:func:`verify_wheel` reads it as data (never importing or building anything) and refuses:
+A wheel is a zip that pip unpacks into site-packages, untrusted throughout, so :func:`verify_wheel`
+reads it as data (never importing or building anything) and refuses members outside ``RECORD``
+or escaping the archive; anything outside the import package and its one ``.dist-info`` (a
+``.pth``, other modules, ``.data/`` schemes, scripts) unless the catalogue entry declares it
+(``extra_files``); bytecode, declared or not; an ``entry_points.txt`` outside the subset every
+reader reads alike (:mod:`hub.registry.entry_points_txt`) or with plugin groups; mismatched or
+second metadata folders; archives over :data:`MAX_WHEEL_BYTES` or :data:`MAX_RATIO`; and
+dependencies given as a direct URL (``name @ URL``), which :func:`verify_dependency` also checks
+for each wheel ``verihub install`` installs. Each rule: docs/bounties.md, "Installing".
 
-- members that are absolute, climb out (``..``), are symlinks, repeat, or are not in the wheel's
-  ``RECORD`` (and ``RECORD`` lines whose files are missing or whose sha256 differs);
-- files outside the environment's import package and its one ``.dist-info`` folder: a top-level
-  ``.pth`` (code run at every interpreter start), other top-level modules or packages, and the
-  ``NAME-VERSION.data/`` schemes (scripts, headers, data installed elsewhere), unless the
-  catalogue entry declares them (``extra_files``);
-- ``console_scripts``/``gui_scripts`` entry points (programs installed on the PATH), unless declared;
-- bytecode (``__pycache__/``, ``*.pyc``, ``*.pyo``), declared or not: Python may run it instead of
-  the reviewed source, and the content hash leaves it out;
-- an ``entry_points.txt`` outside the subset every reader reads alike
-  (:func:`hub.registry.entry_points_txt.parse_entry_points`), an environment entry point other
-  than ``ENV_ID = PACKAGE.module:attribute`` into the import package, other environment ids, and
-  entry-point groups other programs load as plugins (anything but the environment and scripts);
-- a ``.dist-info`` folder not named as the wheel (name and version) or whose ``METADATA`` names
-  another distribution, and any second metadata folder (``.dist-info``, ``.egg-info``), declared
-  or not;
-- archives over :data:`MAX_WHEEL_BYTES` unpacked, or compressed more than :data:`MAX_RATIO` to 1;
-- a dependency (``Requires-Dist``) given as a direct URL or a VCS reference (``name @ URL``):
-  pip would fetch it from there, unreviewed and unpinned; dependencies come from named indexes
-  only (and :func:`verify_dependency` checks each wheel ``verihub install`` installs for one).
-
-The content hash (:attr:`WheelCheck.content_hash`) is :func:`hub.registry.package.hash_tree` of the
-import package, the same value :func:`hub.registry.entrypoints.package_hash` gives once installed.
-Because nothing else may be in the wheel, it covers every file the wheel installs outside its
-metadata; declared extra files are hashed into it too (:attr:`WheelCheck.extra_hash`).
+Because nothing else may be in the wheel, :attr:`WheelCheck.content_hash` (the import package's
+:func:`hub.registry.package.hash_tree`) covers every file it installs outside its metadata;
+declared extra files are hashed into :attr:`WheelCheck.extra_hash`.
 """
 
 from __future__ import annotations

@@ -1,25 +1,16 @@
 """A grader's measured error rates against labelled responses: the verifier card.
 
-A label file holds JSON lines ``{"task_id" or "prompt", "response", "reference"?, "label"}``:
-``label`` is true when the response is correct (by a person or a reference implementation).
-:func:`read_labels` reads and checks it (malformed lines are refused with their line numbers);
-:func:`measure` grades every response with the environment's own ``grade`` (through
-:func:`hub.env.grading.grade_rollout`, as a run grades) and compares the verdicts with the labels:
+A label file holds JSON lines ``{"task_id" or "prompt", "response", "reference"?, "label"}``
+(``label``: the response is correct). :func:`read_labels` reads and checks it, refusing malformed
+lines by number; :func:`measure` grades every response with the environment's own ``grade`` (as
+a run does) and gives accuracy, false-positive and false-negative rates, each with a Wilson 95%
+interval. A ``grader_failed`` verdict counts as a fail and is counted apart; an ``error`` grade
+is no verdict, left out of the rates.
 
-- accuracy: verdicts that agree with the label, out of all graded lines;
-- false-positive rate: wrong answers rewarded (graded pass, label false), out of the false labels;
-- false-negative rate: right answers refused (graded fail, label true), out of the true labels;
-
-each with a Wilson 95% interval. A ``grader_failed`` verdict counts as a fail (that is what a run
-pays) and is also counted apart; an ``error`` grade (the grading infrastructure failed) is no
-verdict and is left out of the rates, counted apart.
-
-A line with ``task_id`` is graded against that task (``reference``, when given, replaces the
-task's answer); a line with ``prompt`` (and no ``task_id`` the environment lists) against the
-task whose prompt text is exactly that, or, when no task has it, against a task made of the prompt
-and the line's ``reference``. A split generated without end is looked up in its first
-:data:`GENERATED_TASKS` tasks (seed 0); a hub's label file carries prompt and reference, so its
-lines are gradable whatever the run's seed.
+A line is graded against its ``task_id``, else the task whose prompt text is exactly its
+``prompt``, else a task made of the prompt and its ``reference``; a split generated without end
+is searched in its first :data:`GENERATED_TASKS` tasks. Label files and cards: docs/graders.md,
+"Verifier cards".
 """
 
 from __future__ import annotations

@@ -1,34 +1,12 @@
 """A loopback OpenAI-compatible chat server for tests and benchmarks, with fault injection.
 
-It listens on 127.0.0.1 only. Replies come from a ``responder(request_json)`` (default:
-``"Answer: 42"``) that returns the reply's text, or a whole assistant message as a mapping to
-script tool calls (:func:`tool_call_reply` builds one)::
-
-    def responder(request):
-        if request["messages"][-1]["role"] == "tool":        # the tool answered: give the answer
-            return "Answer: " + request["messages"][-1]["content"]
-        return tool_call_reply("add", {"a": 2, "b": 3})      # else call the tool
-
-Faults are injected per request from a repeating ``schedule`` of fault
-names, so tests are deterministic:
-
-``ok``         a normal completion
-``429``        HTTP 429 with ``Retry-After`` (seconds)
-``500``        HTTP 500
-``slow``       sleeps ``slow_s`` before answering (past a client's timeout)
-``malformed``  HTTP 200 with a body that is not JSON
-``drop``       closes the connection without an answer
-``truncate``   a streamed answer that stops before ``[DONE]`` (a plain answer otherwise)
-
-A request with ``"stream": true`` is answered with ``chat.completion.chunk`` events and
-``data: [DONE]`` (and a usage chunk when ``stream_options.include_usage`` is set), as real servers
-do; ``truncate`` cuts such a stream before its ``[DONE]``. ``always_stream=True`` streams every
-answer, for clients that must cope with a server that streams unasked.
-
-A request with ``"logprobs": true`` gets token log-probabilities in ``choices[0].logprobs.content``
-(streamed one token a chunk): the reply's text cut into words, punctuation and spaces, each with
-a made-up but deterministic ``logprob``, a llama.cpp-style ``id`` and ``bytes``, and
-``top_logprobs`` alternatives (the token itself first) when the request asks for them.
+:class:`FakeChatServer` listens on 127.0.0.1 only. Replies come from a ``responder(request_json)``
+(default: ``"Answer: 42"``) returning the reply's text or a whole assistant message
+(:func:`tool_call_reply` scripts a tool call). Faults (:data:`FAULTS`: ``429``, ``500``, ``slow``,
+``malformed``, ``drop``, ``truncate``) come per request from a repeating ``schedule``, so tests are
+deterministic. Streamed answers (``"stream": true`` or ``always_stream=True``) and deterministic
+token log-probabilities (``"logprobs": true``, :func:`fake_logprobs`) are served as real servers
+do. Each fault and option: docs/testing.md, "The fake chat server".
 
 Run it as a separate process for benchmarks: ``python -m hub.run.fake_server --port 8123``.
 """

@@ -2,25 +2,16 @@
 
 ::
 
-    env = load_environment("textops")
     cur = Curriculum(env.difficulty_space(), seed=0)
-    tasks = cur.next_tasks(env, 8)                # mostly at the current point, some either side
-    ...                                           # roll out, grade
+    tasks = cur.next_tasks(env, 8)                   # mostly at the current point, some either side
     cur.observe(task.metadata[POINT_KEY], rewards)   # one call per group (a task's rollouts)
 
-Rules (:class:`CurriculumConfig`): each point keeps its last ``window`` outcomes (pass:
-``reward >= pass_threshold``); once ``min_samples`` outcomes have arrived at the current point
-since the last move, the curriculum moves ``step`` rungs up the space's ladder when the Wilson
-interval of the current pass rate lies wholly above the band's top, and down when it lies wholly
-below its floor. The band defaults to ``verihub calibrate``'s learnable band. Tasks are drawn
-from the current rung and its neighbours with weights ``mix`` (easier, current, harder), as
-prime-rl's difficulty pools mix easy, normal and hard; a neighbour whose recent groups all had
-no variance (every reward within ``gate_eps`` of the group's mean: no GRPO signal) is drawn
-with its weight times ``flat_weight``.
-
-The object is plain: it pickles (the live task streams are rebuilt on arrival, skipping what
-was drawn) and :meth:`Curriculum.state_dict` / :meth:`Curriculum.load_state_dict` round-trip
-it through JSON, for a trainer's checkpoint; a restored curriculum continues identically.
+The curriculum moves up (down) the space's ladder when the Wilson interval of the current point's
+recent pass rate lies wholly above (below) the band, by default ``verihub calibrate``'s learnable
+band; tasks are drawn from the current rung and its neighbours, a neighbour whose groups had no
+variance (no GRPO signal) less often. The knobs are :class:`CurriculumConfig`'s; the rules in
+full: docs/training.md. The object pickles, and :meth:`Curriculum.state_dict` /
+:meth:`Curriculum.load_state_dict` round-trip it through JSON for a trainer's checkpoint.
 """
 
 from __future__ import annotations

@@ -4,22 +4,13 @@ grader, its curriculum's attributes as the difficulty space.
 ::
 
     verihub eval reasoning-gym --env-arg dataset=leg_counting --model M -n 50
-    env = load_environment(dataset="chain_sum")        # from Python
-    env.tasks_at({"num_terms": 2, "num_digits": 1}, "train", seed=0)
 
-Tasks: entry ``i`` of the dataset (``size`` is unbounded in practice), its ``question`` as the
-prompt with verihub's answer line appended; the split is a hash of the question (so ``train`` and
-``test`` never share one), the dataset seed a hash of the run's seed. ``tasks()`` uses the
-dataset's own default configuration; ``tasks_at(point)`` the configuration the dataset's
-curriculum makes at that point. Each attribute of the curriculum is an axis whose levels are its
-level indices (``0 .. k-1``; the values are in the axis description), starting at the
-attribute's default level; a dataset without a curriculum has no difficulty space.
-
-Grading regenerates the entry from the task's metadata (dataset, configuration point, seed,
-index) and calls the dataset's ``score_answer`` on the extracted answer (the text after the last
-``Answer:``, else inside the last ``<answer>...</answer>``, else the whole reply). A score of 1 is
-a pass; a scorer that raises on the reply is an incorrect answer, reason given. Scorers run in
-this process (they are quick, pure Python). Requires ``pip install 'verihub[reasoning-gym]'``.
+Task ``i`` is entry ``i`` of the dataset, its question as the prompt; the split is a hash of the
+question (``train`` and ``test`` never share one). ``tasks_at(point)`` uses the configuration the
+dataset's curriculum makes at that point (each curriculum attribute an axis of level indices).
+Grading regenerates the entry from the task's metadata and calls the dataset's ``score_answer``
+on the extracted answer; a score of 1 is a pass, a scorer that raises an incorrect answer. The
+details: docs/training.md. Requires ``pip install 'verihub[reasoning-gym]'``.
 """
 
 from __future__ import annotations

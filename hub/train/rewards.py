@@ -2,24 +2,15 @@
 
 ::
 
-    from hub.registry.entrypoints import load_environment
-    from hub.train.rewards import reward_function, to_dataset
-
     env = load_environment("arith")
     dataset = to_dataset(env, "train", 1000, seed=0)       # prompt + task_id, answer, metadata
-    reward = reward_function(env)                         # reward(prompts=..., completions=..., **columns)
-    trainer = GRPOTrainer(model=..., reward_funcs=reward, train_dataset=dataset, args=...)
+    trainer = GRPOTrainer(model=..., reward_funcs=reward_function(env), train_dataset=dataset, ...)
 
-The trainer calls ``reward(prompts=[...], completions=[...], completion_ids=[...], task_id=[...],
-answer=[...], metadata=[...], trainer_state=..., ...)`` with one list entry per completion
-(dataset columns repeated for each generation) and reads back one float per completion.
-
-Grading goes through the environment's own ``grade`` (its grader, pools and timeouts), on a
-private event loop in a background thread: the reward works from plain synchronous code and
-from code already running inside an event loop (it never calls ``asyncio.run`` on the caller's
-loop). A grader that crashes or times out is not a wrong answer: it gets ``error_value``
-(default 0.0; None lets TRL treat the row as missing), is counted in :attr:`EnvReward.stats`
-and is logged.
+The trainer calls ``reward(prompts=[...], completions=[...], task_id=[...], ...)`` with one entry
+per completion and reads back one float each. Grading goes through the environment's own
+``grade`` on a private event loop in a background thread, so the reward works from synchronous
+code and from inside a running loop. A grader that crashes or times out gets ``error_value``
+(default 0.0; None lets TRL treat the row as missing), counted in :attr:`EnvReward.stats`.
 """
 
 from __future__ import annotations

@@ -1,26 +1,14 @@
 """verihub environments as verifiers 0.4.x (``verifiers.v1``) tasksets, for ``vf-eval`` and
 verifiers-based trainers.
 
-This module is itself a v1 taskset package (its ``__all__`` exports one ``Taskset`` subclass),
-so ``vf-eval`` finds it by module name and takes the config's fields as flags::
-
-    vf-eval verihub-v1 --env.taskset.env arith --env.taskset.n 20 \\
-        --env.agent.harness.id null --env.agent.runtime.type subprocess \\
-        -m smollm2 --client.base-url http://127.0.0.1:8000/v1 --client.api-key-var KEY --no-push
-
-From Python: ``to_v1_taskset("arith", n=20)``. Each task's data carries the verihub task
-(prompt messages, answer and metadata as JSON); its ``@vf.reward`` ``verihub_reward`` grades
-the trace's transcript with the verihub environment's ``grade`` (under a hard timeout; a grader
-error or timeout scores ``error_value`` and is kept in ``trace.info["verihub_grade"]``), and the
-``@vf.metric`` ``verihub_passed`` is 1 for a passing grade.
-
-Multi-turn environments (``max_turns`` > 1) are played by :class:`hub.train.v1_episode.VerihubEnv`,
-the ``Env`` that :mod:`verihub_v1` exports beside the taskset (vf-eval picks it up); built here
-for the plain single-agent ``Env`` they would stop after the first answer. An environment with
-tools (a :class:`hub.env.tools.ToolEnv`) gets them as a shared v1 toolset
-(:class:`hub.train.v1_toolset.VerihubToolset`, from ``Taskset.toolsets``): the harness's tool loop
-calls them, and the grader sees the calls and results in the transcript. Tools that the
-environment's own ``step`` runs are refused, naming that (:func:`hub.train.v1_toolset.tools_refusal`).
+This module is itself a v1 taskset package (its ``__all__`` exports one ``Taskset`` subclass), so
+``vf-eval verihub-v1 --env.taskset.env arith ...`` finds it; from Python: ``to_v1_taskset("arith",
+n=20)``. Each task's data carries the verihub task; the ``@vf.reward`` ``verihub_reward`` grades
+the transcript with the environment's ``grade`` under a hard timeout (a grader error or timeout
+scores ``error_value``; the grade is kept in ``trace.info["verihub_grade"]``), and the
+``@vf.metric`` ``verihub_passed`` is 1 for a passing grade. Multi-turn environments are played by
+:class:`hub.train.v1_episode.VerihubEnv`; tools come as :class:`hub.train.v1_toolset.VerihubToolset`.
+The full command line and the rules: docs/training.md, "verifiers 0.4.x (v1)".
 Importing this module imports ``verifiers.v1`` (install ``verihub[verifiers]``).
 """
 

@@ -1,27 +1,15 @@
 """A verihub environment's tools as a verifiers 0.4.x (``verifiers.v1``) Toolset, so the v1
 harness's tool loop (vf-eval's ``null`` harness, for one) can call them.
 
-:class:`VerihubToolset` is a taskset-scoped v1 tool server: :class:`hub.train.v1_taskset.VerihubTaskset`
-returns it from ``Taskset.toolsets`` for an environment with tools, and vf-eval launches it once
-per eval as ``python -m hub.train.v1_toolset`` (its config, the environment's id and arguments, in
-``VF_CONFIG``). The server loads the verihub environment and registers one MCP tool per verihub
-tool, under the verihub name (``TOOL_PREFIX = None``: no ``<server>_`` prefix) with the verihub
-schema and description. Each call goes through the verihub tool's own :meth:`hub.env.tools.Tool.call`:
-the same argument size limit, JSON and type validation, per-call timeout (the environment's
-``tool_timeout_s``) and errors given to the model as text, then the result cut at the
-environment's ``max_result_chars``, as :class:`hub.env.tools.ToolEnv` answers in verihub's runner.
-MCP checks the arguments first, against the same pydantic fields (the tool's signature is the
-verihub argument model's), so a call verihub would reject for its types is rejected there, with
-MCP's error text (an ``isError`` result the harness gives the model).
-
-Supported are :class:`~hub.env.tools.ToolEnv` environments whose ``step`` is ToolEnv's: their tools
-are plain functions that need nothing of a rollout's state, so one shared server answers every
-rollout. Refused (:func:`tools_refusal` names the feature) is an environment whose tools are run by
-its own ``step`` (they may read or change the rollout's state, which a tool server never sees).
-Not carried over: ToolEnv's ``max_calls_per_turn`` (the harness sends each call on its own) and
-``max_turns`` (a v1 agent setting: ``--env.agent.max-turns``). The tools run in the server's
-process, on its own instance of the environment: a grader that reads what a tool left on the
-environment object (rather than in the transcript) does not see it.
+:class:`VerihubToolset` is a taskset-scoped v1 tool server that vf-eval launches once per eval as
+``python -m hub.train.v1_toolset`` (config in ``VF_CONFIG``). It registers one MCP tool per verihub
+tool, under the verihub name and schema; each call goes through :meth:`hub.env.tools.Tool.call`,
+so limits, validation, timeouts and errors-as-text are verihub's. Only a
+:class:`~hub.env.tools.ToolEnv` whose ``step`` is ToolEnv's is supported: an environment whose own
+``step`` runs its tools is refused (:func:`tools_refusal`), since such tools may touch the
+rollout's state, which a tool server never sees. The tools run on the server's own instance of
+the environment: a grader must judge from the transcript. Not carried over, and the rest in
+full: docs/training.md, "verifiers 0.4.x (v1)".
 """
 
 from __future__ import annotations

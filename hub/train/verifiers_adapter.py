@@ -4,34 +4,15 @@
 the grade mapping; split apart they would have to export those private helpers to each other.
 verifiers 0.4's v1 API lives in :mod:`hub.train.verifiers_v1` and :mod:`hub.train.v1_taskset`.)
 
-Supported is verifiers' classic API (``vf.SingleTurnEnv``, ``vf.MultiTurnEnv`` with
-``env_response`` and ``@vf.stop`` conditions, ``vf.Rubric`` / ``vf.RubricGroup`` reward functions
-and metrics), which 0.3.x serves at ``import verifiers as vf`` (from ``verifiers.legacy``).
-verifiers 0.4.0 dropped that API for its ``verifiers.v1`` stack (Taskset/Harness/Agent), which
-:mod:`hub.train.verifiers_v1` (v1 tasksets in verihub) and :mod:`hub.train.v1_taskset` (verihub
-environments as v1 tasksets) serve.
+- verifiers in verihub: :class:`VerifiersEnv` (or :func:`load_verifiers_env`) wraps a classic
+  ``vf.SingleTurnEnv``/``vf.MultiTurnEnv`` as a verihub environment. ``grade`` replays the
+  transcript to rebuild the verifiers state (so an ``env_response`` with side effects runs
+  twice) and scores it with the rubric, each reward function a weighted sub-check; one that
+  raises is a grader error (verifiers itself would score 0).
+- verihub in verifiers: :func:`to_verifiers` gives a verifiers environment whose rubric calls the
+  verihub environment's ``grade``.
 
-Direction 1, verifiers in verihub::
-
-    env = VerifiersEnv(my_vf_module.load_environment())   # a verihub Environment
-    # or: env = load_verifiers_env("my_vf_module")        # calls its load_environment()
-
-Tasks come from the verifiers dataset (``train`` = ``get_dataset()``, ``test`` =
-``get_eval_dataset()``). verihub's runner calls the model; each ``step`` records the turn in a
-verifiers state, checks the verifiers stop conditions and asks ``env_response`` for the reply.
-``grade`` rebuilds the verifiers state by replaying the transcript (``setup_state`` and
-``env_response`` run again, so state-dependent rewards see the same state; an
-``env_response`` with side effects runs twice) and scores it with the rubric: every reward
-function becomes a weighted sub-check; a reward function that raises is a grader error (verifiers
-itself would log it and score 0).
-
-Direction 2, verihub in verifiers::
-
-    vf_env = to_verifiers(load_environment("arith"), split="train", n=1000)
-    vf_env.evaluate(client=..., model=...)  # or hand it to a verifiers-based trainer
-
-The verifiers environment's rubric calls the verihub environment's ``grade``; multi-turn
-verihub environments answer through ``env_response`` (their ``step``).
+Usage, supported features and what is refused: docs/training.md, "verifiers 0.3.x (classic API)".
 """
 
 from __future__ import annotations

@@ -1,35 +1,16 @@
 """verifiers 0.4.x (``verifiers.v1``) tasksets as verihub environments, run in-process.
 
-A v1 taskset is found the way ``vf-eval`` finds it (``verifiers.v1.utils.loaders``): an
-importable module (or ``verifiers.v1.tasksets.<id>``) whose ``__all__`` exports exactly one
-``vf.Taskset`` subclass, built with its ``TasksetConfig`` (the subclass's config type)::
+:func:`load_v1_taskset` finds a taskset the way ``vf-eval`` does (a module whose ``__all__``
+exports exactly one ``vf.Taskset`` subclass) and builds it from its ``TasksetConfig``; the result
+is a verihub environment (``verihub eval verifiers-v1 --env-arg taskset=MODULE``). verihub's runner
+calls the model as a plain chat/tool loop; the task's ``@vf.stop`` methods run on a v1 ``Trace``
+after each turn, tool calls go to its plain-Python Toolsets (:mod:`hub.train.v1_tools`), and
+grading calls the task's own ``Task.score(trace)`` (each reward a weighted ``Check``; one that
+raises is a grader error).
 
-    env = load_v1_taskset("my_taskset_module", config={"num_examples": 10})
-    # or: verihub eval verifiers-v1 --env-arg taskset=my_taskset_module --model ...
-
-What runs, and how:
-
-- tasks: the taskset's own iteration (``idx``, the config's system prompt), as verihub tasks
-  whose prompt is ``TaskData.system_prompt`` then ``TaskData.prompt`` (text or messages); the
-  task id is ``TaskData.id`` when set, else the ``idx``;
-- verihub's runner calls the model (a plain chat/tool loop, as v1's ``null`` harness does);
-  after each turn the task's ``@vf.stop`` methods that take a ``Trace`` are checked on a v1
-  ``Trace`` built from the transcript; tool calls are answered by the taskset's Toolsets of
-  plain Python functions, bridged to verihub tools (:mod:`hub.train.v1_tools`); with no user
-  simulator the episode ends at the first answer without tool calls;
-- grading calls the task's own ``Task.score(trace)`` with ``runtime=None`` (its ``@vf.metric``
-  and ``@vf.reward`` methods, weights, keyed scores, config-plugged functions): each reward is
-  a weighted ``Check`` (score clamped to [0, 1]); metrics go in the grade's reason; the grade's
-  score is the weighted reward divided by the sum of positive weights when that sum exceeds 1;
-  ``passed`` is a positive total reward equal to the sum of positive weights. A reward or
-  metric that raises is a grader error.
-
-Refused with a one-line error naming the feature, because it cannot run in-process: tasks with
-``NEEDS_CONTAINER``, tool servers that need MCP (remote, stateful, placed in a runtime, not a
-plain Toolset: see :mod:`hub.train.v1_tools`), a taskset that exports its own Harness
-(non-chat harnesses) or ``Env`` (multi-agent episodes, whose ``finalize`` is v1's cross-agent,
-group-level judgement; 0.4.0 has no other group reward), task ``setup``/``finalize`` hooks (they
-run in a runtime) and rewards that require a runtime.
+What cannot run in-process is refused in one line naming the feature: ``NEEDS_CONTAINER``, tool
+servers that need MCP, a taskset's own Harness or ``Env``, task ``setup``/``finalize`` hooks and
+rewards that require a runtime. In full: docs/training.md, "A v1 taskset in verihub".
 """
 
 from __future__ import annotations

@@ -1,28 +1,13 @@
 """Form endpoints: the one way a page changes something.
 
-The reusable API (every state-changing page form uses it)::
-
-    from hub.server.accounts.forms import Form, form_endpoint
-
-    @form_endpoint
-    def label_route(request: Request, form: Form) -> Response:
-        who = request.state.who            # the signed-in Principal
-        note = form.get("note", "")
-        ...
-        return RedirectResponse(url, status_code=303)
-
-    Route("/runs/{run}/label", label_route, methods=["POST"])
-
-and its template puts ``{{ csrf_field }}`` (given to every template by
-:func:`hub.server.web.pages.render_page`) inside the ``<form method="post">``.
-
-:func:`form_endpoint` requires a signed-in session (else 401, before reading the body), reads
-the body (``application/x-www-form-urlencoded``, at most :data:`MAX_FORM_BYTES`), requires the
-session's CSRF token in the ``csrf_token`` field (else 403), sets ``request.state.who`` and
-calls the endpoint in a thread with the parsed form. :func:`anonymous_form_endpoint` is the same
-for the sign-in and sign-up forms: no session needed, the token of the browser's anonymous
-cookie checked instead.
-Refusals are :class:`FormRefused`, which :mod:`hub.server.web.errors` answers with a page.
+Decorate a POST route with :func:`form_endpoint` (``def route(request, form: Form) -> Response``)
+and put ``{{ csrf_field }}`` inside its template's ``<form method="post">``. The decorator requires
+a signed-in session (else 401, before reading the body), reads the body (urlencoded, at most
+:data:`MAX_FORM_BYTES`), requires the session's CSRF token (else 403), sets
+``request.state.who`` and calls the endpoint in a thread with the parsed form.
+:func:`anonymous_form_endpoint` is the same for the sign-in and sign-up forms, checking the
+anonymous cookie's token instead. Refusals are :class:`FormRefused`, which
+:mod:`hub.server.web.errors` answers with a page. An example: docs/hub-server.md, "Writing a form".
 """
 
 from __future__ import annotations

@@ -1,32 +1,17 @@
 """The hub's result pages: an eval card per environment version, leaderboards per environment and
 across environments, and each run's band export as a download.
 
-- ``/{owner}/{env_id}/v/{version}``: the eval card (:func:`leaderboard.eval_card`, rendered by
-  :func:`leaderboard.render_card` with its plots) and every run with its pusher, label,
-  verification status and, when people labelled its rollouts, how many and the grader's agreement;
-- ``/{owner}/{env_id}/v/{version}/band/{run}.jsonl`` and ``.calibration.json``: the band export,
-  in ``verihub calibrate``'s format (:func:`leaderboard.band_export`), with the environment's
-  tasks when re-verification stored them, else the pushed rollouts' prompts
-  (:mod:`hub.server.results.band_tasks`; the ``X-Verihub-Band-Tasks`` header and the card say which);
-- ``/{owner}/{env_id}/leaderboard``: one ranking per build and settings
-  (:func:`leaderboard.render_environment`); ``?compare=1`` puts them in one table, marked as no
-  ranking;
-- ``/leaderboard``: each model's place in every environment's main ranking
-  (:func:`leaderboard.render_cross`).
+Routes: ``/{owner}/{env_id}/v/{version}`` (the eval card and its runs),
+``.../v/{version}/band/{run}.jsonl`` and ``.calibration.json`` (the band export, in
+``verihub calibrate``'s format), ``/{owner}/{env_id}/leaderboard`` (one ranking per build and
+settings; ``?compare=1``: one table, no ranking) and ``/leaderboard`` (across environments). The
+leaderboards filter on ``model``, ``owner``, ``since``/``until`` and ``origin`` from a plain GET form.
 
-The leaderboards take ``model`` (repeatable), ``owner`` (the pusher), ``since`` and ``until``
-(``YYYY-MM-DD``) and ``origin`` (``hub``: only the runs the hub ran itself, ``pushed``: only
-pushed ones) from a plain GET form; the card takes ``origin`` too. Hub-run runs are marked
-"run by the hub" everywhere. Who sees which run is decided by
-:func:`hub.server.core.queries.visible_runs` and :func:`~hub.server.core.queries.find_run` alone: a private
-environment's pages answer 404 and its runs appear nowhere; a private run is shown to its pusher.
-The pages are sent with the same no-script policy as every other page; the plots draw under it
-because they carry no inline style (:mod:`leaderboard.svg`).
-
-Drawing the plots costs hundreds of milliseconds, so the card and leaderboard pages are kept in
-the server's page cache (:class:`hub.server.core.cache.PageCache`), keyed by path, query and who is
-asking, and dropped on every bump: a push, a visibility or label change, a finished
-re-verification or review, a publish.
+Who sees which run is decided by :func:`hub.server.core.queries.visible_runs` and
+:func:`~hub.server.core.queries.find_run` alone: a private environment's pages answer 404. Cards
+and leaderboards are kept in the page cache (:class:`hub.server.core.cache.PageCache`, keyed by
+path, query and viewer) until the next bump, since drawing the plots costs hundreds of
+milliseconds. Each page in full: docs/hub-server.md, "Eval cards and leaderboards on the hub".
 """
 
 from __future__ import annotations
