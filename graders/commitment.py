@@ -1,23 +1,17 @@
 """One commitment policy for every answer grader: the last committed answer and what follows it.
 
-A response commits to a final answer with an answer marker: a box (``\\boxed{}``/``\\fbox{}``), a
-``#### X`` line, an ``Answer:`` line or "the (final) answer is X". Whatever a reader meets after
-the last marker either leaves that answer alone (a remark, a check, a sign-off) or changes it:
+A response commits to a final answer with an answer marker (a box, a ``#### X`` line, an
+``Answer:`` line, "the answer is X"). After the last marker (:func:`committed_end`) a reader may
+meet a remark, which leaves the answer alone, or:
 
-- an *answer-bearing statement*: a sentence that gives a value through a cue. The cue is a
-  construction, not a phrase list: a short discourse lead closed by punctuation (``Nope,``,
-  ``Edit:``, ``Correction:``, ``Wait, actually I made an error:``), a copula about the answer or
-  a pronoun (``it's``, ``it should be``, ``the answer is``, ``that would be``), or a substitution
-  verb (``make that``, ``change it to``, ``I meant``, ``rather``, ``instead``), followed by what
-  remains of the sentence, which must be a bare value (short, not opening with a pronoun or a
-  function word, not an evaluation such as "correct");
-- a *retraction*: a sentence that judges the answer wrong or doubts it (``that's wrong``,
-  ``I made a mistake``, ``scratch that``, ``never mind``, ``not sure``).
+- an *answer-bearing statement*: a cue (a short lead closed by punctuation such as ``Edit:``, a
+  copula such as ``it should be``, a substitution such as ``I meant``) followed by a bare value;
+- a *retraction*: a sentence that judges the answer wrong or doubts it (``scratch that``).
 
-:func:`later_statements` lists both for the text after the last marker (:func:`committed_end`).
-A grader compares each statement's value with the committed answer by its own equivalence; a
-different value or any retraction makes the response *ambiguous*, which is incorrect. Used by
-:mod:`graders.math`, :mod:`graders.exact` and :mod:`graders.qa`.
+:func:`later_statements` lists both. A grader compares each value with the committed answer by
+its own equivalence; a different value or any retraction makes the response *ambiguous*, which
+is incorrect. Used by :mod:`graders.math`, :mod:`graders.exact` and :mod:`graders.qa`; examples
+and its cost: docs/graders.md, "The reader's view and the committed answer".
 """
 
 from __future__ import annotations

@@ -1,22 +1,16 @@
 """The `Grade` record: what every grader returns.
 
-A grade keeps a wrong answer apart from a grader that failed: `status` is one of
+A grade keeps a wrong answer apart from a grader that failed: `status` is ``correct``,
+``partial`` (``0 < score < 1``), ``incorrect`` (graded and wrong, "no answer found" included),
+``error`` (the grading infrastructure failed: a judge endpoint down, a crashed pool, a missing
+checker; the score means nothing and summaries count it apart) or ``timeout`` (the
+infrastructure ran out of time; counted apart like ``error``).
 
-- ``correct``: the response earned full credit,
-- ``partial``: some credit (``0 < score < 1``),
-- ``incorrect``: graded and wrong (including "no answer found"),
-- ``error``: the grading infrastructure failed (a judge endpoint down, a crashed worker pool, a
-  missing checker binary); the score means nothing and summaries count it apart,
-- ``timeout``: the grading infrastructure ran out of time (a judge endpoint that never answered);
-  counted apart like ``error``.
-
-Failures caused by the response itself (a check of a model-supplied expression that times out,
-exhausts memory or crashes its worker) are *not* errors: they are ``incorrect`` with the reason
-(``"timeout: ..."``) and score 0, so a response cannot leave the mean by being hard to grade.
-Likewise a grader that raises on a response gives :meth:`Grade.failed`: ``incorrect`` with a
-reason starting ``grader_failed:`` (:attr:`Grade.grader_failed`), counted in means and counted
-apart in summaries, so a grader bug is visible without paying the policy. Only the grading
-infrastructure's own failures use :meth:`Grade.error` / :meth:`Grade.timeout`.
+Failures caused by the response itself (a model-supplied expression whose check times out or
+crashes its worker) are ``incorrect`` with the reason (``"timeout: ..."``) and score 0, so a
+response cannot leave the mean by being hard to grade. A grader that raises on a response gives
+:meth:`Grade.failed`: ``incorrect``, reason ``grader_failed: ...``, counted in means and apart in
+summaries. Only the infrastructure's own failures use :meth:`Grade.error` / :meth:`Grade.timeout`.
 """
 
 from __future__ import annotations

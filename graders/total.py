@@ -1,17 +1,12 @@
 """Total grading: whatever a response holds, a grader answers with a verdict.
 
-An exception raised while grading one response must not pay the policy: an ``error`` grade is
-left out of means, so a response that crashes the grader would score better than a wrong one.
-:func:`grade_of_exception` is the one rule for what an exception means:
-
-- a time limit hit while grading the response (``TimeoutError``, a pool timeout, a worker that
-  died during the call) is the response's failure: ``incorrect``, reason ``timeout: ...``;
-- a failure of the grading infrastructure (an unreachable pool, service or checker program, a
-  missing package: ``OSError``, ``ImportError``, the pool's and the proof and judge clients' own
-  errors) stays ``error``, counted apart and never a verdict; so does :class:`BrokenReference`,
-  which a check raises when the task's reference (not the response) cannot be used;
-- anything else is a grader bug met on this response: :meth:`Grade.failed` (``incorrect``,
-  reason ``grader_failed: ...``), scored 0 and counted apart as a grader failure.
+An ``error`` grade is left out of means, so a response that crashes the grader must not get one.
+:func:`grade_of_exception` is the one rule: a time limit hit on the response (``TimeoutError``, a
+pool timeout, a worker that died) is ``incorrect``, reason ``timeout: ...``; a failure of the
+infrastructure (``OSError``, ``ImportError``, the pool's and the proof and judge clients' errors)
+or a :class:`BrokenReference` (the task's reference cannot be used) stays ``error``; anything else
+is a grader bug met on this response: :meth:`Grade.failed` (``incorrect``, reason
+``grader_failed: ...``, counted apart).
 
 :func:`total` applies it at a grader's boundary (an async ``__call__``); :class:`TotalGrader`
 wraps any grader; the hub applies :func:`grade_of_exception` to an environment's ``grade``.

@@ -1,6 +1,4 @@
-"""Integrity checks of a run directory before it may enter a board.
-
-A run is accepted only when all of these hold:
+"""Integrity checks of a run directory before it may enter a board; all of these must hold:
 
 - ``config.json`` names the environment version and a ``sha256:`` content hash, and fixes the
   task count;

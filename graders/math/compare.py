@@ -1,6 +1,4 @@
-"""Equivalence of one answer with the reference.
-
-Order of the checks (the first that applies decides):
+"""Equivalence of one answer with the reference; the first check that applies decides:
 
 1. a choice-letter reference wants the same letter; a ``\\text{}`` reference wants the same words;
 2. answers that hedge (``\\pm``, ``or``) where the reference does not are wrong;

@@ -1,17 +1,11 @@
 """Equations and inequalities in an answer, read as the value or interval they state.
 
-Math-Verify compares only the right-hand side of an equation, so ``2 = 1591`` or
-``a = 1592 = 1591`` would pass for 1591. Here, where the reference is a value (it has no ``=``):
-
-- ``x = 5``, ``f(2) = 5``, ``(x, y) = (1, 2)`` and ``5 = x`` state a value: the side that is
-  not a name is the answer (a name: letters, a Greek letter, a subscript, an argument list, a
-  tuple of names);
-- an equation neither side of which is a name (``2 = 1591``, ``2x = 6``), or a chained one
-  (``a = 1592 = 1591``), states no value and fails;
-- a comma list of such items (``x = 1, x = -2``) is read item by item.
-
-Where the reference is an interval, a one-variable inequality in the answer (``x > 2``,
-``1 \\le x < 2``) is read as its interval, and the other way round.
+Math-Verify compares only the right-hand side of an equation, so ``2 = 1591`` would pass for
+1591. Here, where the reference is a value: ``x = 5``, ``f(2) = 5``, ``(x, y) = (1, 2)`` and
+``5 = x`` state a value (the side that is not a name); an equation neither side of which is a
+name (``2 = 1591``, ``2x = 6``), or a chained one (``a = 1592 = 1591``), states none and fails; a
+comma list (``x = 1, x = -2``) is read item by item. Where the reference is an interval, a
+one-variable inequality (``1 \\le x < 2``) is read as its interval, and the other way round.
 
 Everything here is string work over top-level text (brackets and braces respected).
 """

@@ -1,21 +1,15 @@
 """Confinement of proof checkers: the whole file system read-only, one private writable directory.
 
-A proof is code the checker runs (Coq vernacular, Lean commands and tactics). The screen
-(:mod:`graders.proof.screen`) refuses the commands known to touch files, and this module makes
-the class moot: ``coqc``, ``coqchk`` and Lean run under bubblewrap (``bwrap``) with
+A proof is code the checker runs. The screen (:mod:`graders.proof.screen`) refuses the commands
+known to touch files; this module makes the class moot: ``coqc``, ``coqchk`` and Lean run under
+bubblewrap with ``/`` read-only, the grading work directory the only writable place (``TMPDIR``
+and ``HOME`` point there), every namespace unshared (no network), a new session and
+``--die-with-parent``.
 
-- ``/`` bound read-only (``/tmp`` included: files a checker is given stay readable), ``/dev``
-  and ``/proc`` of their own;
-- the grading work directory bound read-write: the only place a file can be written
-  (``TMPDIR`` and ``HOME`` point there);
-- every namespace unshared (no network, no other processes, no IPC), a new session (no
-  terminal injection), and ``--die-with-parent`` (a killed grader leaves no checker behind).
-
-:func:`confined` wraps an argument vector when bubblewrap is installed and works here (probed
-once per process), else returns it unchanged with a note that the check ran unconfined, which
-the grade's reason then carries. ``VERIHUB_PROOF_CONFINE=0`` turns confinement off (for
-platforms where user namespaces are denied and the operator accepts the risk). This module does
-not import ``hub``; ``hub.sandbox`` is the hub's own (wider) isolation.
+:func:`confined` wraps an argument vector when bubblewrap works here (probed once per process),
+else returns it unchanged with a note that the grade's reason carries. ``VERIHUB_PROOF_CONFINE=0``
+turns confinement off (where user namespaces are denied and the operator accepts the risk). This
+module does not import ``hub``; ``hub.sandbox`` is the hub's own (wider) isolation.
 """
 
 from __future__ import annotations

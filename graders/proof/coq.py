@@ -1,19 +1,14 @@
 """The Coq backend: ``coqc`` in a fresh temporary directory, checked twice by the kernel.
 
-How one check runs:
-
-1. :func:`graders.proof.screen.prepare` screens the model's text and builds ``Submission.v``
-   (task imports, helper lemmas, the task's statement verbatim, the proof).
+1. :func:`graders.proof.screen.prepare` screens the model's text and builds ``Submission.v``.
 2. ``coqc`` compiles it under a hard wall-clock kill and an address-space cap.
-3. ``Check.v`` elaborates the task's statement in a clean file *before* loading the
-   submission, then asks the kernel to accept ``@Submission.NAME`` at exactly that type, and
-   prints ``Print Assumptions`` of the result. A redefined ``nat``, a changed notation or a
-   weaker theorem cannot pass step 3, and ``Admitted``, ``Axiom`` or an unguarded fixpoint shows
-   up in the assumptions. The model's code never runs in ``Check.v``, so it cannot fake output,
-   and :func:`parse_coq_assumptions` reads that output failing closed (unreadable is an error).
-4. ``coqchk -norec`` re-types ``Submission.vo`` (its required libraries trusted): ``Print
-   Assumptions`` does not see unsafe flags that reach a constant through a functor application
-   (Coq bugs 12155, 16646 and 22366 upstream), so a proof of ``0 = 1`` past the screen was "closed".
+3. ``Check.v`` elaborates the task's statement in a clean file *before* loading the submission,
+   asks the kernel to accept ``@Submission.NAME`` at exactly that type and prints ``Print
+   Assumptions``; the model's code never runs there, and :func:`parse_coq_assumptions` reads the
+   output failing closed. A redefined ``nat`` or a weaker theorem cannot pass; ``Admitted``,
+   ``Axiom`` or an unguarded fixpoint shows in the assumptions.
+4. ``coqchk -norec`` re-types ``Submission.vo``: ``Print Assumptions`` misses unsafe flags that
+   reach a constant through a functor application (Coq bugs 12155, 16646 and 22366 upstream).
 """
 
 from __future__ import annotations

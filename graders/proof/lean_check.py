@@ -1,7 +1,6 @@
 """The Lean re-check: the proof must prove the task's statement as elaborated *before* the proof.
 
-Lean's counterpart of Coq's ``Check.v``. Every check is laid out as (one file, or three REPL
-commands)::
+Lean's counterpart of Coq's ``Check.v``; every check (one file, or three REPL commands)::
 
     set_option maxHeartbeats N                            -- the check's policy (per check)
     def __verihub_expected_<nonce> : Prop := ∀ <binders>, <type>
@@ -9,11 +8,10 @@ commands)::
     theorem __verihub_check_<nonce> : __verihub_expected_<nonce> := @<name>
     #print axioms __verihub_check_<nonce>
 
-The expected proposition is elaborated before any of the model's code, so nothing the submission
-adds can change its meaning; the kernel must accept the check theorem at exactly it, and
-``#print axioms`` covers whatever term proved it. The random nonce keeps the model from naming,
-shadowing or printing the check's declarations. A statement relying on auto-bound implicit names
-does not elaborate on its own: every check of it is an ``error``. Why: docs/proofs.md, "The kernel".
+The expected proposition is elaborated before the model's code, so nothing it adds can change
+its meaning; ``#print axioms`` covers whatever term proved it; the random nonce keeps the model
+from naming or printing the check's declarations. A statement relying on auto-bound implicit
+names is an ``error`` for every check. Why: docs/proofs.md, "The kernel".
 """
 
 from __future__ import annotations

@@ -1,22 +1,16 @@
 """Static anti-cheat screen: from a model's response to the exact source the kernel will check.
 
-:func:`prepare` takes the task's statement and the model's response and returns either a
+:func:`prepare` takes the task's statement and the model's response and returns a
 :class:`Prepared` source or a ``failed`` :class:`~graders.proof.verdict.ProofVerdict` with the
-reason. The source given to the checker always contains the task's own statement text, so the
-model can only restate it verbatim (up to whitespace); it cannot edit or weaken it. Rejected
-before any checker runs:
+reason. The source always contains the task's own statement text, which the model may only
+restate verbatim. Rejected before any checker runs: a differing restatement or a theorem declared
+twice; ``sorry``/``admit``/``Admitted`` and equivalents, axiom declarations, ``native_decide``
+(unless allowed), kernel-bypassing options and meta-programming; and, ahead of the statement,
+notation, instances, scopes, options, namespaces or a redefinition of a name the statement uses.
 
-- a restated statement that differs from the given one, or a theorem declared twice;
-- ``sorry``/``admit``/``Admitted``/``Abort`` and equivalents, ``axiom``/``Axiom`` declarations,
-  ``native_decide`` (unless allowed), kernel-bypassing options and meta-programming commands;
-- ahead of the statement: notation, instances, scopes, options, namespaces, and any
-  definition whose name the statement uses (a redefinition would change its meaning).
-
-Text the model prints (``"Proof complete!"``) plays no part: verdicts come from the checker's
-structured output only. These checks are a first line; the kernel checks (the proof is re-checked
-against the statement elaborated before any of the model's code: Coq's ``Check.v``, Lean's
-:mod:`graders.proof.lean_check`; axioms via ``Print Assumptions`` / ``#print axioms``) are the
-ground truth.
+Text the model prints plays no part: verdicts come from the checker's structured output only.
+This screen is a first line; the kernel re-check (Coq's ``Check.v``,
+:mod:`graders.proof.lean_check`) and the axiom listing are the ground truth (docs/proofs.md).
 """
 
 from __future__ import annotations

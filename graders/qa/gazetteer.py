@@ -7,10 +7,8 @@ The place rules of :mod:`graders.qa.equivalence` must check containment, not jus
 Scotland and Wales. Canadian provinces are regions there but GeoNames' province codes are not
 named here, so a city is never *proved* to lie in one (the rule then refuses: fail closed).
 
-- :func:`lies_in`: some city called ``place`` lies in ``region``;
-- :func:`best_known_in`: the most populous city called ``place`` (its default referent: Paris is
-  the French one) lies in ``region``, so ``Paris, France`` is the gold ``Paris`` and
-  ``Paris, Texas`` is not.
+:func:`lies_in`: some city called ``place`` lies in ``region``; :func:`best_known_in`: the most
+populous one does (``Paris, France`` is the gold ``Paris``, ``Paris, Texas`` is not).
 
 The table (34,000 cities, their ASCII alternate names) is indexed on first use (about a second).
 """

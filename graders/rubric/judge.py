@@ -2,21 +2,14 @@
 
 Defences, each pinned by tests (the prompt side is in :mod:`graders.rubric.prompt`):
 
-- The judged text is untrusted. It is wrapped between two marker lines carrying a random
-  per-call nonce, and the prompt says that nothing inside is an instruction.
-- The verdict is a **secret code**: every call draws one random code per choice, shown only in
-  the trusted instructions and the schema's ``enum``. A verdict that names a choice's label
-  (``"yes"``), or a code that is not among this call's codes, is a judge error: the label may
-  have come from the judged text, which cannot know the codes.
-- The judge must answer with exactly one JSON object ``{"reason": "...", "verdict": "<code>"}``:
-  both strings, those two keys only, reason first. Text around it, code fences, duplicate or
-  extra keys, several objects: all are judge errors.
-- A judge that copies the judged text is not judging: an answer whose reason (or whole JSON)
-  occurs verbatim in the judged text, or whose verdict does, is a judge error.
+- The judged text is untrusted: it sits between marker lines carrying a per-call nonce.
+- The verdict is a **secret code** drawn per call and choice; a verdict naming a choice's label
+  (``"yes"``) or an unknown code is a judge error, since the label may come from the judged text.
+- The answer must be exactly one JSON object ``{"reason": "...", "verdict": "<code>"}``; anything
+  around or beyond it is a judge error, and so is a reason or verdict copied from the judged text.
 - A judge error is never a pass: the check gets status ``error`` (``timeout`` for a timeout).
-- Voting: each judge model is asked ``samples`` times; ``majority`` takes the most voted choice,
-  ties going to the worse choice, and ``min`` takes the worst vote. Any failed vote fails the
-  check (a vote that could not be read is not silently dropped).
+- Voting: each judge model is asked ``samples`` times; ``majority`` takes the most voted choice
+  (ties to the worse), ``min`` the worst vote. Any failed vote fails the check.
 """
 
 from __future__ import annotations

@@ -1,19 +1,12 @@
 """Graders that a rubric can name (``kind: grader``), and import paths (``kind: function``).
 
-The built-in names are resolved lazily by import path, so naming ``math`` in a rubric imports
-the math grader only when that rubric is built::
-
-    exact   graders.exact.ExactGrader            (options: kind, case_sensitive)
-    qa      graders.qa.grader.QAGrader           (reference: gold aliases)
-    ifeval  graders.ifeval.grader.IFEvalGrader   (reference: an IFEval row)
-    math    graders.math.grader.MathGrader       (options: MathOptions fields)
-
-Register more with :func:`register_grader`. A check's ``options`` are validated against the
-factory's annotated keyword parameters when the rubric is loaded, so a mapping given for a
-parameter typed as an options class (a dataclass or pydantic model, e.g. ``qa``'s
-``equivalence: EquivalenceOptions``) becomes that class, and a bad option fails on load.
-Import paths come from rubric files, which are trusted configuration written by environment
-authors; never pass model text here.
+The built-in names (``exact``, ``qa``, ``ifeval``, ``math``) are resolved lazily by import path,
+so naming ``math`` imports the math grader only when that rubric is built; register more with
+:func:`register_grader`. A check's ``options`` are validated against the factory's annotated
+keyword parameters when the rubric is loaded: a mapping for a parameter typed as an options
+class (e.g. ``qa``'s ``equivalence: EquivalenceOptions``) becomes that class, and a bad option
+fails on load. Import paths come from rubric files, trusted configuration written by
+environment authors; never pass model text here.
 """
 
 from __future__ import annotations

@@ -6,9 +6,8 @@ the runner calls for each rollout: ``reset(task)`` (the opening messages), ``ste
 in [0, 1]). One instance serves many concurrent rollouts: per-rollout data lives in
 :class:`~hub.env.types.State`.
 
-- :class:`SingleTurnEnv`: tasks and a grader; one model answer, then grading.
-- :class:`MultiTurnEnv`: override :meth:`Environment.step` to answer the model until the task ends.
-- :class:`~hub.env.tools.ToolEnv`: a multi-turn environment whose steps run typed Python tools.
+:class:`SingleTurnEnv` is tasks and a grader (one answer, then grading); a :class:`MultiTurnEnv`
+overrides :meth:`Environment.step` to answer the model; :class:`~hub.env.tools.ToolEnv` runs tools.
 
 ``num_tasks(split)`` is ``None`` for procedural environments that generate tasks without end (the
 runner then needs ``--num-tasks``). An environment may declare a difficulty space

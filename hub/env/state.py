@@ -7,12 +7,11 @@
     db.execute("UPDATE t SET v = ? WHERE k = ?", (1, "a"))
     db.close()                            # memory freed, or the file removed
 
-A :class:`SeedDatabase` holds the serialized image of the starting database in memory (checked
-against a size cap when it is loaded). :meth:`SeedDatabase.open` makes a rollout's copy:
-``storage="memory"`` deserializes the image into a private in-memory database (a memcpy),
-``storage="file"`` writes it to a new file in a temporary folder that :meth:`RolloutDatabase.close`
-removes. A copy refuses ``ATTACH``/``DETACH`` (no other file can be opened through SQL) and
-extension loading. :func:`snapshot` reads a database table by table for comparing states.
+A :class:`SeedDatabase` holds the starting database's image in memory (size-capped);
+:meth:`SeedDatabase.open` makes a rollout's copy, a private in-memory database
+(``storage="memory"``, a memcpy) or a new file in a temporary folder (``storage="file"``). A copy
+refuses ``ATTACH``/``DETACH`` (no other file can be opened through SQL) and extension loading.
+:func:`snapshot` reads a database table by table for comparing states.
 """
 
 from __future__ import annotations

@@ -2,10 +2,9 @@
 
 A stateful task's ``answer`` is a :class:`StateRequirements` (stored as a plain dict):
 
-- ``gold_actions``: the tool calls that solve the task; replayed on a fresh copy of the seed
-  database they give the expected final state;
+- ``gold_actions``: the tool calls that solve the task, whose replay gives the expected state;
 - ``check_state``: compare the rollout's final state with that state, table by table (the
-  environment's volatile columns, e.g. timestamps and generated ids, left out);
+  environment's volatile columns left out);
 - ``required_actions`` / ``forbidden_actions``: calls that must (must not) have succeeded; a
   requirement's ``arguments`` must all be present with equal values (other arguments may differ);
 - ``answer``: text the final answer must contain (case and spacing ignored), when asked;

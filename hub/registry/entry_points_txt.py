@@ -1,10 +1,9 @@
 """Reading a wheel's ``entry_points.txt`` one way only: the plain subset every reader agrees on.
 
-verihub checks a wheel's entry points, pip installs its console scripts from them, and
-``importlib.metadata`` finds the environment through them. Their parsers differ: ``configparser``
-joins indented lines to the value above and skips ``;`` comments, ``importlib.metadata`` strips
-every line, splits on every Unicode line break and keeps repeated groups and names. A file
-written in the gap between them could show verihub one target and Python another, so
+verihub, pip and ``importlib.metadata`` read a wheel's entry points with different parsers:
+``configparser`` joins indented lines to the value above and skips ``;`` comments,
+``importlib.metadata`` strips every line, splits on every Unicode line break and keeps repeated
+groups and names. A file in the gap could show verihub one target and Python another, so
 :func:`parse_entry_points` accepts only what all of them read alike and refuses everything else:
 
 - UTF-8 without a byte-order mark; printable ASCII and line ends only (``\\r\\n`` counts as one);

@@ -1,21 +1,15 @@
 """verihub's own downloads over the network (catalogues, hub API calls, released wheels), guarded.
 
-Every fetch goes through :func:`open_url`, which refuses:
-
-- a URL that is not https, except plain http to loopback (``127.0.0.1``, ``localhost``,
-  ``[::1]``, :func:`hub.registry.config.is_loopback`) or where the caller allows plain http
-  (``--allow-insecure`` for catalogues);
-- a redirect that leaves that rule: from https down to http (even to loopback), to plain http
-  off loopback, or to any other scheme (``file:``, ``ftp:``), each with an error naming both URLs.
-
-:func:`download` saves one file that way, checking a ``#sha256=HEX`` fragment when the URL has one.
+Every fetch goes through :func:`open_url`, which refuses a URL that is not https, except plain
+http to loopback (:func:`hub.registry.config.is_loopback`) or where the caller allows it
+(``--allow-insecure`` for catalogues), and a redirect that leaves that rule (https down to http,
+plain http off loopback, any other scheme), naming both URLs. :func:`download` saves one file that
+way, checking a ``#sha256=HEX`` fragment when the URL has one.
 
 Credentials written into a URL (``https://user:secret@host/...``) are sent as a Basic
 ``Authorization`` header; that header, like one the caller passes, is not repeated to a redirect
-target, and credentials never appear in errors.
-
-Requests go through httpx (the one HTTP stack of verihub's synchronous calls), imported when the
-first request is made.
+target, and credentials never appear in errors. Requests go through httpx (the one HTTP stack of
+verihub's synchronous calls), imported when the first request is made.
 """
 
 from __future__ import annotations

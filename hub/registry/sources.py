@@ -5,9 +5,8 @@
   ``build/`` or ``*.egg-info``, and built into a wheel **inside the sandbox**
   (:func:`hub.sandbox.run`: no network, the copy its only writable folder), since building runs
   the package's ``setup.py``;
-- a PyPI release is downloaded as a wheel only (``--only-binary :all:``): pip prepares an sdist's
-  metadata to download it, which runs its ``setup.py`` here, so a release without a wheel is
-  refused;
+- a PyPI release is downloaded as a wheel only: pip would run an sdist's ``setup.py`` here to
+  read its metadata, so a release without a wheel is refused;
 - a ``wheel`` source must name a ``.whl`` file; an https one is fetched by
   :func:`hub.registry.fetch.download` (redirects guarded, ``#sha256=`` checked), a local one copied;
 - git runs with ``--`` before the URL and only the https, http, ssh, git and file protocols.

@@ -1,18 +1,17 @@
 """Verifying an environment's wheel before pip sees it.
 
-A wheel is a zip that pip unpacks into site-packages, untrusted throughout, so :func:`verify_wheel`
-reads it as data (never importing or building anything) and refuses members outside ``RECORD``
-or escaping the archive; anything outside the import package and its one ``.dist-info`` (a
-``.pth``, other modules, ``.data/`` schemes, scripts) unless the catalogue entry declares it
-(``extra_files``); bytecode, declared or not; an ``entry_points.txt`` outside the subset every
-reader reads alike (:mod:`hub.registry.entry_points_txt`) or with plugin groups; mismatched or
-second metadata folders; archives over :data:`MAX_WHEEL_BYTES` or :data:`MAX_RATIO`; and
-dependencies given as a direct URL (``name @ URL``), which :func:`verify_dependency` also checks
-for each wheel ``verihub install`` installs. Each rule: docs/bounties.md, "Installing".
+A wheel is untrusted throughout, so :func:`verify_wheel` reads it as data (never importing or
+building anything) and refuses members outside ``RECORD`` or escaping the archive; anything
+outside the import package and its one ``.dist-info`` (a ``.pth``, other modules, ``.data/``
+schemes, scripts) unless the catalogue entry declares it (``extra_files``); bytecode, declared or
+not; an ``entry_points.txt`` outside the subset every reader reads alike
+(:mod:`hub.registry.entry_points_txt`) or with plugin groups; mismatched or second metadata
+folders; archives over :data:`MAX_WHEEL_BYTES` or :data:`MAX_RATIO`; and direct-URL dependencies
+(``name @ URL``), which :func:`verify_dependency` also checks in each dependency wheel. Each
+rule: docs/bounties.md, "Installing".
 
-Because nothing else may be in the wheel, :attr:`WheelCheck.content_hash` (the import package's
-:func:`hub.registry.package.hash_tree`) covers every file it installs outside its metadata;
-declared extra files are hashed into :attr:`WheelCheck.extra_hash`.
+So :attr:`WheelCheck.content_hash` (:func:`hub.registry.package.hash_tree` of the import package)
+covers every file installed outside the metadata; extra files go into :attr:`WheelCheck.extra_hash`.
 """
 
 from __future__ import annotations

@@ -1,20 +1,15 @@
 """Difficulty calibration: per-task pass rates, and the learnable band exported for RL.
 
-``verihub calibrate ID --model M --rollouts 16`` evaluates every selected task R times and
-reports each task's pass rate with a Wilson 95% interval, a histogram, the tasks no rollout
-solved (possibly infeasible: flagged when the reference answer itself does not pass) and the
-saturated ones, then exports the tasks in the learnable band as ``learnable.jsonl`` and as a
-Hugging Face ``datasets`` dataset (``learnable_dataset/``), with the prompt in the chat format of
-:func:`hub.train.rewards.to_dataset` (a list of ``{role, content}`` messages, the system prompt
-included), so the export feeds a GRPO trainer directly.
+``verihub calibrate ID --model M --rollouts 16`` evaluates every selected task R times and reports
+each task's pass rate (Wilson 95% interval), a histogram, the unsolved tasks (flagged possibly
+infeasible when the reference itself fails) and the saturated ones, then exports the learnable
+tasks as ``learnable.jsonl`` and a ``datasets`` dataset in the chat format of
+:func:`hub.train.rewards.to_dataset`, ready for a GRPO trainer.
 
-The learnable band has one definition, :func:`in_band`, shared with the leaderboard's eval cards:
-a task is learnable when some rollout passed it (at least one pass in 64: ``p >= 1/64``) and it
-is not mostly solved (``p <= 0.7``); both bounds are inclusive, and a task no rollout passed is
-never in the band, whatever its lower bound.
-
-Calibration picks tasks to train on, so it reads the ``train`` split by default; the test
-split only when asked (with a warning: tasks trained on must not be evaluated on).
+:func:`in_band` is the one definition of the learnable band, shared with the eval cards: some
+rollout passed (``p >= 1/64``) and it is not mostly solved (``p <= 0.7``), both inclusive; a task
+no rollout passed is never in it. Calibration reads the ``train`` split by default; the test
+split only when asked, with a warning (tasks trained on must not be evaluated on).
 """
 
 from __future__ import annotations

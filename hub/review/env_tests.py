@@ -1,12 +1,10 @@
 """A test kit for dataset-backed math environment packages (requires pytest).
 
-Subclass :class:`MathDatasetEnvContract` in a package's tests, as a ``Test*`` class with the
-class attributes set, and pytest runs the shared checks: the entry point is registered, the
-local data loads with stable unique ids, the environment variable names the data, reference
-answers and solutions pass through the environment's own ``grade``, every reward-hacking probe
-fails, a copy of any task's question (its raw problem text, and the full prompt) fails with and
-without ``strict``, and unevaluated answers fail unless ``strict=False``. Package-specific checks (ids,
-metadata) stay as plain tests beside it::
+Subclass :class:`MathDatasetEnvContract` as a ``Test*`` class with the class attributes set and
+pytest runs the shared checks: the entry point, the local data (stable unique ids, named by the
+environment variable), references and solutions passing the environment's own ``grade``, every
+reward-hacking probe and copy of a question failing, unevaluated answers failing unless
+``strict=False``. Package-specific checks stay plain tests beside it::
 
     class TestAime(MathDatasetEnvContract):
         env_id = "aime"

@@ -1,19 +1,15 @@
 """The bubblewrap command line of a sandbox, and whether bubblewrap works here.
 
-Every sandbox gets: new user, pid, ipc, uts, net (unless the caller asks for the host network,
-for trusted work only), mount and cgroup namespaces (``--unshare-all``); uid and gid 65534
-(nobody) inside, with every capability dropped and no way back (bubblewrap sets
-``no_new_privs``; ``--disable-userns`` forbids a nested user namespace); a root filesystem of
-nothing but read-only binds of the interpreter's prefix, the system libraries, verihub's own
-code and what the caller names; a fresh ``/proc``, and a ``/dev`` of five device nodes (null,
-zero, full, random, urandom) with a private, size-capped ``/dev/shm`` (no unsized tmpfs, unlike
-``--dev``); a private run directory and ``/tmp``, each a tmpfs capped at ``disk_mb``; a fixed
-host name; a scrubbed environment (``--clearenv`` plus what the caller sets); its own session
-(``--new-session``: no terminal to inject keystrokes into); and death with its parent. Every
-option, the environment's values included, reaches bubblewrap on a descriptor (``--args FD``):
-the sandbox reads its init's command line in ``/proc/1/cmdline``, and sees only ``bwrap --args
-5 -- COMMAND``. Started by root, the sandbox joins a user namespace of
-:mod:`hub.sandbox.userns` instead, so that its command is not host uid 0.
+Every sandbox gets every namespace unshared (the network unless the caller asks for the host's,
+for trusted work only); uid and gid 65534 with every capability dropped, ``no_new_privs`` and no
+nested user namespace; a root of read-only binds only (the interpreter's prefix, system
+libraries, verihub's code, what the caller names); a fresh ``/proc`` and a ``/dev`` of five
+device nodes with a size-capped ``/dev/shm``; a private run directory and ``/tmp``, tmpfs capped at
+``disk_mb``; a scrubbed environment; its own session (no terminal to inject keystrokes into); and
+death with its parent. Every option reaches bubblewrap on a descriptor (``--args FD``), so the
+sandbox sees only ``bwrap --args 5 -- COMMAND`` in ``/proc/1/cmdline``. Started by root, the
+sandbox joins a user namespace of :mod:`hub.sandbox.userns` so that its command is not host
+uid 0. The threat model: docs/sandbox.md.
 """
 
 from __future__ import annotations

@@ -1,17 +1,12 @@
 """Starting a sandbox and supervising it from outside.
 
-:class:`SandboxProcess` starts ``bwrap`` (see :mod:`hub.sandbox.bwrap`) with the per-process
-rlimits of :class:`~hub.sandbox.policy.Limits` and, when asked, one end of a socket pair as
-file descriptor 3 (the only descriptor the command inherits besides stdio; bubblewrap also gets
-the seccomp filter and its ``--args``, and consumes them). It runs in a cgroup v2 group of its
-own where one can be made (:mod:`hub.sandbox.cgroup`: the kernel then counts shared memory and
-refuses forks). A supervisor thread walks the sandbox's process tree
-every ``poll_s`` seconds, sums the resident memory of every process in it plus what its tmpfs
-folders hold (or the cgroup's charge), its CPU time, counts its processes, measures a writable
-host folder, and kills the whole sandbox (bwrap, and through ``--die-with-parent`` and the pid
-namespace every process in it) the moment a limit is passed; :attr:`SandboxProcess.breach` says
-which. Functions in :attr:`SandboxProcess.on_exit` run once the sandbox has ended (the channel
-fails its waiting calls there).
+:class:`SandboxProcess` starts ``bwrap`` (:mod:`hub.sandbox.bwrap`) with the rlimits of
+:class:`~hub.sandbox.policy.Limits` and, when asked, one end of a socket pair as file descriptor 3
+(the only one the command inherits besides stdio), in a cgroup v2 group of its own where one can
+be made (:mod:`hub.sandbox.cgroup`). A supervisor thread sums the sandbox's memory (processes and
+tmpfs, or the cgroup's charge), CPU time, processes and writable host folder every ``poll_s``
+seconds and kills the whole sandbox the moment a limit is passed; :attr:`SandboxProcess.breach`
+says which. :attr:`SandboxProcess.on_exit` functions run once it has ended.
 
 :func:`run` is the one-shot form: run a command, capture its output, return a
 ``CompletedProcess`` (returncode ``-9`` and a ``breach`` line on stderr when a limit killed it).

@@ -2,22 +2,16 @@
 itself (:mod:`hub.server.results.hub_evals`), from the database queues and runs each in a child
 process.
 
-``verihub hub worker --db URL --data DIR`` runs one on any machine that reaches the database
-and the artifact store; ``verihub hub serve`` on SQLite starts one itself. Reviews keep
-priority: a run is re-verified (:mod:`hub.server.results.reverify`) only when no review is waiting. The
-worker process is single-threaded: while a child runs (``python -m hub.server.reviews.review_child`` or
-``python -m hub.server.results.reverify_child``) it renews the lease every third of ``lease_s`` and
-kills the child past its time limit. The environment's tasks a re-verification child lists are
-stored as a blob and named by ``tasks_sha256`` in the run's report (:mod:`hub.server.results.band_tasks`).
-When the worker dies the lease runs out and another worker (or this one after a restart) takes the
+``verihub hub worker --db URL --data DIR`` runs one on any machine that reaches the database and
+the artifact store; ``verihub hub serve`` on SQLite starts one itself. Reviews keep priority. While
+a child runs, the single-threaded worker renews the lease every third of ``lease_s`` and kills
+the child past its time limit; when the worker dies the lease runs out and another takes the
 work again. With ``parent_pid`` set it exits once that process is gone.
 
-Children run package code, so they get only what they need: the paths of the bundle and of
-their output on the command line, and an environment of a few named variables
-(:data:`CHILD_ENV`), never the database URL or the hub's other settings. A hub evaluation's child
-also gets the one variable its queue entry names for the endpoint's key (its value is cleaned out
-of what the child reports); the environment's code runs in the sandbox, not in that child. What they report is
-cleaned (:mod:`hub.server.core.redact`) before it is stored.
+Children run package code, so they get only the paths they need on the command line and a few
+named variables (:data:`CHILD_ENV`), never the database URL or the hub's other settings (a hub
+evaluation's child also gets its endpoint's key variable, cleaned out of what it reports). What
+they report is cleaned (:mod:`hub.server.core.redact`) before it is stored.
 """
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ def require_difficulty(env: Environment) -> None:
 
 @dataclass(frozen=True)
 class CurriculumConfig:
-    """The rules of a :class:`Curriculum` (see the module docstring)."""
+    """The rules of a :class:`Curriculum` (each field in docs/training.md)."""
 
     band: tuple[float, float] = DEFAULT_BAND
     z: float = 1.96

@@ -6,16 +6,12 @@
     pairs = preference_pairs("runs/a")                    # prompt / chosen / rejected
     export_run("runs/a", out="sft.jsonl", fmt="jsonl", only_passed=True)
 
-SFT records keep the whole transcript in ``messages`` (system and user prompt, assistant turns,
-environment replies) with ``task_id``, ``rollout_index``, ``reward``, ``passed``, the task's pass
-rate in the run (``task_pass_rate``) and ``provenance`` (the run, the rollout's line in it, the
-environment's id, version and content hash, the model), filtered by
-:class:`hub.train.sft_filters.SftFilter`; and, for a run
-made with ``--logprobs``, ``tokens``: each answer's tokens, log-probabilities and token ids. A preference
-pair joins a passed and a failed rollout of the same task: ``prompt`` is the opening messages
-(up to the first assistant turn), ``chosen`` and ``rejected`` the rest of each transcript, the
-conversational format of TRL's ``DPOTrainer``. Rollouts without a verdict (model, environment or
-grader errors) are never exported: an error is not a wrong answer.
+SFT records keep the whole transcript in ``messages`` with the reward, the task's pass rate and
+``provenance`` (run, line, environment id, version and hash, model), filtered by
+:class:`hub.train.sft_filters.SftFilter` (and ``tokens`` for a run made with ``--logprobs``). A
+preference pair joins a passed and a failed rollout of one task in the conversational format of
+TRL's ``DPOTrainer``. Rollouts without a verdict (model, environment or grader errors) are never
+exported: an error is not a wrong answer.
 """
 
 from __future__ import annotations

@@ -1,22 +1,16 @@
 """Multi-turn verihub environments under verifiers 0.4.x (``verifiers.v1``): the episode loop.
 
-verifiers 0.4's v1 API has no "environment response" hook on a taskset: a conversation with
-turns from the other side is an ``Env`` whose ``run(task, agents)`` plays the run's user through
-``agent.interaction(task)`` (each ``await interaction.turn(message)`` sends one user turn and
-runs one harness segment), as its TextArena taskset does. vf-eval takes a taskset package's
-exported ``Env`` subclass as the run's environment, so :mod:`verihub_v1` exports
-:class:`VerihubEnv` beside the taskset.
+verifiers 0.4's v1 API has no "environment response" hook on a taskset: a conversation is an
+``Env`` whose ``run(task, agents)`` plays the user through ``agent.interaction(task)``. vf-eval
+takes a taskset package's exported ``Env``, so :mod:`verihub_v1` exports :class:`VerihubEnv`
+beside the taskset.
 
-``VerihubEnv.run`` drives the verihub environment's own ``reset`` and ``step``: the model's
-opening reply is a bare ``turn()``, every reply goes to ``env.step``, and the step's messages
-(its user or tool text) become the next turn, until the step is ``terminated``/``truncated``, the
-environment's ``max_turns`` is reached or the harness ends the exchange (a v1 limit or
-``@stop``). Then the task's ``verihub_reward`` grades the whole transcript, as verihub's runner
-would. A single-turn environment runs as :class:`verifiers.v1.SingleAgentEnv` does (one
-``agent.run``). In a :class:`hub.env.tools.ToolEnv` the harness's own tool loop calls the tools
-(the taskset's v1 toolset, :mod:`hub.train.v1_toolset`) within one turn, so ``step`` sees only
-the final answer, which ends the episode. The harness must be able to host a user (``null`` and
-``bash`` can; vf raises naming the harness otherwise).
+``VerihubEnv.run`` drives the environment's own ``reset`` and ``step``: every model reply goes to
+``step``, whose messages become the next user turn, until the step ends, ``max_turns`` is reached
+or the harness stops; then ``verihub_reward`` grades the whole transcript. A single-turn
+environment runs as ``SingleAgentEnv`` does; in a :class:`hub.env.tools.ToolEnv` the harness's own
+tool loop calls the tools within one turn. The harness must be able to host a user (``null``,
+``bash``). In full: docs/training.md, "verifiers 0.4.x (v1)".
 """
 
 from __future__ import annotations

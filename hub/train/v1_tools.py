@@ -1,19 +1,15 @@
 """verifiers 0.4.x (v1) Toolsets of plain Python functions as verihub tools, for v1 tasksets run
 in-process by :mod:`hub.train.verifiers_v1`.
 
-vf-eval serves each ``vf.Toolset`` as an MCP server (a subprocess, or a remote/containerised
-runtime) and the harness calls its ``@vf.tool`` methods over MCP. When the harness is a plain
-chat/tool loop (verihub's runner), a Toolset that is only Python methods needs none of that:
-each ``@vf.tool`` bound method becomes a :class:`hub.env.tools.Tool` (its schema from the
-signature's type hints, its description the docstring) named as v1 advertises it,
-``<server_name>_<tool>`` (``CalcTools.add`` -> ``calc_tools_add``; ``TOOL_PREFIX = None`` gives
-the bare name). Calls are validated and run like any verihub tool (argument size limit, JSON and
-type checks, per-call timeout, errors returned to the model as text).
+vf-eval serves each ``vf.Toolset`` as an MCP server; with verihub's runner as a plain chat/tool
+loop, a Toolset that is only Python methods needs none of that: each ``@vf.tool`` bound method
+becomes a :class:`hub.env.tools.Tool` (schema from its type hints, description its docstring)
+named as v1 advertises it, ``<server_name>_<tool>`` (``CalcTools.add`` -> ``calc_tools_add``;
+``TOOL_PREFIX = None``: the bare name), validated and run like any verihub tool.
 
 Refused, with one line naming the feature, is what needs the MCP machinery: a server that is not
-a plain ``vf.Toolset`` (or overrides ``register``), a remote server (``url``), one configured for
-another runtime than the host subprocess or ``colocated`` with the harness, a stateful toolset
-(its state syncs over MCP), and ``setup``/``setup_task`` hooks (they run in the server process).
+a plain ``vf.Toolset`` (or overrides ``register``), a remote or otherwise placed one, a stateful
+toolset and ``setup``/``setup_task`` hooks (docs/training.md, "A v1 taskset in verihub").
 """
 
 from __future__ import annotations

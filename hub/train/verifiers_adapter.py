@@ -10,9 +10,7 @@ verifiers 0.4's v1 API lives in :mod:`hub.train.verifiers_v1` and :mod:`hub.trai
   twice) and scores it with the rubric, each reward function a weighted sub-check; one that
   raises is a grader error (verifiers itself would score 0).
 - verihub in verifiers: :func:`to_verifiers` gives a verifiers environment whose rubric calls the
-  verihub environment's ``grade``.
-
-Usage, supported features and what is refused: docs/training.md, "verifiers 0.3.x (classic API)".
+  verihub environment's ``grade``. Usage and what is refused: docs/training.md, "verifiers 0.3.x".
 """
 
 from __future__ import annotations

@@ -1,23 +1,16 @@
 """The package index: PEP 503 HTML and PEP 691 JSON under ``/simple/``.
 
-Every file carries its sha256, ``requires-python``, its PEP 700 upload time, its PEP 658/714
-metadata file (``<file>.metadata``), and PEP 592 ``yanked``. Project names are PEP 503
-normalised (other spellings redirect). ``/simple/`` offers reviewed versions only;
-``/simple-unreviewed/`` also offers versions whose review is queued, running or failed
-(``verihub install --allow-unreviewed``). Private environments need a token (HTTP basic auth,
-as pip sends it) and are 404 to everyone else.
+Every file carries its sha256, ``requires-python``, upload time, PEP 658 metadata file and
+``yanked``. ``/simple/`` offers reviewed versions only; ``/simple-unreviewed/`` also queued, running
+or failed ones (``verihub install --allow-unreviewed``). Private environments need a token and are
+404 to everyone else. Only wheels are listed, never sdists: an installer given an sdist runs its
+build backend, code the review did not run as it would run there (sdists stay under ``/files/``).
 
-Only wheels are listed, never sdists: an installer given an sdist runs its build backend, code
-that the review did not run as it would be run on the installing machine. The sdists stay
-downloadable from ``/files/`` (linked from the environment's page) for reading.
-
-So that ``pip install --index-url HUB/simple/ NAME`` works with no other index, ``/simple/verihub/``
-offers the wheel of the verihub the hub runs (built at ``verihub hub serve``), and any other name the
-hub does not host redirects to the upstream index (``--upstream-index``). A hosted name, ``verihub``
-and every name under the hub's prefix ``verihub-`` are never sent upstream (dependency confusion).
-
-A wheel's download from ``/files/`` is counted on its version (:func:`counts_as_download`); index
-pages are not.
+So that ``pip install --index-url HUB/simple/ NAME`` needs no other index, ``/simple/verihub/``
+offers the hub's own verihub wheel, and any name the hub does not host redirects to the upstream
+index. A hosted name, ``verihub`` and every name under the prefix ``verihub-`` are never sent
+upstream (dependency confusion). A wheel's download from ``/files/`` is counted on its version
+(:func:`counts_as_download`); index pages are not.
 """
 
 from __future__ import annotations

@@ -1,19 +1,15 @@
 """Corrected trajectories: a labeller's edited copy of a rollout, graded by the version's grader.
 
-A correction keeps every user, system and tool turn of the rollout as it was and changes only
-the text of assistant turns (:func:`corrected_rollout` refuses anything else, with the turn it
-found changed). Changing a tool call, or adding and removing turns, needs the environment's
-``step`` to answer the edited actions again: with ``rerun_step`` the assistant turns of the
-request are the actions, the environment is re-run on them in the sandbox and the transcript it
-makes is the correction (the request's other turns are not used). That is refused (422, nothing
-stored) unless the environment is deterministic: replaying the rollout's own actions must give
-back exactly its recorded transcript.
+A correction changes only the text of assistant turns (:func:`corrected_rollout` refuses anything
+else, naming the turn). With ``rerun_step`` the request's assistant turns are actions that the
+environment is re-run on in the sandbox, its transcript the correction; that is refused (422,
+nothing stored) unless the environment is deterministic (replaying the rollout's own actions
+gives back its recorded transcript).
 
-The corrected copy is graded synchronously, in the request, by the version's own wheel in the
-sandbox: a child process (:mod:`hub.server.results.correction_child`) with the allow-listed
-environment the worker's children get and a time limit (:data:`TIMEOUT_S`); the grading is
-injectable (:data:`Grader`) so tests and other deployments can replace it. The correction is
-stored with its grade (or why there is none), its parent rollout, its author and its time.
+The copy is graded in the request by the version's own wheel in the sandbox, in a child process
+(:mod:`hub.server.results.correction_child`) with the worker children's allow-listed environment
+and a time limit (:data:`TIMEOUT_S`); the grading is injectable (:data:`Grader`). The correction
+is stored with its grade (or why there is none), parent rollout, author and time.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """People's labels on the rollouts of pushed runs, and what they measure.
 
 A label says whether a rollout's response is ``correct``, ``incorrect``, a ``reward_hack`` (graded
-well, but not a real solution) or ``unclear``, with a note. Labels are never edited: a new one on
-the same rollout (by anyone) supersedes the older for display, and every label stays as the
-history. A rollout is its 0-based line in the run's ``rollouts.jsonl``
-(:mod:`hub.server.results.rollout_archive`).
+well, but not a real solution) or ``unclear``, with a note. Labels are never edited: a newer one
+on the same rollout supersedes the older for display, and every label stays as the history.
 
 Who may label (:func:`may_label`): a user with the reviewer role, an admin, or someone who may
 publish as the environment's owner (its user, its organisation's members), with a push token or

@@ -1,23 +1,17 @@
 """One re-verification of a pushed run, in its own process:
 ``python -m hub.server.results.reverify_child ARCHIVE WHEEL WHEEL_NAME OUT [--share S] [--tasks TASKS]``.
 
-The run archive (a gzip tar of ``config.json``, ``rollouts.jsonl`` and ``summary.json``) is
-unpacked with tarfile's ``data`` filter into a temporary folder. A sample of the rollouts that
-carry a verdict (no error, or a grader error) is drawn with :class:`secrets.SystemRandom` now,
-so whoever pushed the run cannot know which rollouts will be checked; its size is
-:func:`sample_size`. The sampled rollouts are graded again by the version's own wheel in the
-sandbox (:func:`hub.review.check.regrade.regrade_sandboxed`, with the run's split, seed, task
-count, environment id and arguments). The outcome is ``verified`` when every verdict agrees,
-``unverified`` when one differs (a grade that changed, or a grader that now fails or hangs on a
-rollout recorded as graded) and ``error`` when the regrade could not be done (no sandbox, a
-wheel that does not load). ``{"state": ..., "report": {...}}`` is written to OUT as JSON.
+The run archive is unpacked with tarfile's ``data`` filter. A sample of the rollouts that carry a
+verdict (:func:`sample_size`) is drawn with :class:`secrets.SystemRandom` now, so the pusher cannot
+know which will be checked, and graded again by the version's own wheel in the sandbox
+(:func:`hub.review.check.regrade.regrade_sandboxed`). The outcome, written to OUT as JSON, is
+``verified`` when every verdict agrees, ``unverified`` when one differs and ``error`` when the
+regrade could not be done.
 
-The same sandboxed environment also lists its tasks: those whose id is one of the run's (every
-rollout's, not only the sampled ones) are written to TASKS as JSON lines, one
-:class:`~hub.env.types.Task` each (:func:`hub.server.results.band_tasks.dump_tasks`), before OUT, for the
-band export. They are the package's output: each is validated as a ``Task`` and only the run's
-ids are kept. ``n_tasks`` in the report counts them; past
-:data:`~hub.server.results.band_tasks.MAX_TASKS_BYTES` none are written and ``tasks_skipped`` says why.
+The same sandboxed environment also lists its tasks: those with the run's ids go to TASKS as
+JSON lines (:func:`hub.server.results.band_tasks.dump_tasks`), for the band export. They are the
+package's output, so each is validated as a ``Task``; past
+:data:`~hub.server.results.band_tasks.MAX_TASKS_BYTES` none are written (``tasks_skipped``).
 """
 
 from __future__ import annotations

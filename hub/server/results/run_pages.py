@@ -1,9 +1,8 @@
 """Run pages: a pushed run with its settings, summary and rollouts, one rollout's transcript, its raw
 JSON, and one task's rollouts across every visible run of an environment.
 
-- ``/runs/{id}``: the run's settings as its ``config.json`` recorded them (environment arguments,
-  seeds, sampling), its summary and re-grade status, and its rollouts a page at a time, filtered
-  and sorted by GET parameters (:mod:`hub.server.results.rollout_query`);
+- ``/runs/{id}``: the run's recorded settings, summary and re-grade status, and its rollouts a
+  page at a time, filtered and sorted by GET parameters (:mod:`hub.server.results.rollout_query`);
 - ``/runs/{id}/rollouts/{idx}``: one rollout in full (:mod:`hub.server.results.transcript`);
 - ``/runs/{id}/rollouts/{idx}.json``: its JSON line as pushed (``application/json``, ``nosniff``);
 - ``/{owner}/{env_id}/tasks/{task_id}``: that task's rollouts in every run one may see, side by
@@ -11,8 +10,8 @@ JSON, and one task's rollouts across every visible run of an environment.
 
 Who sees a run is decided by :func:`hub.server.core.queries.find_run` and
 :func:`~hub.server.core.queries.visible_runs` only: a private run, or a run of an environment one
-may not see, is 404 on every route here, like a run that does not exist. The pages carry no script
-and render untrusted text through autoescaping and the ``visible`` filter.
+may not see, is 404 on every route here. The pages carry no script and render untrusted text
+through autoescaping and the ``visible`` filter.
 """
 
 from __future__ import annotations

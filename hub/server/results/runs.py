@@ -1,21 +1,16 @@
 """Ingesting a pushed run (``verihub results push``): unpack, verify, bind, store, record.
 
-Order of work, so that a refusal stores nothing: the archive is unpacked into a temporary
-folder (:func:`hub.server.results.runpack.unpack_run`: exactly the three run files), verified with the
-leaderboard's own checks (:func:`leaderboard.verify_run`, whose summary recomputed from the
-rollouts is what the hub records, never the uploaded one), and bound to an environment version
-the pusher may see by its content hash. Only then is the archive stored as a blob and one
-transaction adds the :class:`hub.server.core.models.Run` row; a crash in between leaves at most an
-unreferenced blob (``verihub hub gc``).
+Order of work, so that a refusal stores nothing: the archive is unpacked into a temporary folder
+(:func:`hub.server.results.runpack.unpack_run`), verified with the leaderboard's own checks
+(:func:`leaderboard.verify_run`; the summary recomputed from the rollouts is the one recorded)
+and bound by its content hash to an environment version the pusher may see. Only then is the
+archive stored as a blob and one transaction adds the :class:`hub.server.core.models.Run` row and
+one row per rollout; a crash in between leaves at most an unreferenced blob (``verihub hub gc``).
 
-The run is recorded under the authenticated pusher, whatever the upload says. It is private to
-them (and admins) unless pushed public; its ``verify_state`` starts ``pending`` for the
-re-verification worker. The same run (same content hash) pushed again by the same user for the
-same version returns the existing record. The transaction that adds the run also adds one row per
-rollout (:func:`hub.server.results.rollout_store.store_rollouts`), for the run pages.
-
-A pushed run's ``origin`` is always ``pushed``, whatever its files say; only the worker's
-:func:`ingest_hub_run` records ``hub``, for a run it made itself (:mod:`hub.server.results.hub_evals`).
+The run is recorded under the authenticated pusher, private unless pushed public, with
+``verify_state`` ``pending`` for the re-verification worker; the same run pushed again returns
+the existing record. Its ``origin`` is always ``pushed``, whatever its files say: only the
+worker's :func:`ingest_hub_run` records ``hub`` (:mod:`hub.server.results.hub_evals`).
 """
 
 from __future__ import annotations
