@@ -20,11 +20,14 @@ from tests.hub.server.conftest import Hub, make_tokens
 
 
 class _Upstream(http.server.BaseHTTPRequestHandler):
-    """A PEP 503 upstream that has exactly one project, ``taken``; ``broken`` answers 500."""
+    """A PEP 503 upstream that has exactly one project, ``taken``; ``broken`` answers 500 and
+    ``moved`` redirects to a ``file:`` URL."""
 
     def do_GET(self) -> None:  # noqa: N802 (the handler's API)
-        code = {"/simple/taken/": 200, "/simple/broken/": 500}.get(self.path, 404)
+        code = {"/simple/taken/": 200, "/simple/broken/": 500, "/simple/moved/": 302}.get(self.path, 404)
         self.send_response(code)
+        if code == 302:
+            self.send_header("Location", "file:///etc/passwd")
         self.end_headers()
         self.wfile.write(b"<a href='taken-1.0-py3-none-any.whl'>taken</a>" if code == 200 else b"")
 
@@ -119,6 +122,8 @@ def test_push_names_that_exist_upstream_are_refused(upstream: str) -> None:
         check_upstream_name("verihub", "")
     with pytest.raises(PublishError, match="push again later"):
         check_upstream_name("broken", upstream)
+    with pytest.raises(PublishError, match="could not be asked.*redirects to file:"):
+        check_upstream_name("moved", upstream)  # a redirect off http(s) is not followed
     with pytest.raises(PublishError, match="could not be reached"):
         check_upstream_name("free", "http://127.0.0.1:9/simple/")
     check_upstream_name("verihub-free", "http://127.0.0.1:9/simple/")  # offline-safe under the prefix
