@@ -13,9 +13,10 @@ A room whose modules are heavy (the server's web stack, the sandbox, the HTTP cl
     __all__ = ["RunDir"]
     __getattr__, __dir__ = surface(__name__, {"RunDir": "hub.run.rundir"})
 
-The first ``from hub.run import RunDir`` imports :mod:`hub.run.rundir` (PEP 562) and keeps the
-value on the package, so later look-ups cost nothing. A name that is also a submodule of the
-package cannot be exported (the submodule's import would replace it on the package).
+The first ``from hub.run import RunDir`` imports :mod:`hub.run.rundir` (PEP 562). The value is
+read from its module at every look-up (a dictionary and ``sys.modules`` hit), never copied onto
+the package, so what a test patches on the module is what every room sees. A name that is also
+a submodule of the package cannot be exported (the submodule's import would replace it there).
 """
 
 from __future__ import annotations
@@ -37,9 +38,7 @@ def surface(
         module = table.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module), name)
-        setattr(sys.modules[package], name, value)
-        return value
+        return getattr(importlib.import_module(module), name)
 
     def __dir__() -> list[str]:
         return sorted(set(vars(sys.modules[package])) | set(table))
