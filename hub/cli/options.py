@@ -6,7 +6,7 @@ import json
 
 import typer
 
-from hub.env.errors import UsageError
+from hub.env import UsageError
 
 __all__ = ["EnvArgOpt", "HubOpt", "TokenOpt", "parse_env_args"]
 
