@@ -11,20 +11,24 @@ and :func:`render_environment` an environment's rankings with plots (the hub ser
 :func:`build_site` writes the static pages.
 """
 
-from leaderboard.aggregate import Column, EnvironmentBoard, aggregate
+from leaderboard.aggregate import Column, EnvironmentBoard, aggregate, stale_reason
 from leaderboard.board import Board, BoardError, BoardIndex
 from leaderboard.card import EvalCard, ModelResult, band_export, board_card, eval_card
 from leaderboard.cross import CrossTable, cross_environment, render_cross
-from leaderboard.entry import BoardEntry, TokenPrices, entry_from_run
+from leaderboard.entry import BoardEntry, TokenPrices, clean_label, entry_from_run
 from leaderboard.env_view import render_environment
 from leaderboard.infra import DEFAULT_INFRA_THRESHOLD, InfraCheck, infra_check
 from leaderboard.ranking import MixedSettingsError, RankedRow, Ranking, RunFilter, rank, rankings
 from leaderboard.render import FRAGMENT_CSS, RowOrder, render_card, render_ranking
+from leaderboard.settings import sampling_items
 from leaderboard.site import build_site
 from leaderboard.stats import bootstrap_ci
 from leaderboard.verify import RunRejected, VerifiedRun, verify_run
 
 __all__ = [
+    "sampling_items",
+    "clean_label",
+    "stale_reason",
     "DEFAULT_INFRA_THRESHOLD",
     "FRAGMENT_CSS",
     "Board",

@@ -13,7 +13,14 @@ The rules (tested by tests/hub/test_import_graph.py):
 3. only ``hub.cli``, ``hub.client`` and ``hub.server`` import ``leaderboard``; ``leaderboard``
    imports only the public ``__init__`` surfaces of ``hub`` rooms, never their modules;
 4. the rooms of ``hub`` import only rooms below them in :data:`ROOMS`, and nothing but
-   ``python -m hub`` (``hub.__main__``) imports ``hub.cli`` (the top layer).
+   ``python -m hub`` (``hub.__main__``) imports ``hub.cli`` (the top layer);
+5. a room imports another room (``leaderboard`` counts as one) only through its package, the
+   ``__init__`` surface: ``from hub.run import RunDir``, never ``from hub.run.rundir import RunDir``
+   nor ``import hub.run.rundir``; ``from hub.env import types`` names a module, so it reaches in
+   too. A name that is also one of the room's module names (``hub.run.evaluate.evaluate``) cannot
+   sit on the surface (importing the submodule would replace it there) and is imported from its
+   module; :data:`SURFACE_EXCEPTIONS` lists the few modules imported as modules, with the reason.
+   Inside a room, modules import their siblings directly (the sub-rooms of ``hub.server`` too).
 """
 
 from __future__ import annotations
@@ -23,7 +30,16 @@ import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-__all__ = ["ROOMS", "build_graph", "find_cycles", "mermaid", "room_of", "violations"]
+__all__ = [
+    "ROOMS",
+    "SURFACE_EXCEPTIONS",
+    "build_graph",
+    "find_cycles",
+    "mermaid",
+    "reach_ins",
+    "room_of",
+    "violations",
+]
 
 PACKAGES = ("graders", "hub", "leaderboard")
 # low to high: a room may import the rooms before it (hub.version and the hub package root sit
@@ -39,6 +55,12 @@ ROOMS = (
     "hub.server",
     "hub.cli",
 )
+# modules another room may import as modules (rule 5), each with the reason; keep it short.
+SURFACE_EXCEPTIONS = {
+    # one function, called as ``aio.run(coro)``; a bare ``run`` on hub.env's surface would read as
+    # running an environment.
+    "hub.env.aio": "the event-loop runner, used as a namespace (aio.run)",
+}
 
 
 def _module_name(root: Path, path: Path) -> str:
@@ -70,14 +92,18 @@ def _imports(tree: ast.AST) -> Iterable[tuple[str, tuple[str, ...]]]:
         stack.extend(ast.iter_child_nodes(node))
 
 
-def build_graph(root: Path, packages: Iterable[str] = PACKAGES) -> dict[str, set[str]]:
-    """Module -> the project modules it imports, for every module of ``packages`` under ``root``."""
-    files = {
+def _files(root: Path, packages: Iterable[str]) -> dict[str, Path]:
+    return {
         _module_name(root, p): p
         for pkg in packages
         if (root / pkg).is_dir()
         for p in (root / pkg).rglob("*.py")
     }
+
+
+def build_graph(root: Path, packages: Iterable[str] = PACKAGES) -> dict[str, set[str]]:
+    """Module -> the project modules it imports, for every module of ``packages`` under ``root``."""
+    files = _files(root, packages)
     graph: dict[str, set[str]] = {name: set() for name in files}
     for name, path in files.items():
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
@@ -168,6 +194,39 @@ def violations(graph: Mapping[str, set[str]]) -> list[str]:
     return problems
 
 
+def _surface_of(module: str) -> str | None:
+    """The room whose package is ``module``'s surface: a ``hub`` room, or ``leaderboard``."""
+    if module == "leaderboard" or module.startswith("leaderboard."):
+        return "leaderboard"
+    return room_of(module)
+
+
+def reach_ins(root: Path, packages: Iterable[str] = PACKAGES) -> list[str]:
+    """Executed imports from one room into another that name a module instead of the room (rule 5)."""
+    files = _files(root, packages)
+    problems = []
+    for src, path in sorted(files.items()):
+        src_room = _surface_of(src)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for module, names in _imports(tree):
+            room = _surface_of(module)
+            if room is None or room == src_room or module in SURFACE_EXCEPTIONS:
+                continue
+            if not names:  # import hub.run.rundir
+                if module != room:
+                    problems.append(f"{src} reaches into {room}: import {module}")
+                continue
+            for name in names:
+                submodule = f"{room}.{name}"
+                if module == room:
+                    bad = submodule in files and submodule not in SURFACE_EXCEPTIONS
+                else:  # a name shadowed by a submodule of the room is imported from its module
+                    bad = submodule not in files
+                if bad:
+                    problems.append(f"{src} reaches into {room}: from {module} import {name}")
+    return problems
+
+
 def mermaid(graph: Mapping[str, set[str]]) -> str:
     """A Mermaid flowchart of the rooms (and graders, leaderboard) with the imports between them."""
 
@@ -196,11 +255,11 @@ def main(argv: list[str]) -> int:
     if "--mermaid" in argv:
         print(mermaid(graph))
         return 0
-    problems = violations(graph)
+    problems = violations(graph) + reach_ins(root)
     print(
         "\n".join(problems)
         if problems
-        else f"import graph ok: {len(graph)} modules, no cycle, layering holds"
+        else f"import graph ok: {len(graph)} modules, no cycle, layering holds, rooms meet at surfaces"
     )
     return 1 if problems else 0
 

@@ -64,8 +64,7 @@ def status_cmd(
     token: str = TokenOpt,
 ) -> None:
     """A pushed version's review state and report, from the hub (exit 1 when the review failed)."""
-    from hub.client.api import hub_settings
-    from hub.client.author import review_status, wait_for_review
+    from hub.client import hub_settings, review_status, wait_for_review
 
     url, tok = hub_settings(hub, token)
     if wait:
@@ -89,8 +88,7 @@ def yank_cmd(
     token: str = TokenOpt,
 ) -> None:
     """Yank a version: installs skip it unless it is pinned exactly (PEP 592)."""
-    from hub.client.api import hub_settings
-    from hub.client.author import yank
+    from hub.client import hub_settings, yank
 
     url, tok = hub_settings(hub, token)
     answer = yank(url, ref, reason, token=tok)
@@ -107,8 +105,7 @@ def visibility_cmd(
     token: str = TokenOpt,
 ) -> None:
     """Make an environment private or public (every version, its runs and pages)."""
-    from hub.client.api import hub_settings
-    from hub.client.author import set_visibility
+    from hub.client import hub_settings, set_visibility
 
     url, tok = hub_settings(hub, token)
     answer = set_visibility(url, ref, private=private, token=tok)
@@ -123,8 +120,7 @@ def transfer_cmd(
     token: str = TokenOpt,
 ) -> None:
     """Move an environment to an organisation: its versions, runs and package name go with it."""
-    from hub.client.api import hub_settings
-    from hub.client.author import transfer
+    from hub.client import hub_settings, transfer
 
     url, tok = hub_settings(hub, token)
     answer = transfer(url, ref, to, token=tok)

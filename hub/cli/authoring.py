@@ -11,8 +11,8 @@ from rich.table import Table
 from hub.cli.app import app
 from hub.cli.consoles import make_console
 from hub.cli.options import EnvArgOpt, parse_env_args
-from hub.env.errors import UsageError
-from hub.review.calibrate import Calibration
+from hub.env import UsageError
+from hub.review import Calibration
 
 __all__ = ["calibrate_cmd", "check_cmd", "init_cmd", "submit_cmd", "verify_cmd"]
 
@@ -30,7 +30,8 @@ def init_cmd(
     force: bool = typer.Option(False, "--force", help="Write into a non-empty folder."),
 ) -> None:
     """Create a new environment package that passes `verihub check` as generated."""
-    from hub.review.scaffold import KINDS, scaffold
+    from hub.review import KINDS
+    from hub.review.scaffold import scaffold
 
     if kind not in KINDS:
         raise UsageError(f"--kind must be one of {', '.join(KINDS)}")
@@ -62,7 +63,8 @@ def check_cmd(
     ),
 ) -> None:
     """Run the automatic reviewer on an environment (sandboxed, no network). Exit 1 on failure."""
-    from hub.review.check import CheckOptions, Limits, check
+    from hub.review import CheckOptions, Limits
+    from hub.review.check import check
 
     opts = CheckOptions(
         env_args=parse_env_args(env_arg),
@@ -105,9 +107,10 @@ def calibrate_cmd(
     tasks: int = typer.Option(50, "--tasks", min=0, help="Rows of the per-task table to print (0: none)."),
 ) -> None:
     """Per-task pass rates with Wilson intervals; export the learnable band for RL."""
-    from hub.env.types import Sampling
-    from hub.review.calibrate import TEST_SPLIT_WARNING, calibrate, histogram_text
-    from hub.run.evaluate import EvalOptions
+    from hub.env import Sampling
+    from hub.review import TEST_SPLIT_WARNING, histogram_text
+    from hub.review.calibrate import calibrate
+    from hub.run import EvalOptions
 
     if band_low >= band_high:
         raise UsageError("--band-low must be below --band-high")
@@ -176,7 +179,7 @@ def submit_cmd(
     ),
 ) -> None:
     """Build sdist and wheel, run the check and a smoke evaluation, write a submission bundle."""
-    from hub.review.check import CheckOptions
+    from hub.review import CheckOptions
     from hub.review.submit import submit
 
     bundle, manifest = submit(
@@ -189,7 +192,7 @@ def submit_cmd(
         check_options=CheckOptions(unsafe_no_sandbox=unsafe_no_sandbox),
     )
     console.print((bundle / "check" / "report.txt").read_text(encoding="utf-8"))
-    from hub.review.submit import file_sha256
+    from hub.review import file_sha256
 
     print(f"bundle: {bundle} (manifest {file_sha256(bundle / 'manifest.json')})")
     if not manifest.check_passed:
@@ -211,8 +214,7 @@ def verify_cmd(
     ),
 ) -> None:
     """Re-verify a submission bundle: hashes, summary vs rollouts, package identity, check."""
-    from hub.review.check import CheckOptions
-    from hub.review.verify import verify_submission
+    from hub.review import CheckOptions, verify_submission
 
     result = verify_submission(
         bundle, rerun_check=not skip_check, check_options=CheckOptions(unsafe_no_sandbox=unsafe_no_sandbox)

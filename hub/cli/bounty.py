@@ -15,7 +15,7 @@ import typer
 from hub.cli.consoles import make_console
 from hub.cli.hubserver import hub_app
 from hub.cli.options import HubOpt, TokenOpt
-from hub.env.errors import UsageError
+from hub.env import UsageError
 
 __all__ = ["bounty_app"]
 
@@ -31,7 +31,7 @@ JsonOpt = typer.Option(False, "--json", help="Print the hub's JSON.")
 
 
 def _call(hub: str | None, token: str | None, path: str, body: dict[str, Any] | None = None) -> Any:
-    from hub.client.api import hub_request, hub_settings
+    from hub.client import hub_request, hub_settings
 
     url, tok = hub_settings(hub, token)
     if body is not None and not tok:

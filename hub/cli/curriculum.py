@@ -9,10 +9,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from hub.env import aio
-from hub.env.errors import UsageError, VerihubError
-from hub.env.types import Sampling
-from hub.run.evaluate import EvalOptions
+from hub.env import Sampling, UsageError, VerihubError, aio
+from hub.run import EvalOptions
 
 __all__ = ["difficulty_rows", "eval_curriculum", "parse_band"]
 
@@ -50,8 +48,7 @@ def eval_curriculum(
     options: EvalOptions,
 ) -> None:
     """Run a curriculum evaluation, printing each batch as it ends and the trajectory at the end."""
-    from hub.train.curriculum import CurriculumConfig
-    from hub.train.curriculum_eval import BatchRecord, evaluate_curriculum
+    from hub.train import BatchRecord, CurriculumConfig, evaluate_curriculum
 
     if num_tasks is None:
         raise UsageError("--curriculum needs --num-tasks N (the tasks to draw, in batches of --batch-size)")
@@ -100,7 +97,7 @@ def eval_curriculum(
 
 def difficulty_rows(env_id: str) -> dict[str, str]:
     """The difficulty space of installed ``env_id`` as info rows (loads the environment)."""
-    from hub.registry.entrypoints import load_environment
+    from hub.registry import load_environment
 
     try:
         space = load_environment(env_id).difficulty_space()

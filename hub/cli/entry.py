@@ -8,7 +8,7 @@ import typer
 
 from hub.cli.app import app
 from hub.cli.extras import missing_module_message
-from hub.env.errors import RunInterrupted, VerihubError
+from hub.env import RunInterrupted, VerihubError
 
 __all__ = ["main"]
 

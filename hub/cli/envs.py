@@ -10,9 +10,8 @@ from rich.table import Table
 
 from hub.cli.app import app
 from hub.cli.consoles import make_console
-from hub.env.errors import UnknownEnvironmentError, VerihubError
-from hub.registry.catalogue import load_catalogue
-from hub.registry.entrypoints import installed, list_environments, package_hash
+from hub.env import UnknownEnvironmentError, VerihubError
+from hub.registry import installed, list_environments, load_catalogue, package_hash
 
 __all__ = ["info_cmd", "list_cmd"]
 

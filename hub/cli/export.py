@@ -10,10 +10,9 @@ import typer
 from hub.cli.app import app
 from hub.cli.consoles import make_console
 from hub.cli.options import TokenOpt
-from hub.env.errors import UsageError
-from hub.env.types import Sampling
-from hub.run.evaluate import EvalOptions
-from hub.train.export import export_records, export_run
+from hub.env import Sampling, UsageError
+from hub.run import EvalOptions
+from hub.train import export_records, export_run
 
 __all__ = ["eval_sharded_cmd", "export_cmd"]
 
@@ -55,7 +54,7 @@ def export_cmd(
     author). Pairs join a passed and a failed rollout of the same task. Rollouts with errors are
     never exported.
     """
-    from hub.train.sft_filters import SftFilter, apply_filters, parse_band
+    from hub.train import SftFilter, apply_filters, parse_band
 
     if fmt not in ("hf", "jsonl"):
         raise UsageError(f"--format must be hf or jsonl, not {fmt!r}")
@@ -73,8 +72,7 @@ def export_cmd(
             raise UsageError("give a run directory or --hub OWNER/ID@VERSION, not both")
         if pairs:
             raise UsageError("--hub exports SFT records; drop --pairs")
-        from hub.client.api import hub_settings
-        from hub.client.labels import pull_training
+        from hub.client import hub_settings, pull_training
 
         url, tok = hub_settings(hub_url, token)
         records = apply_filters(pull_training(url, hub_ref, token=tok), filters)
@@ -123,7 +121,7 @@ def eval_sharded_cmd(
     merge the shards into one run directory with a recomputed summary."""
     from hub.cli.run import print_summary
     from hub.env import aio
-    from hub.run.sharded import evaluate_sharded
+    from hub.run import evaluate_sharded
 
     args: dict[str, object] = {}
     for pair in env_arg or []:

@@ -27,7 +27,7 @@ def fidelity_cmd(
     """Accuracy, false-positive and false-negative rates (Wilson 95%) of ENV_ID's own grader."""
     from hub.env.aio import run
     from hub.registry import load_environment
-    from hub.review.fidelity import measure, read_labels
+    from hub.review import measure, read_labels
 
     records = read_labels(labels)
     env = load_environment(env_id, **parse_env_args(env_arg))

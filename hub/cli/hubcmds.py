@@ -10,9 +10,9 @@ from rich.table import Table
 
 from hub.cli.app import app
 from hub.cli.consoles import make_console
-from hub.env.errors import UsageError
-from hub.registry.catalogue import load_catalogue
-from hub.registry.install import install, parse_spec, uninstall
+from hub.env import UsageError
+from hub.registry import load_catalogue, parse_spec, uninstall
+from hub.registry.install import install
 
 __all__ = ["install_cmd", "search_cmd", "uninstall_cmd"]
 
@@ -73,15 +73,13 @@ def install_cmd(
     """Install an environment from the catalogue (ID[@VERSION]) or from a hub (OWNER/ID[@VERSION])
     with pip, verifying its content hash."""
     if "/" not in spec and hub is not None:  # a bare id on a named hub: only when one owner has it
-        from hub.client.api import hub_settings
-        from hub.client.install import resolve_on_hub
+        from hub.client import hub_settings, resolve_on_hub
 
         env_id, version = parse_spec(spec)
         url, token = hub_settings(hub)
         spec = resolve_on_hub(env_id, hub=url, token=token) + (f"@{version}" if version else "")
     if "/" in spec:
-        from hub.client.api import hub_settings
-        from hub.client.install import install_from_hub
+        from hub.client import hub_settings, install_from_hub
 
         url, token = hub_settings(hub)
         got = install_from_hub(
@@ -116,8 +114,7 @@ def install_cmd(
 def _owners_on_hub(env_id: str) -> None:
     """For an id no catalogue lists: when the hub of ``verihub login`` has it (by one owner or
     several), a :class:`UsageError` that names them and says what to type; else nothing."""
-    from hub.client.api import HubError, hub_settings
-    from hub.client.install import AmbiguousIdError, resolve_on_hub
+    from hub.client import AmbiguousIdError, HubError, hub_settings, resolve_on_hub
 
     try:
         url, token = hub_settings()

@@ -10,7 +10,7 @@ import typer
 
 from hub.cli.consoles import make_console
 from hub.cli.hubserver import DataOpt, DbOpt, _admin_config, hub_app
-from hub.env.errors import UsageError
+from hub.env import UsageError
 
 __all__ = ["hub_eval_cmd"]
 
@@ -38,12 +38,16 @@ def hub_eval_cmd(
     """Queue an evaluation the hub runs itself; the run is shown as "run by the hub"."""
     from sqlalchemy import select
 
-    from hub.server.accounts.users import Principal
-    from hub.server.admin import open_hub
-    from hub.server.core.db import make_engine, sessions
-    from hub.server.core.models import Owner
-    from hub.server.core.problems import HubProblem
-    from hub.server.results.hub_evals import EvalRequest, queue_eval
+    from hub.server import (
+        EvalRequest,
+        HubProblem,
+        Owner,
+        Principal,
+        make_engine,
+        open_hub,
+        queue_eval,
+        sessions,
+    )
 
     config = _admin_config(data, db)
     with open_hub(config) as session:  # type: ignore[arg-type]  # migrated

@@ -13,7 +13,7 @@ import typer
 from hub.cli.app import app
 from hub.cli.consoles import make_console
 from hub.cli.options import HubOpt, TokenOpt
-from hub.env.errors import UsageError
+from hub.env import UsageError
 
 __all__ = ["hub_app", "login_cmd", "logout_cmd", "push_cmd"]
 
@@ -47,7 +47,7 @@ _DB_HELP = "Database URL: sqlite:///PATH (default DATA/hub.db) or postgresql://U
 def _config(
     data: Path | None, db: str | None, *, lease_s: float = 60.0, fast: bool = False, share: float = 0.1
 ) -> object:
-    from hub.server.core.config import HubConfig
+    from hub.server import HubConfig
 
     root = data or Path(os.environ.get("VERIHUB_HUB_DATA", "hub-data"))
     return HubConfig(
@@ -63,7 +63,7 @@ def _admin_config(data: Path | None, db: str | None, *, create: bool = False) ->
     """The config of a hub named by ``--data`` (or VERIHUB_HUB_DATA), never a default folder. Only
     the commands that set a hub up (``create``: user and organisation add) may create its database;
     the others need a hub that exists, so none makes an empty hub by accident."""
-    from hub.server.core.config import HubConfig
+    from hub.server import HubConfig
 
     if data is None and not os.environ.get("VERIHUB_HUB_DATA"):
         raise UsageError(
@@ -159,7 +159,7 @@ def worker_cmd(
     Logs each job's outcome to stderr; SIGTERM stops it after the job in hand."""
     import logging
 
-    from hub.server.worker import work
+    from hub.server import work
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", stream=sys.stderr)
     cfg = _config(data, db, lease_s=lease_s, fast=review_fast, share=reverify_share)
@@ -171,9 +171,7 @@ def worker_cmd(
 @hub_app.command("migrate")
 def migrate_cmd(data: Path = DataOpt, db: str = DbOpt) -> None:
     """Create or upgrade the hub's database schema (Alembic migrations)."""
-    from hub.server.admin import open_hub
-    from hub.server.core.config import HubConfig
-    from hub.server.core.db import current_revision, make_engine
+    from hub.server import HubConfig, current_revision, make_engine, open_hub
 
     cfg = _config(data, db)
     assert isinstance(cfg, HubConfig)
@@ -209,8 +207,7 @@ def user_add_cmd(
     db: str = DbOpt,
 ) -> None:
     """Create a user."""
-    from hub.server.accounts.users import add_user
-    from hub.server.admin import open_hub
+    from hub.server import add_user, open_hub
 
     with open_hub(_admin_config(data, db, create=True)) as session:  # type: ignore[arg-type]
         add_user(session, name, admin=admin, reviewer=reviewer)
@@ -229,8 +226,7 @@ def user_role_cmd(
     db: str = DbOpt,
 ) -> None:
     """Give a user the reviewer role (create and review bounties, with a review token) or take it."""
-    from hub.server.accounts.users import set_reviewer
-    from hub.server.admin import open_hub
+    from hub.server import open_hub, set_reviewer
 
     with open_hub(_admin_config(data, db)) as session:  # type: ignore[arg-type]
         set_reviewer(session, name, reviewer)
@@ -247,9 +243,7 @@ def user_password_cmd(
     stored only as an argon2 hash."""
     import getpass
 
-    from hub.server.accounts.passwords import set_password
-    from hub.server.admin import open_hub
-    from hub.server.core.problems import HubProblem
+    from hub.server import HubProblem, open_hub, set_password
 
     if sys.stdin.isatty():
         password = getpass.getpass(f"password for {name}: ")
@@ -273,9 +267,7 @@ def invite_create_cmd(
     db: str = DbOpt,
 ) -> None:
     """Create a single-use sign-up invitation; the code is printed once and stored only hashed."""
-    from hub.server.accounts.invitations import create_invitation
-    from hub.server.admin import open_hub
-    from hub.server.core.problems import HubProblem
+    from hub.server import HubProblem, create_invitation, open_hub
 
     try:
         with open_hub(_admin_config(data, db)) as session:  # type: ignore[arg-type]
@@ -294,8 +286,7 @@ def org_add_cmd(
     db: str = DbOpt,
 ) -> None:
     """Create an organisation, or add members to it."""
-    from hub.server.accounts.users import add_org
-    from hub.server.admin import open_hub
+    from hub.server import add_org, open_hub
 
     with open_hub(_admin_config(data, db, create=True)) as session:  # type: ignore[arg-type]
         add_org(session, name, member or [])
@@ -311,8 +302,7 @@ def token_create_cmd(
     db: str = DbOpt,
 ) -> None:
     """Create a token; it is printed once and stored only as a salted hash."""
-    from hub.server.accounts.users import create_token
-    from hub.server.admin import open_hub
+    from hub.server import create_token, open_hub
 
     with open_hub(_admin_config(data, db)) as session:  # type: ignore[arg-type]
         text = create_token(session, name, scope, expires_days=expires)
@@ -327,8 +317,7 @@ def token_revoke_cmd(
     db: str = DbOpt,
 ) -> None:
     """Revoke a token."""
-    from hub.server.accounts.users import revoke_token
-    from hub.server.admin import open_hub
+    from hub.server import open_hub, revoke_token
 
     with open_hub(_admin_config(data, db)) as session:  # type: ignore[arg-type]
         token_id = revoke_token(session, token)
@@ -343,7 +332,7 @@ def status_cmd(
     db: str = DbOpt,
 ) -> None:
     """Review state (queued, running, passed, failed) and the full report."""
-    from hub.server.admin import open_hub, status
+    from hub.server import open_hub, status
 
     with open_hub(_admin_config(data, db)) as session:  # type: ignore[arg-type]
         rows = status(session, ref)
@@ -368,7 +357,7 @@ def yank_cmd(
     db: str = DbOpt,
 ) -> None:
     """Hide a version from resolution (PEP 592) without deleting it."""
-    from hub.server.admin import open_hub, yank
+    from hub.server import open_hub, yank
 
     with open_hub(_admin_config(data, db)) as session:  # type: ignore[arg-type]
         done = yank(session, ref, reason)
@@ -380,7 +369,7 @@ def approve_cmd(
     ref: str = typer.Argument(..., help="OWNER/ID."), data: Path = DataOpt, db: str = DbOpt
 ) -> None:
     """Clear an environment's look-alike flag after a person checked it."""
-    from hub.server.admin import approve, open_hub
+    from hub.server import approve, open_hub
 
     with open_hub(_admin_config(data, db)) as session:  # type: ignore[arg-type]
         done = approve(session, ref)
@@ -391,7 +380,7 @@ def approve_cmd(
 def gc_cmd(data: Path = DataOpt, db: str = DbOpt) -> None:
     """Delete stored files no version or pushed run refers to (left by interrupted pushes). Run it
     while the hub is stopped: a push in flight stores its files before it commits."""
-    from hub.server.admin import collect_garbage
+    from hub.server import collect_garbage
 
     removed = collect_garbage(_admin_config(data, db))  # type: ignore[arg-type]
     console.print(f"removed {len(removed)} unreferenced file(s)")
@@ -401,7 +390,7 @@ def gc_cmd(data: Path = DataOpt, db: str = DbOpt) -> None:
 def backfill_rollouts_cmd(data: Path = DataOpt, db: str = DbOpt) -> None:
     """Store the rollouts of runs pushed before the hub kept them row by row, so their run pages
     list them (safe while the hub runs; runs already done are skipped)."""
-    from hub.server.admin import backfill_rollouts
+    from hub.server import backfill_rollouts
 
     done = backfill_rollouts(_admin_config(data, db))  # type: ignore[arg-type]
     for d in done:
@@ -419,7 +408,7 @@ def publish_bundled_cmd(
     db: str = DbOpt,
 ) -> None:
     """Build and publish the environments shipped with verihub (needs a verihub checkout)."""
-    from hub.server.packages.bundled import publish_bundled
+    from hub.server import publish_bundled
 
     done = publish_bundled(_config(data, db), owner, only=only or (), progress=console.print)  # type: ignore[arg-type]
     console.print(f"{len(done)} environment(s) published under {owner}")
@@ -431,7 +420,7 @@ def login_cmd(
     token: str = typer.Option(None, "--token", help="The token (default: read from stdin)."),
 ) -> None:
     """Store a hub URL and token in your config file (mode 0600)."""
-    from hub.client.api import hub_request, save_login
+    from hub.client import hub_request, save_login
 
     text = (token or sys.stdin.readline()).strip()
     if not text:
@@ -444,7 +433,7 @@ def login_cmd(
 @app.command("logout")
 def logout_cmd() -> None:
     """Forget the stored hub token."""
-    from hub.client.api import clear_login
+    from hub.client import clear_login
 
     console.print("token removed" if clear_login() else "no token was stored")
 
@@ -460,8 +449,7 @@ def push_cmd(
 ) -> None:
     """Build the submission bundle as `verihub submit` does and publish it on a hub."""
     from hub.cli.author import describe_review
-    from hub.client.api import hub_settings
-    from hub.client.author import wait_for_review
+    from hub.client import hub_settings, wait_for_review
     from hub.client.push import push
 
     url, tok = hub_settings(hub, token)

@@ -36,12 +36,11 @@ def pull_cmd(
 ) -> None:
     """Download the labels of a version's runs that you may see, as a label file; measure the
     grader on it with `verihub fidelity ID --labels FILE`."""
-    from hub.client.api import hub_settings
-    from hub.client.labels import pull_labels
+    from hub.client import hub_settings, pull_labels
 
     url, tok = hub_settings(hub, token)
     if out is None:
-        from hub.client.labels import resolve_version
+        from hub.client import resolve_version
 
         _, env_id, version = resolve_version(url, ref, token=tok)
         out = Path(f"{env_id}-{version}.labels.jsonl")

@@ -14,7 +14,7 @@ from rich.text import Text
 
 from hub.cli.app import app
 from hub.cli.consoles import make_console
-from hub.env.errors import UsageError
+from hub.env import UsageError
 
 __all__ = ["add_cmd", "build_cmd", "label_cmd", "leaderboard_app", "show_cmd"]
 
@@ -160,8 +160,8 @@ def show_cmd(
     more errored rollouts than --infra-threshold are flagged. Refuses a board whose stored runs or
     index.json were edited after the runs were added.
     """
-    from leaderboard import Board, RunFilter, aggregate, rank
-    from leaderboard.aggregate import stale_reason
+    from leaderboard import Board, RunFilter, rank, stale_reason
+    from leaderboard.aggregate import aggregate
 
     run_filter = RunFilter(
         models=frozenset(model or ()),

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import typer
 
-from hub.env.errors import UsageError
+from hub.env import UsageError
 
 __all__ = ["EnvArgOpt", "HubOpt", "TokenOpt", "flags_command", "parse_env_args"]
 

@@ -7,8 +7,8 @@ from types import TracebackType
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from hub.env.types import Rollout
-from hub.run.metrics import SummaryBuilder
+from hub.env import Rollout
+from hub.run import SummaryBuilder
 
 __all__ = ["RunProgress"]
 

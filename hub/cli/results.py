@@ -14,7 +14,7 @@ from rich.text import Text
 from hub.cli.app import app
 from hub.cli.consoles import make_console
 from hub.cli.options import HubOpt, TokenOpt
-from hub.env.errors import UsageError
+from hub.env import UsageError
 
 __all__ = [
     "describe_push",
@@ -82,7 +82,7 @@ def push_cmd(
     it to the environment version it was made with (same version, same content hash) and records
     it under your account, private unless --public.
     """
-    from hub.client.api import hub_settings, push_results
+    from hub.client import hub_settings, push_results
 
     if (price_in is None) != (price_out is None):
         raise UsageError("give both --price-in and --price-out (USD per million tokens), or neither")
@@ -101,8 +101,8 @@ def list_cmd(
     token: str = TokenOpt,
 ) -> None:
     """List the runs of an environment that you may see (public ones, and your own)."""
-    from hub.client.api import hub_request, hub_settings
-    from hub.registry.names import parse_ref
+    from hub.client import hub_request, hub_settings
+    from hub.registry import parse_ref
 
     try:
         owner, env_id, at = parse_ref(ref)
@@ -148,7 +148,7 @@ def set_cmd(
     token: str = TokenOpt,
 ) -> None:
     """Change a run you pushed: its visibility and/or its label."""
-    from hub.client.api import hub_request, hub_settings
+    from hub.client import hub_request, hub_settings
 
     if public is None and label is None:
         raise UsageError("say what to change: --public or --private, and/or --label TEXT")
@@ -176,7 +176,7 @@ def push_settings(public: bool, push_env: str | None, *, push: bool) -> tuple[st
         if public or push_env:
             raise UsageError("--public and --push-env go with --push")
         return None
-    from hub.client.api import hub_settings
+    from hub.client import hub_settings
 
     url, tok = hub_settings(None, None)
     if not tok:
@@ -186,7 +186,7 @@ def push_settings(public: bool, push_env: str | None, *, push: bool) -> tuple[st
 
 def push_after_eval(run_dir: Path, hub: tuple[str, str], *, env: str | None, public: bool) -> None:
     """``eval --push``: push the finished run; say so and how to retry when it cannot be."""
-    from hub.client.api import HubError, push_results
+    from hub.client import HubError, push_results
 
     later = f"push it later with `verihub results push {run_dir}`"
     try:

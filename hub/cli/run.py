@@ -15,12 +15,9 @@ from hub.cli.consoles import make_console
 from hub.cli.eval_flags import RUN_DEFINING, EvalFlags
 from hub.cli.options import flags_command, parse_env_args
 from hub.cli.progress import RunProgress
-from hub.env import aio
-from hub.env.errors import RunInterrupted, UsageError
-from hub.env.types import Sampling
-from hub.run.evaluate import EvalOptions, evaluate, regrade, resume
-from hub.run.metrics import Summary, SummaryBuilder
-from hub.run.rundir import RunDir
+from hub.env import RunInterrupted, Sampling, UsageError, aio
+from hub.run import EvalOptions, RunDir, Summary, SummaryBuilder, resume
+from hub.run.evaluate import evaluate, regrade
 
 __all__ = ["eval_cmd", "print_summary", "regrade_cmd", "show_cmd", "view_cmd"]
 
@@ -35,7 +32,7 @@ def _default_out(env_id: str, model: str) -> Path:
 
 def sandbox_default() -> bool:
     """``[eval] sandbox = true`` in the user config file (see ``hub.registry.config.config_path``)."""
-    from hub.registry.config import config_path, read_config
+    from hub.registry import config_path, read_config
 
     path = config_path()
     if not path.is_file():
@@ -312,7 +309,7 @@ def regrade_cmd(
     if ray_address is not None and grade_on != "ray":
         raise UsageError("--ray-address needs --grade-on ray")
     if grade_on == "ray":
-        from hub.run.ray_grading import regrade_on_ray
+        from hub.run import regrade_on_ray
 
         summary, changed = aio.run(
             regrade_on_ray(run_dir, grade_timeout_s=grade_timeout, ray_address=ray_address)
@@ -333,7 +330,7 @@ def view_cmd(
     """Write a static HTML viewer of a run (transcripts, grades, filters) and open it."""
     import webbrowser
 
-    from hub.run.viewer import write_view
+    from hub.run import write_view
 
     page = write_view(run_dir, out=out, limit=limit)
     print(page)

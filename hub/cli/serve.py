@@ -11,8 +11,8 @@ from types import FrameType
 import typer
 
 from hub.cli.app import app
-from hub.env.errors import UsageError
-from hub.run.local_model import LOCAL_MODELS, LocalModelServer
+from hub.env import UsageError
+from hub.run import LOCAL_MODELS, LocalModelServer
 
 __all__ = ["mcp_serve_cmd", "serve_model_cmd"]
 
@@ -83,8 +83,7 @@ def mcp_serve_cmd(
 
     An MCP client starts it as a stdio server, e.g. command `verihub`, args `mcp-serve support_desk`.
     """
-    from hub.env import aio
-    from hub.env.mcp_serve import serve_stdio
-    from hub.registry.entrypoints import load_environment
+    from hub.env import aio, serve_stdio
+    from hub.registry import load_environment
 
     aio.run(serve_stdio(load_environment(env_id), task_id=task, split=split))  # type: ignore[arg-type]

@@ -11,9 +11,8 @@ from hub.cli.app import app
 from hub.cli.consoles import make_console
 from hub.cli.curriculum import parse_band
 from hub.cli.options import EnvArgOpt, parse_env_args
-from hub.env import aio
-from hub.env.errors import ModelError, UsageError
-from hub.run.evaluate import EvalOptions
+from hub.env import ModelError, UsageError, aio
+from hub.run import EvalOptions
 
 __all__ = ["synth_cmd"]
 
@@ -48,7 +47,7 @@ def synth_cmd(
     env_arg: list[str] = EnvArgOpt,
 ) -> None:
     """Ask a model for new tasks and keep those that parse, verify, are new and uncontaminated."""
-    from hub.train.synth import SynthConfig, synthesize
+    from hub.train import SynthConfig, synthesize
 
     if agree > k:
         raise UsageError(f"--agree {agree} cannot exceed --k {k}")

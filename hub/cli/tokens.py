@@ -24,8 +24,7 @@ app.add_typer(tokens_app, name="tokens")
 @tokens_app.command("list")
 def list_cmd(hub: str = HubOpt, token: str = TokenOpt) -> None:
     """Your tokens: id, scope, created, expiry, state (never a secret)."""
-    from hub.client.api import hub_settings
-    from hub.client.tokens import list_tokens
+    from hub.client import hub_settings, list_tokens
 
     url, tok = hub_settings(hub, token)
     for t in list_tokens(url, token=tok):
@@ -46,8 +45,7 @@ def create_cmd(
     token: str = TokenOpt,
 ) -> None:
     """Make a token of yours; it is printed once."""
-    from hub.client.api import hub_settings
-    from hub.client.tokens import create_token
+    from hub.client import create_token, hub_settings
 
     url, tok = hub_settings(hub, token)
     answer = create_token(url, scope, expires_days=expires_days, token=tok)
@@ -62,8 +60,7 @@ def revoke_cmd(
     token: str = TokenOpt,
 ) -> None:
     """Revoke one of your tokens."""
-    from hub.client.api import hub_settings
-    from hub.client.tokens import revoke_token
+    from hub.client import hub_settings, revoke_token
 
     url, tok = hub_settings(hub, token)
     answer = revoke_token(url, token_id, token=tok)
@@ -73,8 +70,7 @@ def revoke_cmd(
 @tokens_app.command("sign-out-everywhere")
 def sign_out_everywhere_cmd(hub: str = HubOpt, token: str = TokenOpt) -> None:
     """End every browser session of yours on the hub (tokens stay valid)."""
-    from hub.client.api import hub_settings
-    from hub.client.tokens import revoke_sessions
+    from hub.client import hub_settings, revoke_sessions
 
     url, tok = hub_settings(hub, token)
     console.print(f"{revoke_sessions(url, token=tok)} session(s) ended")

@@ -17,9 +17,8 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-from hub.env.errors import UsageError, VerihubError
-from hub.registry.config import config_path, read_config
-from hub.registry.fetch import FetchError, HTTPStatusError, open_url
+from hub.env import UsageError, VerihubError
+from hub.registry import FetchError, HTTPStatusError, config_path, open_url, read_config
 
 __all__ = [
     "HubError",

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 from hub.client.api import hub_request
-from hub.env.errors import UsageError
-from hub.registry.names import parse_ref
+from hub.env import UsageError
+from hub.registry import parse_ref
 
 __all__ = ["FINISHED", "review_status", "set_visibility", "transfer", "wait_for_review", "yank"]
 

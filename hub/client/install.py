@@ -11,10 +11,9 @@ from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from hub.client.api import hub_request
-from hub.env.errors import UsageError, VerihubError
-from hub.registry.catalogue import Catalogue, CatalogueEntry, WheelSource
-from hub.registry.install import InstallError, InstallResult, install
-from hub.registry.names import parse_ref
+from hub.env import UsageError, VerihubError
+from hub.registry import Catalogue, CatalogueEntry, InstallError, InstallResult, WheelSource, parse_ref
+from hub.registry.install import install
 
 __all__ = ["AmbiguousIdError", "install_from_hub", "pick_version", "resolve_on_hub"]
 

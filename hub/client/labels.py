@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from hub.client.api import hub_request
-from hub.env.errors import UsageError
-from hub.registry.names import parse_ref
+from hub.env import UsageError
+from hub.registry import parse_ref
 
 __all__ = ["pull_labels", "pull_training", "resolve_version"]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from hub.client.api import hub_request, pack_bundle
-from hub.env.errors import UsageError
+from hub.env import UsageError
 
 __all__ = ["push"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import tarfile
 from pathlib import Path
 
-from hub.env.errors import UsageError
+from hub.env import UsageError
 from hub.run import CONFIG_FILE, ROLLOUTS_FILE, SUMMARY_FILE, RunDir
 
 __all__ = ["MAX_MEMBERS", "RUN_FILES", "check_run_dir", "pack_run"]
@@ -30,7 +30,7 @@ def check_run_dir(run_dir: Path) -> None:
     consistent, ``summary.json`` equal to the one recomputed from the rollouts, the environment
     version and content hash named), so a refusal here is what the hub would answer.
     """
-    from leaderboard.verify import RunRejected, verify_run
+    from leaderboard import RunRejected, verify_run
 
     if not run_dir.is_dir():
         raise UsageError(f"{run_dir} is not a run directory")

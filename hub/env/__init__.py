@@ -21,23 +21,57 @@ Reading guide:
 Imports: ``graders`` and the standard library only; every other room of ``hub`` builds on this one.
 """
 
-from hub.env.difficulty import Axis, DifficultySpace
+from typing import TYPE_CHECKING
+
+from hub._lazy import surface
+from hub.env.difficulty import (
+    POINT_KEY,
+    Axis,
+    DifficultySpace,
+    Level,
+    OutcomeObserver,
+    Point,
+    wilson_interval,
+)
 from hub.env.environment import Environment, GradedEnv, MultiTurnEnv, PointSource, SingleTurnEnv, TaskSource
 from hub.env.errors import (
     EnvironmentDefinitionError,
+    EnvironmentGoneError,
+    ModelConfigError,
     ModelError,
+    ModelUnreachableError,
     RunDirError,
+    RunInterrupted,
     UnknownEnvironmentError,
+    UnknownSplitError,
     UsageError,
     VerihubError,
 )
-from hub.env.grading import grade_rollout, select_tasks
+from hub.env.grading import TaskSelection, grade_rollout, one_line, select_tasks, with_grade, with_metrics
 from hub.env.pooled import PooledGrade
 from hub.env.state import RolloutDatabase, SeedDatabase
-from hub.env.state_grading import Action, StateRequirements
+from hub.env.state_grading import Action, StateRequirements, gold_messages, requirements_of
 from hub.env.stateful import StatefulToolEnv
-from hub.env.tools import Tool, ToolEnv, tool_schema
-from hub.env.types import Message, Rollout, RolloutError, Sampling, State, Step, Task, Timing, ToolCall, Usage
+from hub.env.tools import MAX_CALLS_PER_TURN, Tool, ToolEnv, tool_schema
+from hub.env.types import (
+    Message,
+    Rollout,
+    RolloutError,
+    Sampling,
+    State,
+    Step,
+    Task,
+    Timing,
+    ToolCall,
+    Usage,
+    final_answer,
+    scrub_surrogates,
+)
+
+if TYPE_CHECKING:  # read when first used (PEP 562): the surface of the modules not loaded above
+    from hub.env.mcp_serve import serve_stdio
+    from hub.env.procedural import SPLITS, split_of, stream_key
+    from hub.env.provenance import record_source, recording_sources, rows_sha256
 
 __all__ = [
     "Action",
@@ -45,16 +79,26 @@ __all__ = [
     "DifficultySpace",
     "Environment",
     "EnvironmentDefinitionError",
+    "EnvironmentGoneError",
     "GradedEnv",
+    "Level",
+    "MAX_CALLS_PER_TURN",
     "Message",
+    "ModelConfigError",
     "ModelError",
+    "ModelUnreachableError",
     "MultiTurnEnv",
+    "OutcomeObserver",
+    "POINT_KEY",
+    "Point",
     "PointSource",
     "PooledGrade",
     "Rollout",
     "RolloutDatabase",
     "RolloutError",
     "RunDirError",
+    "RunInterrupted",
+    "SPLITS",
     "Sampling",
     "SeedDatabase",
     "SingleTurnEnv",
@@ -63,16 +107,45 @@ __all__ = [
     "StatefulToolEnv",
     "Step",
     "Task",
+    "TaskSelection",
     "TaskSource",
     "Timing",
     "Tool",
     "ToolCall",
     "ToolEnv",
     "UnknownEnvironmentError",
+    "UnknownSplitError",
     "Usage",
     "UsageError",
     "VerihubError",
+    "final_answer",
+    "gold_messages",
     "grade_rollout",
+    "one_line",
+    "record_source",
+    "recording_sources",
+    "requirements_of",
+    "rows_sha256",
+    "scrub_surrogates",
     "select_tasks",
+    "serve_stdio",
+    "split_of",
+    "stream_key",
     "tool_schema",
+    "wilson_interval",
+    "with_grade",
+    "with_metrics",
 ]
+
+__getattr__, __dir__ = surface(
+    __name__,
+    {
+        "SPLITS": "hub.env.procedural",
+        "record_source": "hub.env.provenance",
+        "recording_sources": "hub.env.provenance",
+        "rows_sha256": "hub.env.provenance",
+        "serve_stdio": "hub.env.mcp_serve",
+        "split_of": "hub.env.procedural",
+        "stream_key": "hub.env.procedural",
+    },
+)

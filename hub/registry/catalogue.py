@@ -27,7 +27,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
-from hub.env.errors import UsageError
+from hub.env import UsageError
 from hub.registry.config import configured_catalogues, configured_pins, is_loopback, split_pin
 from hub.registry.fetch import open_url
 

@@ -14,7 +14,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-from hub.env.errors import UsageError
+from hub.env import UsageError
 from hub.env.settings import settings
 
 __all__ = [

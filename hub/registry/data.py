@@ -22,8 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from hub.env.errors import UsageError
-from hub.env.provenance import record_source, recording_sources, rows_sha256
+from hub.env import UsageError, record_source, recording_sources, rows_sha256
 
 __all__ = ["load_rows", "recording_sources", "rows_sha256"]
 

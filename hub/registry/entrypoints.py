@@ -16,8 +16,7 @@ from importlib.metadata import Distribution, EntryPoint, entry_points
 from pathlib import Path
 from typing import Any
 
-from hub.env.environment import Environment
-from hub.env.errors import EnvironmentDefinitionError, UnknownEnvironmentError, UsageError, VerihubError
+from hub.env import Environment, EnvironmentDefinitionError, UnknownEnvironmentError, UsageError, VerihubError
 from hub.registry.catalogue import Catalogue, load_catalogue
 from hub.registry.package import ENTRY_POINT_GROUP, hash_tree
 

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from hub.env.errors import UsageError
+from hub.env import UsageError
 from hub.registry.config import is_loopback
 
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
-from hub.env.errors import UsageError
+from hub.env import UsageError
 from hub.registry import sources
 from hub.registry.catalogue import Catalogue, CatalogueEntry, load_catalogue
 from hub.registry.deps import fetch_dependencies

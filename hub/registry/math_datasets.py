@@ -16,8 +16,7 @@ from typing import Any
 
 from graders.math import MathGrader, MathOptions
 from graders.pool import WorkerPool
-from hub.env.environment import SingleTurnEnv
-from hub.env.types import Task
+from hub.env import SingleTurnEnv, Task
 from hub.registry.data import load_rows
 
 __all__ = [

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from hub.env.errors import UsageError
+from hub.env import UsageError
 from hub.registry.catalogue import shipped_path
 from hub.registry.config import read_config
 from hub.registry.package import ENTRY_POINT_GROUP, hash_tree

@@ -25,7 +25,7 @@ import urllib.parse
 from collections.abc import Sequence
 from pathlib import Path
 
-from hub.env.errors import UsageError, VerihubError
+from hub.env import UsageError, VerihubError
 from hub.registry.catalogue import (
     SHIPPED_ORIGIN,
     CatalogueEntry,

@@ -31,7 +31,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
-from hub.env.errors import VerihubError
+from hub.env import VerihubError
 from hub.registry.entry_points_txt import EntryPointsError, parse_entry_points
 from hub.registry.package import ENTRY_POINT_GROUP
 

@@ -23,9 +23,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from hub.env.errors import UsageError
-from hub.env.types import Task
-from hub.run.metrics import Summary
+from hub.env import Task, UsageError
+from hub.run import Summary
 
 __all__ = [
     "LEARNABLE_BAND",
@@ -220,9 +219,8 @@ def export_learnable(
 async def _gold_passes(
     env_id: str, env_args: Mapping[str, Any], tasks: Sequence[Task]
 ) -> dict[str, bool | None]:
-    from hub.env.grading import grade_rollout
-    from hub.env.types import Message, Rollout, Timing
-    from hub.registry.entrypoints import load_environment
+    from hub.env import Message, Rollout, Timing, grade_rollout
+    from hub.registry import load_environment
     from hub.review.check.probes import gold_response
 
     env = load_environment(env_id, **env_args)
@@ -265,8 +263,8 @@ async def calibrate(
     explicitly. ``eval_kwargs`` go to :func:`hub.run.evaluate.evaluate` (``sampling``,
     ``options``, ``max_turns``).
     """
-    from hub.env.grading import select_tasks
-    from hub.registry.entrypoints import load_environment
+    from hub.env import select_tasks
+    from hub.registry import load_environment
     from hub.run.evaluate import evaluate
 
     root = Path(out)

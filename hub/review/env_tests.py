@@ -26,8 +26,7 @@ import pytest
 
 from graders.math import default_pool, hacking_probes, reference_response
 from graders.pool import WorkerPool
-from hub.env.environment import Environment, GradedEnv
-from hub.env.types import Rollout, Task, Timing
+from hub.env import Environment, GradedEnv, Rollout, Task, Timing
 from hub.review.testing import shared_data_dir
 
 __all__ = ["MathDatasetEnvContract"]

@@ -24,11 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from hub.env.difficulty import wilson_interval
-from hub.env.environment import Environment
-from hub.env.errors import UsageError
-from hub.env.grading import grade_rollout
-from hub.env.types import Message, Rollout, Task, Timing
+from hub.env import Environment, Message, Rollout, Task, Timing, UsageError, grade_rollout, wilson_interval
 
 __all__ = [
     "GENERATED_TASKS",

@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal
 
-from hub.env.errors import UsageError
+from hub.env import UsageError
 
 __all__ = ["KINDS", "Kind", "scaffold"]
 

@@ -27,13 +27,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from hub.env.errors import UsageError, VerihubError
-from hub.registry.entry_points_txt import EntryPointsError, parse_entry_points
-from hub.registry.install import unpack_wheel
-from hub.registry.package import ENTRY_POINT_GROUP
+from hub.env import UsageError, VerihubError
+from hub.registry import ENTRY_POINT_GROUP, EntryPointsError, parse_entry_points, unpack_wheel
 from hub.review.check import CheckOptions, check
-from hub.run.rundir import RunDir
-from hub.sandbox.policy import Limits
+from hub.run import RunDir
+from hub.sandbox import Limits
 
 __all__ = [
     "BUILD_LIMITS",

@@ -22,9 +22,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from hub.env.errors import UsageError, VerihubError
-from hub.registry.install import InstallError, build_wheel, check_wheel
-from hub.registry.wheels import WheelCheck
+from hub.env import UsageError, VerihubError
+from hub.registry import InstallError, WheelCheck, build_wheel, check_wheel
 from hub.review.check import CheckOptions, CheckReport, check
 from hub.review.submit import (
     BUNDLE_VERSION,
@@ -35,9 +34,8 @@ from hub.review.submit import (
     file_sha256,
     unpack_sdist,
 )
-from hub.run.metrics import Summary, SummaryBuilder
-from hub.run.rundir import RunDir
-from hub.sandbox.redact import MAX_REASON, clean, host_secrets
+from hub.run import RunDir, Summary, SummaryBuilder
+from hub.sandbox import MAX_REASON, clean, host_secrets
 
 __all__ = ["Verification", "bind_wheel_to_sdist", "verify_submission"]
 

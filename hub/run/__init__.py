@@ -21,18 +21,70 @@ Imports: :mod:`hub.env`, :mod:`hub.registry` (and ``graders``). The leaderboard 
 records through this package's public names.
 """
 
-from hub.run.metrics import PerTask, Summary, SummaryBuilder, pass_all_k, pass_at_k
-from hub.run.rundir import CONFIG_FILE, ROLLOUTS_FILE, SUMMARY_FILE, RunConfig, RunDir
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hub._lazy import surface
+
+if TYPE_CHECKING:
+    from hub.run.client import ChatClient
+    from hub.run.evaluate import EvalOptions, open_client, open_environment, resume
+    from hub.run.local_model import LOCAL_MODELS, LocalModelServer
+    from hub.run.metrics import PerTask, Summary, SummaryBuilder, pass_all_k, pass_at_k
+    from hub.run.ray_grading import regrade_on_ray
+    from hub.run.rundir import CONFIG_FILE, ROLLOUTS_FILE, SUMMARY_FILE, RunConfig, RunDir
+    from hub.run.runner import Runner
+    from hub.run.sharded import evaluate_sharded
+    from hub.run.viewer import write_view
 
 __all__ = [
     "CONFIG_FILE",
-    "ROLLOUTS_FILE",
-    "SUMMARY_FILE",
+    "ChatClient",
+    "EvalOptions",
+    "LOCAL_MODELS",
+    "LocalModelServer",
     "PerTask",
+    "ROLLOUTS_FILE",
     "RunConfig",
     "RunDir",
+    "Runner",
+    "SUMMARY_FILE",
     "Summary",
     "SummaryBuilder",
+    "evaluate_sharded",
+    "open_client",
+    "open_environment",
     "pass_all_k",
     "pass_at_k",
+    "regrade_on_ray",
+    "resume",
+    "write_view",
 ]
+
+__getattr__, __dir__ = surface(
+    __name__,
+    {
+        "CONFIG_FILE": "hub.run.rundir",
+        "ChatClient": "hub.run.client",
+        "EvalOptions": "hub.run.evaluate",
+        "LOCAL_MODELS": "hub.run.local_model",
+        "LocalModelServer": "hub.run.local_model",
+        "PerTask": "hub.run.metrics",
+        "ROLLOUTS_FILE": "hub.run.rundir",
+        "RunConfig": "hub.run.rundir",
+        "RunDir": "hub.run.rundir",
+        "Runner": "hub.run.runner",
+        "SUMMARY_FILE": "hub.run.rundir",
+        "Summary": "hub.run.metrics",
+        "SummaryBuilder": "hub.run.metrics",
+        "evaluate_sharded": "hub.run.sharded",
+        "open_client": "hub.run.evaluate",
+        "open_environment": "hub.run.evaluate",
+        "pass_all_k": "hub.run.metrics",
+        "pass_at_k": "hub.run.metrics",
+        "regrade_on_ray": "hub.run.ray_grading",
+        "resume": "hub.run.evaluate",
+        "write_view": "hub.run.viewer",
+    },
+)

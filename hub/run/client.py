@@ -35,8 +35,16 @@ from urllib.parse import urlparse
 import aiohttp
 from aiolimiter import AsyncLimiter
 
-from hub.env.errors import ModelConfigError, ModelError, ModelUnreachableError, UsageError
-from hub.env.types import Message, Sampling, Usage, scrub_surrogates
+from hub.env import (
+    Message,
+    ModelConfigError,
+    ModelError,
+    ModelUnreachableError,
+    Sampling,
+    Usage,
+    UsageError,
+    scrub_surrogates,
+)
 from hub.run.completions import Completion, MalformedCompletion, completion_from, parse_completion
 from hub.run.sse import ChunkAssembler
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hub.env.types import Message, ToolCall, Usage, scrub_surrogates
+from hub.env import Message, ToolCall, Usage, scrub_surrogates
 
 __all__ = ["Completion", "MalformedCompletion", "completion_from", "parse_completion"]
 

@@ -21,12 +21,8 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from hub.env.environment import Environment
-from hub.env.errors import RunDirError, UsageError
-from hub.env.grading import TaskSelection
-from hub.env.provenance import recording_sources
-from hub.env.types import Sampling, Task
-from hub.registry.entrypoints import load_environment, package_hash
+from hub.env import Environment, RunDirError, Sampling, Task, TaskSelection, UsageError, recording_sources
+from hub.registry import load_environment, package_hash
 from hub.run.client import ChatClient, ClientOptions, OpenAIClient
 from hub.run.gold import GoldClient, is_gold_model
 from hub.run.local_model import LocalModelServer, is_local_model
@@ -130,9 +126,7 @@ def open_environment(
     """Load ``env_id`` here, or (``options.sandbox``) start it in the sandbox behind a proxy."""
     if options is None or not options.sandbox:
         return load_environment(env_id, **env_args)
-    from hub.sandbox import Limits, unavailable_reason
-    from hub.sandbox.remote import start_installed
-    from hub.sandbox.stage import StageError
+    from hub.sandbox import Limits, StageError, start_installed, unavailable_reason
 
     reason = None if options.unsafe_no_sandbox else unavailable_reason()
     if reason is not None:

@@ -13,9 +13,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from hub.env.errors import UsageError
-from hub.env.state_grading import StateRequirements, requirements_of
-from hub.env.types import Message, Sampling, Task, ToolCall, Usage
+from hub.env import Message, Sampling, StateRequirements, Task, ToolCall, Usage, UsageError, requirements_of
 from hub.run.completions import Completion
 
 __all__ = ["GOLD_MODEL", "GoldClient", "is_gold_model"]

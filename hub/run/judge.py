@@ -30,8 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from graders.rubric.judge import JudgeSampling, verdict_schema
-from hub.env.errors import UsageError
-from hub.env.types import Message, Sampling
+from hub.env import Message, Sampling, UsageError
 from hub.run.client import ChatClient, ClientOptions, OpenAIClient
 from hub.run.local_model import LocalModelServer, is_local_model
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from hub.env.errors import UsageError
+from hub.env import UsageError
 from hub.env.settings import settings
 
 __all__ = ["LOCAL_MODELS", "LocalModelServer", "is_local_model", "local_model_path"]

@@ -14,7 +14,7 @@ from math import comb
 
 from pydantic import BaseModel, Field
 
-from hub.env.types import Rollout
+from hub.env import Rollout
 
 __all__ = ["PerTask", "Summary", "SummaryBuilder", "ks_for", "pass_all_k", "pass_at_k"]
 

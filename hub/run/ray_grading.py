@@ -15,11 +15,20 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from graders.grade import Grade
-from hub.env.environment import Environment
-from hub.env.errors import RunDirError, UsageError
-from hub.env.grading import grade_rollout, with_grade, with_metrics
-from hub.env.types import Message, Rollout, State, Step, Task
-from hub.registry.entrypoints import load_environment
+from hub.env import (
+    Environment,
+    Message,
+    Rollout,
+    RunDirError,
+    State,
+    Step,
+    Task,
+    UsageError,
+    grade_rollout,
+    with_grade,
+    with_metrics,
+)
+from hub.registry import load_environment
 from hub.run.metrics import Summary
 from hub.run.regrade import finish_regrade
 from hub.run.rundir import RunConfig, RunDir

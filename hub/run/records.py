@@ -17,8 +17,7 @@ from typing import IO, Any
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
-from hub.env.errors import RunDirError
-from hub.env.types import Rollout, final_answer, scrub_surrogates
+from hub.env import Rollout, RunDirError, final_answer, scrub_surrogates
 
 __all__ = ["RolloutWriter", "os_reason", "read_records", "rollout_line"]
 

@@ -10,10 +10,8 @@ from __future__ import annotations
 import os
 import time
 
-from hub.env.errors import RunDirError
-from hub.env.grading import grade_rollout, with_grade, with_metrics
-from hub.env.types import Rollout
-from hub.registry.entrypoints import load_environment
+from hub.env import Rollout, RunDirError, grade_rollout, with_grade, with_metrics
+from hub.registry import load_environment
 from hub.run.metrics import Summary, SummaryBuilder
 from hub.run.rundir import RunConfig, RunDir
 

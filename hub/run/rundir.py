@@ -26,10 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from hub.env.environment import Environment
-from hub.env.errors import RunDirError
-from hub.env.grading import TaskSelection
-from hub.env.types import Rollout, Sampling
+from hub.env import Environment, Rollout, RunDirError, Sampling, TaskSelection
 from hub.run.metrics import Summary
 from hub.run.records import RolloutWriter, os_reason, read_records, rollout_line
 from hub.run.runlock import LockHolder, RunLock, holder_of

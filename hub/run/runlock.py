@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from hub.env.errors import RunDirError
+from hub.env import RunDirError
 
 __all__ = ["LOCK_FILE", "LockHolder", "RunLock", "holder_of"]
 

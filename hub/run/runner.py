@@ -17,10 +17,25 @@ from collections.abc import Callable, Coroutine, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from hub.env.environment import Environment
-from hub.env.errors import EnvironmentGoneError, ModelConfigError, ModelError, RunDirError, UsageError
-from hub.env.grading import grade_rollout, one_line, with_grade, with_metrics
-from hub.env.types import Message, Rollout, RolloutError, Task, Timing, Usage, final_answer
+from hub.env import (
+    Environment,
+    EnvironmentGoneError,
+    Message,
+    ModelConfigError,
+    ModelError,
+    Rollout,
+    RolloutError,
+    RunDirError,
+    Task,
+    Timing,
+    Usage,
+    UsageError,
+    final_answer,
+    grade_rollout,
+    one_line,
+    with_grade,
+    with_metrics,
+)
 from hub.run.client import ChatClient
 from hub.run.metrics import Summary, SummaryBuilder
 from hub.run.rundir import RunConfig, RunDir

@@ -24,9 +24,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from hub.env.errors import RunDirError, UsageError
-from hub.env.types import Rollout, Sampling
-from hub.registry.entrypoints import load_environment
+from hub.env import Rollout, RunDirError, Sampling, UsageError
+from hub.registry import load_environment
 from hub.run.evaluate import EvalOptions, grading_env, open_client, prepare_run, run_tasks
 from hub.run.metrics import Summary, SummaryBuilder
 from hub.run.ray_grading import await_ref, init_ray

@@ -25,7 +25,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from hub.env.types import Message, Rollout
+from hub.env import Message, Rollout
 from hub.run.metrics import Summary, SummaryBuilder
 from hub.run.rundir import RunConfig, RunDir
 

@@ -36,26 +36,77 @@ Public interface (everything else in this package is internal)::
 
 from __future__ import annotations
 
-from hub.sandbox.bwrap import unavailable_reason
-from hub.sandbox.channel import RemoteError, TamperingError
-from hub.sandbox.policy import Limits
-from hub.sandbox.process import SandboxProcess, SandboxUnavailableError, run
-from hub.sandbox.remote import RemoteEnvironment, SandboxDiedError, start_environment, start_installed
+from typing import TYPE_CHECKING
+
+from hub._lazy import surface
+
+if TYPE_CHECKING:
+    from hub.sandbox.bwrap import unavailable_reason
+    from hub.sandbox.channel import RemoteError, TamperingError
+    from hub.sandbox.policy import Limits
+    from hub.sandbox.process import SandboxProcess, SandboxUnavailableError, run
+    from hub.sandbox.redact import MAX_DETAIL, MAX_REASON, clean, host_secrets
+    from hub.sandbox.remote import RemoteEnvironment, SandboxDiedError, start_environment, start_installed
+    from hub.sandbox.stage import (
+        STAGE_PREFIX,
+        StageError,
+        links_outside,
+        make_writable,
+        read_only_copy,
+        stage_installed,
+    )
 
 __all__ = [
     "Limits",
+    "MAX_DETAIL",
+    "MAX_REASON",
     "RemoteEnvironment",
     "RemoteError",
+    "STAGE_PREFIX",
     "SandboxDiedError",
     "SandboxProcess",
     "SandboxUnavailableError",
+    "StageError",
     "TamperingError",
     "UNSAFE_BANNER",
+    "clean",
+    "host_secrets",
+    "links_outside",
+    "make_writable",
+    "read_only_copy",
     "run",
+    "stage_installed",
     "start_environment",
     "start_installed",
     "unavailable_reason",
 ]
+
+__getattr__, __dir__ = surface(
+    __name__,
+    {
+        "Limits": "hub.sandbox.policy",
+        "MAX_DETAIL": "hub.sandbox.redact",
+        "MAX_REASON": "hub.sandbox.redact",
+        "RemoteEnvironment": "hub.sandbox.remote",
+        "RemoteError": "hub.sandbox.channel",
+        "STAGE_PREFIX": "hub.sandbox.stage",
+        "SandboxDiedError": "hub.sandbox.remote",
+        "SandboxProcess": "hub.sandbox.process",
+        "SandboxUnavailableError": "hub.sandbox.process",
+        "StageError": "hub.sandbox.stage",
+        "TamperingError": "hub.sandbox.channel",
+        "clean": "hub.sandbox.redact",
+        "host_secrets": "hub.sandbox.redact",
+        "links_outside": "hub.sandbox.stage",
+        "make_writable": "hub.sandbox.stage",
+        "read_only_copy": "hub.sandbox.stage",
+        "run": "hub.sandbox.process",
+        "stage_installed": "hub.sandbox.stage",
+        "start_environment": "hub.sandbox.remote",
+        "start_installed": "hub.sandbox.remote",
+        "unavailable_reason": "hub.sandbox.bwrap",
+    },
+)
 
 UNSAFE_BANNER = (
     "UNSAFE: --unsafe-no-sandbox was given: the package's code ran WITHOUT the sandbox "

@@ -46,8 +46,7 @@ class _Server:
 
     # -- loading -----------------------------------------------------------------------------
     async def load(self, p: Mapping[str, Any]) -> dict[str, Any]:
-        from hub.env.environment import Environment
-        from hub.env.provenance import recording_sources
+        from hub.env import Environment, recording_sources
 
         self.wire.phase = "load"
         env_id = p.get("env_id")
@@ -88,7 +87,7 @@ class _Server:
     # -- tasks -------------------------------------------------------------------------------
     def _task(self, data: Mapping[str, Any]) -> Any:
         """The server's own task object for ``data`` (the one the environment made)."""
-        from hub.env.types import Task
+        from hub.env import Task
 
         known = self.tasks_by_id.get(str(data.get("id")))
         if known is not None and known[0] == data:
@@ -123,7 +122,7 @@ class _Server:
         return {"state": handle, "messages": [m.model_dump(mode="json") for m in state.messages]}
 
     async def step(self, p: Mapping[str, Any]) -> dict[str, Any]:
-        from hub.env.types import Message
+        from hub.env import Message
 
         state = self.states[int(p["state"])]
         state.messages[:] = [Message.model_validate(m) for m in p["messages"]]
@@ -140,7 +139,7 @@ class _Server:
         self.states.pop(int(p["state"]), None)
 
     async def grade(self, p: Mapping[str, Any]) -> dict[str, Any]:
-        from hub.env.types import Rollout
+        from hub.env import Rollout
 
         self.wire.phase = f"grading {p['task'].get('id')}"
         grade = await self.env.grade(self._task(p["task"]), Rollout.model_validate(p["rollout"]))
@@ -164,8 +163,7 @@ class _Server:
 def main() -> None:
     import graders
     import hub
-    import hub.env.environment  # noqa: F401  (the core is imported before the tripwire is armed)
-    import hub.env.types  # noqa: F401
+    import hub.env  # noqa: F401  (the core is imported before the tripwire is armed)
 
     sys.path.insert(0, PACKAGE_DIR)
     code = [os.path.dirname(os.path.realpath(str(m.__file__))) for m in (hub, graders)]

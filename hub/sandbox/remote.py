@@ -25,9 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from graders.grade import Grade
-from hub.env.environment import Environment
-from hub.env.errors import EnvironmentGoneError
-from hub.env.types import Message, Rollout, State, Step, Task, Timing, Usage
+from hub.env import Environment, EnvironmentGoneError, Message, Rollout, State, Step, Task, Timing, Usage
 from hub.sandbox.bwrap import HOME
 from hub.sandbox.channel import Channel, ChannelClosedError, RemoteError, TamperingError
 from hub.sandbox.envserver import PACKAGE_DIR

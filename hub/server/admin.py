@@ -10,8 +10,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from hub.env.errors import UsageError
-from hub.registry.names import parse_ref
+from hub.env import UsageError
+from hub.registry import parse_ref
 from hub.server.core.cache import bump
 from hub.server.core.config import HubConfig
 from hub.server.core.db import make_engine, migrate, sessions

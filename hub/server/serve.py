@@ -9,7 +9,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from hub.env.errors import UsageError
+from hub.env import UsageError
 from hub.server.core.config import HubConfig
 from hub.server.core.db import is_sqlite, make_engine, migrate
 

@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from hub.review.submit import BUILD_LIMITS
+from hub.review import BUILD_LIMITS
 from hub.sandbox import Limits
 from hub.server.core.cache import bump
 from hub.server.core.childenv import CHILD_ENV

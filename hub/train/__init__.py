@@ -25,16 +25,58 @@ Reading guide:
 Imports: :mod:`hub.env`, :mod:`hub.registry`, :mod:`hub.run` (and ``graders``).
 """
 
-from hub.train.curriculum import Curriculum, CurriculumConfig, has_signal
-from hub.train.curriculum_dataset import CurriculumDataset
-from hub.train.rewards import EnvReward, reward_function, to_dataset
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hub._lazy import surface
+
+if TYPE_CHECKING:
+    from hub.train.curriculum import Curriculum, CurriculumConfig, has_signal
+    from hub.train.curriculum_dataset import CurriculumDataset
+    from hub.train.curriculum_eval import BatchRecord, evaluate_curriculum
+    from hub.train.export import export_records, export_run
+    from hub.train.rewards import EnvReward, reward_function, to_dataset
+    from hub.train.sft_filters import SftFilter, apply_filters, parse_band
+    from hub.train.synth import SynthConfig, synthesize
 
 __all__ = [
+    "BatchRecord",
     "Curriculum",
     "CurriculumConfig",
     "CurriculumDataset",
     "EnvReward",
+    "SftFilter",
+    "SynthConfig",
+    "apply_filters",
+    "evaluate_curriculum",
+    "export_records",
+    "export_run",
     "has_signal",
+    "parse_band",
     "reward_function",
+    "synthesize",
     "to_dataset",
 ]
+
+__getattr__, __dir__ = surface(
+    __name__,
+    {
+        "BatchRecord": "hub.train.curriculum_eval",
+        "Curriculum": "hub.train.curriculum",
+        "CurriculumConfig": "hub.train.curriculum",
+        "CurriculumDataset": "hub.train.curriculum_dataset",
+        "EnvReward": "hub.train.rewards",
+        "SftFilter": "hub.train.sft_filters",
+        "SynthConfig": "hub.train.synth",
+        "apply_filters": "hub.train.sft_filters",
+        "evaluate_curriculum": "hub.train.curriculum_eval",
+        "export_records": "hub.train.export",
+        "export_run": "hub.train.export",
+        "has_signal": "hub.train.curriculum",
+        "parse_band": "hub.train.sft_filters",
+        "reward_function": "hub.train.rewards",
+        "synthesize": "hub.train.synth",
+        "to_dataset": "hub.train.rewards",
+    },
+)

@@ -23,10 +23,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from hub.env.difficulty import DifficultySpace, Level, Point, wilson_interval
-from hub.env.environment import Environment
-from hub.env.errors import UsageError
-from hub.env.types import Task
+from hub.env import DifficultySpace, Environment, Level, Point, Task, UsageError, wilson_interval
 
 __all__ = ["DEFAULT_BAND", "Curriculum", "CurriculumConfig", "Move", "has_signal", "require_difficulty"]
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hub.env.errors import UsageError
+from hub.env import UsageError
 from hub.train.curriculum import Curriculum
 
 __all__ = ["STATE_FILE", "CurriculumCheckpoint", "restore_curriculum", "save_curriculum"]

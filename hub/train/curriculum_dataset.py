@@ -19,8 +19,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
-from hub.env.environment import Environment
-from hub.env.errors import UsageError
+from hub.env import Environment, UsageError
 from hub.train.curriculum import Curriculum
 from hub.train.rewards import task_row
 

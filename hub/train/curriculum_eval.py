@@ -19,15 +19,18 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hub.env.difficulty import POINT_KEY
-from hub.env.environment import Environment
-from hub.env.errors import UsageError
-from hub.env.types import Rollout, Sampling, Task
-from hub.registry.entrypoints import package_hash
-from hub.run.evaluate import EvalOptions, open_client, open_environment
-from hub.run.metrics import Summary, SummaryBuilder
-from hub.run.rundir import RunConfig, RunDir
-from hub.run.runner import Runner
+from hub.env import POINT_KEY, Environment, Rollout, Sampling, Task, UsageError
+from hub.registry import package_hash
+from hub.run import (
+    EvalOptions,
+    RunConfig,
+    RunDir,
+    Runner,
+    Summary,
+    SummaryBuilder,
+    open_client,
+    open_environment,
+)
 from hub.train.curriculum import Curriculum, CurriculumConfig, require_difficulty
 
 __all__ = ["BatchRecord", "CurriculumRun", "evaluate_curriculum"]

@@ -23,9 +23,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from hub.env.errors import UsageError
-from hub.env.types import Message, Rollout
-from hub.run.rundir import RunDir
+from hub.env import Message, Rollout, UsageError
+from hub.run import RunDir
 from hub.train.sft_filters import SftFilter, add_pass_rates, apply_filters
 
 __all__ = ["ExportFormat", "export_records", "export_run", "preference_pairs", "sft_records", "write_records"]

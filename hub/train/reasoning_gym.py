@@ -20,11 +20,19 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from graders.grade import Grade
-from hub.env.difficulty import Axis, DifficultySpace
-from hub.env.environment import Environment
-from hub.env.errors import EnvironmentDefinitionError, UnknownSplitError, UsageError
-from hub.env.procedural import SPLITS, split_of, stream_key
-from hub.env.types import Rollout, Task
+from hub.env import (
+    SPLITS,
+    Axis,
+    DifficultySpace,
+    Environment,
+    EnvironmentDefinitionError,
+    Rollout,
+    Task,
+    UnknownSplitError,
+    UsageError,
+    split_of,
+    stream_key,
+)
 
 __all__ = ["ReasoningGymEnv", "extract_answer", "load_environment"]
 

@@ -27,15 +27,22 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic_core import to_jsonable_python
 
 from graders.grade import Grade
-from hub.env.difficulty import POINT_KEY, OutcomeObserver
-from hub.env.errors import UsageError
-from hub.env.grading import grade_rollout, select_tasks
-from hub.env.types import Message, Rollout, Task, Timing
+from hub.env import (
+    POINT_KEY,
+    Message,
+    OutcomeObserver,
+    Rollout,
+    Task,
+    Timing,
+    UsageError,
+    grade_rollout,
+    select_tasks,
+)
 
 if TYPE_CHECKING:
     from datasets import Dataset
 
-    from hub.env.environment import Environment
+    from hub.env import Environment
 
 __all__ = ["EnvReward", "RewardStats", "completion_text", "reward_function", "task_row", "to_dataset"]
 

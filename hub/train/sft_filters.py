@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from hub.env.errors import UsageError
+from hub.env import UsageError
 
 __all__ = ["LABELS", "SftFilter", "add_pass_rates", "apply_filters", "parse_band"]
 

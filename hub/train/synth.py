@@ -25,12 +25,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hub.env.environment import Environment
-from hub.env.errors import ModelError, UsageError
+from hub.env import Environment, Message, ModelError, Rollout, Sampling, Task, Timing, UsageError
 from hub.env.settings import settings
-from hub.env.types import Message, Rollout, Sampling, Task, Timing
-from hub.run.client import ChatClient
-from hub.run.evaluate import EvalOptions, open_client, open_environment
+from hub.run import ChatClient, EvalOptions, open_client, open_environment
 from hub.train.synth_filters import (
     Contamination,
     NearDuplicates,

@@ -22,9 +22,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from hub.env.environment import Environment
-from hub.env.errors import UsageError
-from hub.env.types import Task
+from hub.env import Environment, Task, UsageError
 
 __all__ = [
     "Contamination",

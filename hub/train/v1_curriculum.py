@@ -24,8 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graders.grade import Grade
-from hub.env.difficulty import POINT_KEY
-from hub.env.errors import UsageError
+from hub.env import POINT_KEY, UsageError
 from hub.train.curriculum import Curriculum, CurriculumConfig, require_difficulty
 from hub.train.v1_taskset import VerihubTask, VerihubTaskData, VerihubTasksetConfig, _environment, task_data
 

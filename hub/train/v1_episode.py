@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from hub.env.types import Message, State
+from hub.env import Message, State
 from hub.train.v1_taskset import VerihubTask, _environment, hub_task
 
 __all__ = ["VerihubEnv"]

@@ -24,10 +24,17 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from graders.grade import Grade
-from hub.env.environment import Environment
-from hub.env.errors import UsageError
-from hub.env.grading import grade_rollout, select_tasks
-from hub.env.types import Message, Rollout, Task, Timing, ToolCall
+from hub.env import (
+    Environment,
+    Message,
+    Rollout,
+    Task,
+    Timing,
+    ToolCall,
+    UsageError,
+    grade_rollout,
+    select_tasks,
+)
 from hub.train.v1_toolset import tools_refusal, verihub_toolsets
 
 __all__ = ["VerihubTask", "VerihubTaskData", "VerihubTaskset", "hub_task", "task_data", "to_v1_taskset"]

@@ -23,8 +23,7 @@ from typing import Any
 
 from pydantic import create_model
 
-from hub.env.tools import MAX_CALLS_PER_TURN, Tool
-from hub.env.types import Message, ToolCall
+from hub.env import MAX_CALLS_PER_TURN, Message, Tool, ToolCall
 
 __all__ = ["V1Tools", "bridge_toolsets"]
 

@@ -22,8 +22,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from hub.env.environment import Environment
-from hub.env.tools import Tool, ToolEnv
+from hub.env import Environment, Tool, ToolEnv
 
 __all__ = ["VerihubToolset", "VerihubToolsetConfig", "tools_refusal", "verihub_toolsets"]
 

@@ -29,10 +29,7 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from graders.grade import Check, Grade
-from hub.env.environment import Environment
-from hub.env.errors import UsageError
-from hub.env.grading import grade_rollout
-from hub.env.types import Message, Rollout, State, Step, Task, Timing
+from hub.env import Environment, Message, Rollout, State, Step, Task, Timing, UsageError, grade_rollout
 
 __all__ = [
     "SUPPORTED_VERIFIERS",
@@ -182,7 +179,7 @@ class VerifiersEnv(Environment):
 
     def tasks(self, split: str = "test", *, seed: int = 0) -> Iterable[Task]:
         if split not in self.splits:
-            from hub.env.errors import UnknownSplitError
+            from hub.env import UnknownSplitError
 
             raise UnknownSplitError(split, self.splits)
         if split not in self._tasks:
@@ -351,7 +348,7 @@ def to_verifiers(
     """
     from datasets import Dataset
 
-    from hub.env.grading import select_tasks
+    from hub.env import select_tasks
 
     vf = _vf()
     build_args = dict(env_args or {})

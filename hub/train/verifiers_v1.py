@@ -20,9 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from graders.grade import Check, Grade
-from hub.env.environment import Environment
-from hub.env.errors import UnknownSplitError, UsageError
-from hub.env.types import Message, Rollout, State, Step, Task
+from hub.env import Environment, Message, Rollout, State, Step, Task, UnknownSplitError, UsageError
 from hub.train.v1_tools import V1Tools, bridge_toolsets
 
 __all__ = ["V1TasksetEnv", "load_environment", "load_v1_taskset", "v1_trace"]

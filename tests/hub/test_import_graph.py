@@ -46,8 +46,9 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> dict[str, set[str]]:
 def test_the_repository_has_no_cycle_and_keeps_its_layering() -> None:
     graph = ig.build_graph(ROOT)
     assert len(graph) > 100  # the whole tree was read
-    assert "hub.run.runner" in graph and "hub.env.types" in graph["hub.run.runner"]
+    assert "hub.run.runner" in graph and {"hub.env", "hub.run.rundir"} <= graph["hub.run.runner"]
     assert ig.violations(graph) == []
+    assert ig.reach_ins(ROOT) == []
 
 
 def test_a_cycle_is_reported(tmp_path: Path) -> None:
@@ -113,6 +114,57 @@ def test_allowed_edges_pass(tmp_path: Path) -> None:
         },
     )
     assert ig.violations(graph) == []
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        (
+            {"hub/run/r.py": "from hub.env.types import Task\n", "hub/env/types.py": ""},
+            "hub.run.r reaches into hub.env: from hub.env.types import Task",
+        ),
+        (
+            {"hub/run/r.py": "from hub.env import types\n", "hub/env/types.py": ""},
+            "hub.run.r reaches into hub.env: from hub.env import types",
+        ),
+        (
+            {"hub/run/r.py": "import hub.env.types as t\n", "hub/env/types.py": ""},
+            "hub.run.r reaches into hub.env: import hub.env.types",
+        ),
+        (
+            {
+                "hub/server/s/x.py": "def f():\n    from leaderboard.board import Board\n",
+                "leaderboard/board.py": "",
+            },
+            "hub.server.s.x reaches into leaderboard: from leaderboard.board import Board",
+        ),
+    ],
+)
+def test_reaching_into_another_room_is_reported(tmp_path: Path, files: dict[str, str], expected: str) -> None:
+    _tree(tmp_path, files)
+    problems = ig.reach_ins(tmp_path)
+    assert expected in problems, problems
+
+
+def test_surfaces_siblings_and_shadowed_names_pass(tmp_path: Path) -> None:
+    _tree(
+        tmp_path,
+        {
+            "hub/run/r.py": (
+                "from typing import TYPE_CHECKING\n"
+                "from hub.env import Task\n"
+                "from hub.run.s import helper\n"  # a sibling inside the room
+                "from hub.env.grade import grade  # the name is a module's name\n"
+                "from hub.env.aio import run\n"
+                "if TYPE_CHECKING:\n    from hub.env.types import State\n"
+            ),
+            "hub/run/s.py": "",
+            "hub/env/types.py": "",
+            "hub/env/grade.py": "",
+            "hub/env/aio.py": "",
+        },
+    )
+    assert ig.reach_ins(tmp_path) == []
 
 
 def test_the_architecture_diagram_matches_the_tree() -> None:

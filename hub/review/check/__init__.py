@@ -12,6 +12,6 @@ point for the hub server's review of pushed versions.
 
 from hub.review.check.report import CHECK_NAMES, CheckReport, CheckResult
 from hub.review.check.runner import CheckOptions, check, run_check
-from hub.sandbox.policy import Limits
+from hub.sandbox import Limits
 
 __all__ = ["CHECK_NAMES", "CheckOptions", "CheckReport", "CheckResult", "Limits", "check", "run_check"]

@@ -20,7 +20,7 @@ import time
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-from hub.env.types import Message, Rollout, Task, Timing
+from hub.env import Message, Rollout, Task, Timing
 from hub.review.check.probes import (
     gamed,
     gold_response,
@@ -32,8 +32,7 @@ from hub.review.check.probes import (
     randomly_perturbed_response,
 )
 from hub.review.check.report import CheckReport
-from hub.sandbox.channel import RemoteError
-from hub.sandbox.remote import RemoteEnvironment, SandboxDiedError
+from hub.sandbox import RemoteEnvironment, RemoteError, SandboxDiedError
 
 __all__ = ["Hung", "Prober", "run_sync", "task_digests", "task_ids"]
 

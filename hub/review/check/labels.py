@@ -16,13 +16,11 @@ import asyncio
 import hashlib
 from pathlib import Path
 
-from hub.env.environment import Environment
-from hub.env.errors import UsageError
-from hub.registry.entry_points_txt import EntryPointsError, parse_entry_points
-from hub.registry.package import ENTRY_POINT_GROUP
+from hub.env import Environment, UsageError
+from hub.registry import ENTRY_POINT_GROUP, EntryPointsError, parse_entry_points
 from hub.review.check.report import CheckReport
 from hub.review.fidelity import measure, parse_labels
-from hub.sandbox.redact import MAX_DETAIL, clean, host_secrets
+from hub.sandbox import MAX_DETAIL, clean, host_secrets
 
 __all__ = [
     "LABEL_FILE",

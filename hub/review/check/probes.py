@@ -15,7 +15,7 @@ import string
 from collections.abc import Sequence
 from typing import Any
 
-from hub.env.types import Task
+from hub.env import Task
 
 __all__ = [
     "FILLER_SCALES",

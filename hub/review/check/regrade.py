@@ -22,13 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hub.env.types import Message, Rollout, Task
+from hub.env import Message, Rollout, Task
 from hub.review.check.drive import Hung, Prober, run_sync
 from hub.review.check.report import CheckReport
 from hub.review.check.runner import CheckOptions, require_sandbox, stage_path, stage_wheel, start_checked
-from hub.sandbox import RemoteError
-from hub.sandbox.remote import RemoteEnvironment, SandboxDiedError
-from hub.sandbox.stage import STAGE_PREFIX, make_writable
+from hub.sandbox import STAGE_PREFIX, RemoteEnvironment, RemoteError, SandboxDiedError, make_writable
 
 __all__ = ["RegradeResult", "grade_sandboxed", "regrade_sandboxed", "replay_sandboxed"]
 

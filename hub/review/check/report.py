@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from hub.review.fidelity import FidelityReport
-from hub.sandbox.redact import MAX_DETAIL, MAX_REASON, clean, host_secrets
+from hub.sandbox import MAX_DETAIL, MAX_REASON, clean, host_secrets
 
 __all__ = ["CHECK_NAMES", "CheckReport", "CheckResult", "CheckStatus"]
 

@@ -23,11 +23,16 @@ from email.parser import Parser
 from pathlib import Path
 from typing import Any
 
-from hub.env.errors import UsageError
-from hub.registry.entry_points_txt import EntryPointsError, parse_entry_points
-from hub.registry.install import InstallError, unpack_wheel
-from hub.registry.package import ENTRY_POINT_GROUP
-from hub.registry.wheels import WheelError, verify_wheel
+from hub.env import UsageError
+from hub.registry import (
+    ENTRY_POINT_GROUP,
+    EntryPointsError,
+    InstallError,
+    WheelError,
+    parse_entry_points,
+    unpack_wheel,
+    verify_wheel,
+)
 from hub.review.check.drive import (
     Hung,
     Prober,
@@ -41,18 +46,23 @@ from hub.review.check.drive import (
 from hub.review.check.labels import measure_packaged_labels
 from hub.review.check.report import CHECK_NAMES, CheckReport
 from hub.review.check.stateful_probes import run_stateful_probes
-from hub.sandbox import UNSAFE_BANNER, Limits, RemoteError, unavailable_reason
-from hub.sandbox import run as sandbox_run
-from hub.sandbox.redact import clean
-from hub.sandbox.remote import RemoteEnvironment, SandboxDiedError, start_environment
-from hub.sandbox.stage import (
+from hub.sandbox import (
     STAGE_PREFIX,
+    UNSAFE_BANNER,
+    Limits,
+    RemoteEnvironment,
+    RemoteError,
+    SandboxDiedError,
     StageError,
+    clean,
     links_outside,
     make_writable,
     read_only_copy,
     stage_installed,
+    start_environment,
+    unavailable_reason,
 )
+from hub.sandbox import run as sandbox_run
 
 __all__ = [
     "CheckOptions",

@@ -16,8 +16,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from hub.env.state_grading import StateRequirements, gold_messages, requirements_of
-from hub.env.types import Message, Rollout, Task, Timing
+from hub.env import Message, Rollout, StateRequirements, Task, Timing, gold_messages, requirements_of
 from hub.review.check.drive import Prober
 from hub.review.check.report import CheckReport
 

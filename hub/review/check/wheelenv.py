@@ -15,12 +15,18 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from hub.env.errors import UsageError
+from hub.env import UsageError
 from hub.review.check.report import CheckReport
 from hub.review.check.runner import require_sandbox, stage_wheel
-from hub.sandbox import Limits, RemoteError
-from hub.sandbox.remote import RemoteEnvironment, SandboxDiedError, start_environment
-from hub.sandbox.stage import STAGE_PREFIX, make_writable
+from hub.sandbox import (
+    STAGE_PREFIX,
+    Limits,
+    RemoteEnvironment,
+    RemoteError,
+    SandboxDiedError,
+    make_writable,
+    start_environment,
+)
 
 __all__ = ["sandboxed_wheel"]
 

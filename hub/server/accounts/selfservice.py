@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from hub.env.errors import UsageError
+from hub.env import UsageError
 from hub.server.accounts.invitations import redeem_invitation
 from hub.server.accounts.passwords import hash_password
 from hub.server.accounts.tokens import SCOPES

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from hub.env.errors import UsageError
-from hub.registry.names import OWNER_RE, RESERVED_NAMES
+from hub.env import UsageError
+from hub.registry import OWNER_RE, RESERVED_NAMES
 from hub.server.accounts.tokens import SCOPES, new_token, parse_token, scope_allows, verify_secret
 from hub.server.core.models import Member, Owner, Token, utcnow
 

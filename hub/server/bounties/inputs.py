@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from hub.registry.names import parse_ref
+from hub.registry import parse_ref
 from hub.server.accounts.users import Principal, can_publish_as, get_owner
 from hub.server.core.models import Bounty
 from hub.server.core.problems import HubProblem, Problem

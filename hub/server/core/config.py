@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hub.env.errors import UsageError
+from hub.env import UsageError
 from hub.env.settings import settings
 from hub.server.core.db import default_db_url
 

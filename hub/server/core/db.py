@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event, inspect
 from sqlalchemy.orm import Session, sessionmaker
 
-from hub.env.errors import UsageError
+from hub.env import UsageError
 
 __all__ = ["current_revision", "default_db_url", "is_sqlite", "make_engine", "migrate", "sessions"]
 

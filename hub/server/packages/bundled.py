@@ -12,9 +12,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from hub.client.api import pack_bundle
-from hub.env.errors import UsageError
-from hub.registry.catalogue import PathSource, load_catalogue
+from hub.client import pack_bundle
+from hub.env import UsageError
+from hub.registry import PathSource, load_catalogue
 from hub.server.accounts.users import Principal, add_org, get_owner
 from hub.server.admin import open_hub
 from hub.server.core.config import HubConfig

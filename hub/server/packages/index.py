@@ -32,7 +32,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from hub.registry.names import normalize
+from hub.registry import normalize
 from hub.server.accounts.httpauth import principal, rate_limited
 from hub.server.accounts.users import Principal, visible_owner_ids
 from hub.server.accounts.webauth import guarded

@@ -30,9 +30,8 @@ from sqlalchemy import or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from hub.registry.names import OWNER_RE, edit_distance, normalize
-from hub.review.submit import MANIFEST, Manifest, file_sha256
-from hub.review.verify import verify_submission
+from hub.registry import OWNER_RE, edit_distance, normalize
+from hub.review import MANIFEST, Manifest, file_sha256, verify_submission
 from hub.server.accounts.users import Principal, can_publish_as, get_owner
 from hub.server.core.archive import ArchiveError, check_sdist, check_wheel, unpack_upload
 from hub.server.core.cache import bump
@@ -137,8 +136,7 @@ def check_requirements(requires: list[str]) -> None:
 def check_entry_points(wheel: Path, version: str) -> None:
     """Every name the wheel declares in the environments' entry-point group must be a valid
     catalogue id (:func:`check_env_id`): capitals passed review but made the catalogue invalid."""
-    from hub.registry.entry_points_txt import EntryPointsError, parse_entry_points
-    from hub.registry.package import ENTRY_POINT_GROUP
+    from hub.registry import ENTRY_POINT_GROUP, EntryPointsError, parse_entry_points
 
     with zipfile.ZipFile(wheel) as zf:
         names = [n for n in zf.namelist() if n.count("/") == 1 and n.endswith(".dist-info/entry_points.txt")]
@@ -179,7 +177,7 @@ def check_env_id(env_id: str, version: str) -> None:
     one push can never make the hub's catalogue unreadable."""
     from pydantic import ValidationError
 
-    from hub.registry.catalogue import CatalogueEntry
+    from hub.registry import CatalogueEntry
 
     try:
         CatalogueEntry.model_validate(
@@ -334,7 +332,7 @@ def publish(
         check_entry_points(wheels[0], manifest.version)
         check_filenames(wheels[0].name, sdists[0].name, manifest.distribution, manifest.version)
         check_requirements([str(r) for r in meta.get_all("Requires-Dist") or []])
-        from hub.registry.install import wheel_package_hash
+        from hub.registry import wheel_package_hash
 
         content_hash = wheel_package_hash(wheels[0], manifest.env_id)
         blobs = {

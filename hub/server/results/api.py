@@ -24,7 +24,7 @@ from hub.server.core.cache import bump
 from hub.server.core.queries import find_env, find_run, visible_runs
 from hub.server.results.runs import ingest_run, run_json, run_label
 from hub.server.web.errors import error
-from leaderboard.entry import TokenPrices
+from leaderboard import TokenPrices
 
 __all__ = ["env_results_route", "push_results_route", "result_route", "routes", "set_result_route"]
 

@@ -20,11 +20,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from hub.env.errors import UsageError
-from hub.env.types import Message, Rollout
-from hub.review.check import CheckOptions
-from hub.review.check.regrade import RegradeResult, grade_sandboxed, replay_sandboxed
-from hub.run.rundir import RunDir
+from hub.env import Message, Rollout, UsageError
+from hub.review import CheckOptions, RegradeResult, grade_sandboxed, replay_sandboxed
+from hub.run import RunDir
 from hub.server.core.config import Limits
 from hub.server.results.reverify_child import SCAN_CAP
 from hub.server.results.runpack import unpack_run

@@ -28,7 +28,7 @@ from pydantic import ValidationError
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from hub.env.types import Message, Rollout
+from hub.env import Message, Rollout
 from hub.sandbox import Limits as SandboxLimits
 from hub.server.accounts.users import Principal
 from hub.server.core.childenv import CHILD_ENV

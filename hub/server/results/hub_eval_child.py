@@ -18,8 +18,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hub.review.check.wheelenv import sandboxed_wheel
-from hub.run.evaluate import EvalOptions, evaluate
+from hub.review import sandboxed_wheel
+from hub.run import EvalOptions
+from hub.run.evaluate import evaluate
 from hub.sandbox import Limits
 
 __all__ = ["run_eval"]

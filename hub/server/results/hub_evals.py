@@ -21,8 +21,8 @@ from urllib.parse import urlsplit
 from sqlalchemy import and_, or_, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from hub.env.errors import UsageError
-from hub.registry.names import parse_ref
+from hub.env import UsageError
+from hub.registry import parse_ref
 from hub.server.accounts.users import Principal
 from hub.server.core.config import Limits
 from hub.server.core.leases import Queue, claim_next, extend

@@ -23,8 +23,8 @@ from typing import Any
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
-from hub.env.types import Rollout, Task
-from hub.review.fidelity import Rate, rate
+from hub.env import Rollout, Task
+from hub.review import Rate, rate
 from hub.server.accounts.users import Principal, can_publish_as
 from hub.server.core.models import Environment, Owner, RolloutLabel, Run, RunRollout, Version
 from hub.server.core.problems import HubProblem, Problem

@@ -44,7 +44,6 @@ from leaderboard import (
     RankedRow,
     RowOrder,
     RunFilter,
-    aggregate,
     band_export,
     cross_environment,
     eval_card,
@@ -54,6 +53,7 @@ from leaderboard import (
     render_environment,
     render_ranking,
 )
+from leaderboard.aggregate import aggregate
 
 __all__ = ["routes"]
 

@@ -27,11 +27,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from hub.env.errors import UsageError
-from hub.env.types import Rollout
-from hub.review.check import CheckOptions
-from hub.review.check.regrade import RegradeResult, regrade_sandboxed
-from hub.run.rundir import RunDir
+from hub.env import Rollout, UsageError
+from hub.review import CheckOptions, RegradeResult, regrade_sandboxed
+from hub.run import RunDir
 from hub.server.core.config import Limits
 from hub.server.core.models import UNVERIFIED, VERIFIED, VERIFY_ERROR
 from hub.server.results.band_tasks import MAX_TASKS_BYTES, dump_tasks

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
-from hub.env.types import Rollout
+from hub.env import Rollout
 from hub.server.accounts.users import Principal
 from hub.server.core.models import Run, RunRollout
 from hub.server.results.labels import LABELS, MAX_NOTE

@@ -14,8 +14,8 @@ import functools
 import tarfile
 from pathlib import Path
 
-from hub.env.types import Rollout
-from hub.run.rundir import RunConfig
+from hub.env import Rollout
+from hub.run import RunConfig
 from hub.server.core.models import Run
 from hub.server.core.storage import Storage
 

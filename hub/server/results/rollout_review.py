@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from hub.env.types import Rollout
+from hub.env import Rollout
 from hub.server.accounts.users import Principal
 from hub.server.core.models import Correction, RolloutLabel, Run
 from hub.server.core.storage import Storage

@@ -44,7 +44,7 @@ from hub.server.results.rollout_store import STATUSES, transcript_json
 from hub.server.results.transcript import MAX_MESSAGE_CHARS, transcript_view
 from hub.server.web.pages import HEADERS, render_page
 from hub.server.web.text import cut
-from leaderboard.settings import sampling_items
+from leaderboard import sampling_items
 
 __all__ = ["MAX_TASK_RUNS", "routes", "run_href", "settings_rows", "show_rollout"]
 

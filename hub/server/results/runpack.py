@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hub.client.runpack import MAX_MEMBERS, RUN_FILES
+from hub.client import MAX_MEMBERS, RUN_FILES
 from hub.server.core.archive import ArchiveError, unpack_archive
 from hub.server.core.config import Limits
 

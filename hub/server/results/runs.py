@@ -26,8 +26,8 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from hub.client.runpack import pack_run
-from hub.registry.names import parse_ref
+from hub.client import pack_run
+from hub.registry import parse_ref
 from hub.server.accounts.users import Principal
 from hub.server.core.config import Limits
 from hub.server.core.models import PENDING, REGRADE_STATES, Environment, Run, Version
@@ -36,8 +36,15 @@ from hub.server.core.queries import find_env, visible_envs
 from hub.server.core.storage import LocalStorage
 from hub.server.results.rollout_store import store_rollouts
 from hub.server.results.runpack import unpack_run
-from leaderboard.entry import BoardEntry, TokenPrices, clean_label, entry_from_run
-from leaderboard.verify import RunRejected, VerifiedRun, verify_run
+from leaderboard import (
+    BoardEntry,
+    RunRejected,
+    TokenPrices,
+    VerifiedRun,
+    clean_label,
+    entry_from_run,
+    verify_run,
+)
 
 __all__ = [
     "MAX_LABEL",

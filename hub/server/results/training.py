@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from hub.env.types import Message, Rollout
+from hub.env import Message, Rollout
 from hub.server.accounts.users import Principal
 from hub.server.core.models import Run, Version
 from hub.server.core.queries import visible_runs

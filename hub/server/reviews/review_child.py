@@ -16,8 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from hub.review.check import CheckOptions
-from hub.review.verify import verify_submission
+from hub.review import CheckOptions, verify_submission
 from hub.server.core.archive import unpack_upload
 from hub.server.core.config import Limits
 
