@@ -10,6 +10,9 @@ Reading guide:
   :mod:`~hub.cli.export` (export, eval-sharded), :mod:`~hub.cli.authoring` (init, check,
   calibrate, submit, verify-submission), :mod:`~hub.cli.leaderboard`; :mod:`~hub.cli.progress`
   draws progress bars.
+- :mod:`hub.cli.options`: options shared by commands (``--hub``, ``--token``, ``--env-arg``) and
+  ``flags_command``, which hands a command its flags as one dataclass (:mod:`hub.cli.eval_flags`
+  for ``eval``).
 
 A new command goes into the module of its area (or a new module registered in
 :func:`hub.cli.entry._register`).

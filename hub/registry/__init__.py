@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from hub.registry.config import config_path, read_config
     from hub.registry.entry_points_txt import EntryPointsError, parse_entry_points
     from hub.registry.entrypoints import EnvInfo, installed, list_environments, load_environment, package_hash
-    from hub.registry.fetch import FetchError, HTTPStatusError, open_url
+    from hub.registry.fetch import FetchError, HTTPStatusError, InsecureURLError, open_url
     from hub.registry.install import (
         InstallError,
         InstallResult,
@@ -53,6 +53,7 @@ __all__ = [
     "EnvInfo",
     "FetchError",
     "HTTPStatusError",
+    "InsecureURLError",
     "InstallError",
     "InstallResult",
     "OWNER_RE",
@@ -93,6 +94,7 @@ __getattr__, __dir__ = surface(
         "EnvInfo": "hub.registry.entrypoints",
         "FetchError": "hub.registry.fetch",
         "HTTPStatusError": "hub.registry.fetch",
+        "InsecureURLError": "hub.registry.fetch",
         "InstallError": "hub.registry.install",
         "InstallResult": "hub.registry.install",
         "OWNER_RE": "hub.registry.names",

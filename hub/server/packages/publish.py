@@ -245,7 +245,7 @@ _HTML = {"Accept": "text/html"}
 def _upstream_has(upstream: str, project: str) -> bool:
     """Whether the upstream index lists ``project`` (PEP 503 page answers 200); raises
     :class:`PublishError` when it cannot tell."""
-    from hub.registry.fetch import HTTPStatusError, InsecureURLError, open_url
+    from hub.registry import HTTPStatusError, InsecureURLError, open_url
 
     url = f"{upstream}{project}/"
     try:
