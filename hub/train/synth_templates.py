@@ -116,8 +116,9 @@ FREE = TaskTemplate(
 
 # --- arith ---------------------------------------------------------------------------------------
 
-_NUM = "[0-9]{1,4}"
-_EXPRESSION = rf"({_NUM}( [-+*/] {_NUM}){{1,3}}|\([0-9]{{1,3}} [-+] [0-9]{{1,3}}\) \* [0-9]{{1,2}})"
+_NUM = "(0|[1-9][0-9]{0,3})"
+_SMALL = "(0|[1-9][0-9]{0,2})"
+_EXPRESSION = rf"({_NUM}( [-+*/] {_NUM}){{1,3}}|\({_SMALL} [-+] {_SMALL}\) \* [1-9][0-9]?)"
 """Integers joined by operators, or a parenthesised sum or difference times a number (the shapes
 of arith's levels, a little wider)."""
 _ARITH_FORM = "Compute {expr}. Reply with the final answer as: Answer: <integer>"
