@@ -284,9 +284,12 @@ async def _propose(
             )
             return completion.message.content or ""
         except ModelConfigError as exc:
-            report.constrained = False  # asked again below; a refusal of the request itself repeats
+            # asked again without it: a request refused for another reason fails again and stops the run
+            completion = await generator.chat(messages, sampling=sampling, seed=seed)
+            report.constrained = False
             why = " ".join(str(exc).split())[:300]
-            report.notes.append(f"the endpoint refused response_format ({why}); asking without it")
+            report.notes.append(f"the endpoint refused response_format ({why}); asked without it since")
+            return completion.message.content or ""
     completion = await generator.chat(messages, sampling=sampling, seed=seed)
     return completion.message.content or ""
 

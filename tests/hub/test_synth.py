@@ -397,6 +397,7 @@ async def test_the_embedded_model_runs_the_pipeline_end_to_end(tmp_path: Path) -
     report = await synthesize("arith", model="local:smollm2", base_url=None, out=tmp_path, config=config)
     assert report.stopped is None and report.candidates == 4 and report.constrained
     assert report.kept + sum(report.removed.values()) == 4
+    assert report.kept >= 1  # 48 of 60 with these settings; the sampling is seeded
     saved = json.loads((tmp_path / "report.json").read_text())
     assert saved["kept"] == report.kept and saved["removed"] == report.removed
     tasks = load_tasks(tmp_path / "tasks.jsonl")
