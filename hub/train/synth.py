@@ -45,7 +45,13 @@ from hub.train.synth_filters import (
     json_objects,
     solver_for,
 )
-from hub.train.synth_templates import TaskTemplate, check_fields, response_format, template_for
+from hub.train.synth_templates import (
+    RESPONSE_FORMATS,
+    TaskTemplate,
+    check_fields,
+    response_format,
+    template_for,
+)
 
 __all__ = ["FILTERS", "SynthConfig", "SynthReport", "synthesize", "synthesize_with"]
 
@@ -111,6 +117,8 @@ class SynthReport:
     template: str = ""
     constrained: bool = False
     """Whether the requests carried ``response_format`` (False after an endpoint refused it)."""
+    response_format: str = ""
+    """The form they carried it in (``json_schema``, else ``json_object`` where that was refused)."""
     notes: list[str] = field(default_factory=list)
     stopped: str | None = None
     """Why the run ended before ``n`` candidates (an unreachable endpoint, ...), else None."""
@@ -211,6 +219,7 @@ async def synthesize_with(
     report = SynthReport(env=env.id, generator=generator_name, config=asdict(config))
     template = template_for(env, config.form)
     report.template, report.constrained = template.name, config.constrain
+    report.response_format = RESPONSE_FORMATS[0] if config.constrain else ""
     if not template.answers and solver_for(env) is None:
         raise UsageError(f"the {template.name} form needs the environment's solver")
     output = _Output(out, report)
@@ -276,21 +285,32 @@ async def _propose(
     seed: int,
     report: SynthReport,
 ) -> str:
-    """The generator's reply, constrained to the fields' schema while the endpoint accepts that."""
-    if report.constrained:
+    """The generator's reply, constrained to the fields' schema while the endpoint accepts that.
+
+    A refused ``response_format`` (HTTP 400) is tried in the next form, then left out, for the
+    rest of the run; a request refused for another reason fails without it too and stops the run."""
+    kinds = RESPONSE_FORMATS[RESPONSE_FORMATS.index(report.response_format) :] if report.constrained else ()
+    refused: list[str] = []
+    for kind in kinds:
         try:
             completion = await generator.chat(
-                messages, sampling=sampling, seed=seed, response_format=response_format(template)
+                messages, sampling=sampling, seed=seed, response_format=response_format(template, kind)
             )
-            return completion.message.content or ""
         except ModelConfigError as exc:
-            # asked again without it: a request refused for another reason fails again and stops the run
-            completion = await generator.chat(messages, sampling=sampling, seed=seed)
-            report.constrained = False
-            why = " ".join(str(exc).split())[:300]
-            report.notes.append(f"the endpoint refused response_format ({why}); asked without it since")
-            return completion.message.content or ""
+            refused.append(f"{kind}: {' '.join(str(exc).split())[:200]}")
+            continue
+        if refused:
+            report.response_format = kind
+            report.notes.append(
+                f"the endpoint refused response_format {'; '.join(refused)}; sent {kind} since"
+            )
+        return completion.message.content or ""
     completion = await generator.chat(messages, sampling=sampling, seed=seed)
+    if refused:
+        report.constrained, report.response_format = False, ""
+        report.notes.append(
+            f"the endpoint refused response_format ({'; '.join(refused)}); asked without it since"
+        )
     return completion.message.content or ""
 
 

@@ -24,7 +24,7 @@ from typing import Any
 from hub.env.environment import Environment
 from hub.env.types import Task
 
-__all__ = ["FREE", "TaskTemplate", "check_fields", "response_format", "template_for"]
+__all__ = ["FREE", "RESPONSE_FORMATS", "TaskTemplate", "check_fields", "response_format", "template_for"]
 
 MAX_FIELD_CHARS = 4000
 
@@ -76,8 +76,15 @@ def check_fields(schema: Mapping[str, Any], value: Any) -> dict[str, str] | None
     return out
 
 
-def response_format(template: TaskTemplate) -> dict[str, Any]:
-    """The ``response_format`` of a request for one task (OpenAI's JSON-schema form)."""
+RESPONSE_FORMATS = ("json_schema", "json_object")
+"""The ways to send the schema, in the order tried: OpenAI's form (vLLM, SGLang, llama.cpp), then
+``json_object`` with a ``schema`` (llama.cpp's own form; servers without it still return JSON)."""
+
+
+def response_format(template: TaskTemplate, kind: str = "json_schema") -> dict[str, Any]:
+    """The ``response_format`` of a request for one task, in one of :data:`RESPONSE_FORMATS`."""
+    if kind == "json_object":
+        return {"type": "json_object", "schema": template.schema}
     return {"type": "json_schema", "json_schema": {"name": "task", "strict": True, "schema": template.schema}}
 
 

@@ -167,8 +167,9 @@ class _RefusesSchemas:
     """A generator whose endpoint refuses ``response_format`` (as some servers do) and otherwise
     replies from a script."""
 
-    def __init__(self, replies: list[str]) -> None:
+    def __init__(self, replies: list[str], refuse: tuple[str, ...] = ("json_schema", "json_object")) -> None:
         self.replies = iter(replies)
+        self.refuse = refuse
         self.formats: list[dict[str, Any] | None] = []
 
     async def chat(
@@ -182,7 +183,7 @@ class _RefusesSchemas:
         logprobs: bool = False,
     ) -> Completion:
         self.formats.append(response_format)
-        if response_format is not None:
+        if response_format is not None and response_format["type"] in self.refuse:
             raise ModelConfigError("HTTP 400: response_format is not supported")
         reply = Message(role="assistant", content=next(self.replies))
         return Completion(message=reply, usage=Usage(), finish_reason="stop")
@@ -198,9 +199,23 @@ async def test_an_endpoint_refusing_response_format_is_asked_without_it(
     report = await synthesize_with(env, generator, tmp_path / "out", config, generator_name="fake-gen")
     assert report.stopped is None and report.kept == 2 and report.removed["parse"] == 1
     assert not report.constrained and len(report.notes) == 1 and "response_format" in report.notes[0]
-    assert generator.formats[0] is not None and generator.formats[1:] == [None] * 3
+    kinds = [f and f["type"] for f in generator.formats]
+    assert kinds == ["json_schema", "json_object", None, None, None]
+    assert report.response_format == ""
     first = load_tasks(tmp_path / "out" / "tasks.jsonl")[0]
     assert first.answer == "93" and first.metadata["synth"]["filters"]["parse"]["constrained"] is False
+
+
+@needs_datasketch
+async def test_a_refused_json_schema_is_sent_as_a_json_object_instead(tmp_path: Path, data_dir: Path) -> None:
+    env = load_environment("arith")
+    generator = _RefusesSchemas([_fields("31 * 3"), _fields("44 - 4")], refuse=("json_schema",))
+    config = SynthConfig(n=2, data_dir=data_dir, reference_tasks=100)
+    report = await synthesize_with(env, generator, tmp_path / "out", config, generator_name="fake-gen")
+    assert report.kept == 2 and report.constrained and report.response_format == "json_object"
+    assert [f and f["type"] for f in generator.formats] == ["json_schema", "json_object", "json_object"]
+    assert len(report.notes) == 1 and "sent json_object since" in report.notes[0]
+    assert generator.formats[1] is not None and generator.formats[1]["schema"]["required"] == ["expression"]
 
 
 def test_fields_are_checked_against_the_schema() -> None:
@@ -395,7 +410,7 @@ def _have_local_model() -> bool:
 async def test_the_embedded_model_runs_the_pipeline_end_to_end(tmp_path: Path) -> None:
     config = SynthConfig(n=4, max_tokens=96, temperature=0.7, reference_tasks=200)
     report = await synthesize("arith", model="local:smollm2", base_url=None, out=tmp_path, config=config)
-    assert report.stopped is None and report.candidates == 4 and report.constrained
+    assert report.stopped is None and report.candidates == 4 and report.response_format == "json_schema"
     assert report.kept + sum(report.removed.values()) == 4
     assert report.kept >= 1  # 48 of 60 with these settings; the sampling is seeded
     saved = json.loads((tmp_path / "report.json").read_text())
