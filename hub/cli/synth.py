@@ -42,6 +42,14 @@ def synth_cmd(
     band: str = typer.Option(None, "--band", help="Calibration pass-rate band LOW,HIGH (default 0.1,0.9)."),
     temperature: float = typer.Option(1.0, "--temperature", min=0.0, help="Sampling temperature."),
     max_tokens: int = typer.Option(512, "--max-tokens", min=1, help="Completion token limit."),
+    form: str = typer.Option(
+        "auto",
+        "--form",
+        help="auto: the env's own task form where known (its solver answers); free: prompt+answer.",
+    ),
+    unconstrained: bool = typer.Option(
+        False, "--unconstrained", help="Do not send the candidate's JSON schema as response_format."
+    ),
     timeout: float = typer.Option(120.0, "--timeout", min=0.1, help="Per-request timeout in seconds."),
     max_retries: int = typer.Option(5, "--max-retries", min=0, help="Retries of a failed request."),
     env_arg: list[str] = EnvArgOpt,
@@ -49,6 +57,8 @@ def synth_cmd(
     """Ask a model for new tasks and keep those that parse, verify, are new and uncontaminated."""
     from hub.train import SynthConfig, synthesize
 
+    if form not in ("auto", "free"):
+        raise UsageError(f"--form is auto or free, not {form!r}")
     if agree > k:
         raise UsageError(f"--agree {agree} cannot exceed --k {k}")
     config = SynthConfig(
@@ -63,6 +73,8 @@ def synth_cmd(
         band=parse_band(band) or (0.1, 0.9),
         temperature=temperature,
         max_tokens=max_tokens,
+        form=form,
+        constrain=not unconstrained,
     )
     options = EvalOptions(concurrency=1, api_key_env=api_key_env, timeout_s=timeout, max_retries=max_retries)
     report = aio.run(
@@ -78,6 +90,8 @@ def synth_cmd(
             on_candidate=lambda i, verdict: console.print(f"candidate {i + 1}/{n}: {verdict}"),
         )
     )
+    for note in report.notes:
+        console.print(note)
     removed = ", ".join(f"{name} {count}" for name, count in report.removed.items())
     console.print(f"kept {report.kept} of {report.candidates} candidates ({removed}); see {out}/report.json")
     if report.stopped is not None:

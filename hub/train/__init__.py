@@ -11,6 +11,9 @@ Reading guide:
   an infinite verifiers v1 taskset drawn from a curriculum (imports ``verifiers.v1``).
 - :mod:`hub.train.reasoning_gym`: reasoning-gym datasets as environments (entry point
   ``reasoning-gym``; imports ``reasoning_gym`` only when built).
+- :mod:`hub.train.synth`: ``verihub synth``, model-proposed tasks kept only when checked;
+  :mod:`hub.train.synth_templates`: the fields a generator fills (a JSON schema per
+  environment's task form); :mod:`hub.train.synth_filters`: the checks.
 - :mod:`hub.train.export`: SFT transcripts and DPO pairs from a run directory, with provenance;
   :mod:`hub.train.sft_filters`: keeping records by reward, label, correction and task pass rate.
 - :mod:`hub.train.verifiers_adapter`: the ``verifiers`` library's classic API (0.3.x), both

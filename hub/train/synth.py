@@ -1,12 +1,19 @@
 """``verihub synth``: a model proposes new tasks from an environment's seed tasks; each is kept only
 if it passes every check (see :mod:`hub.train.synth_filters`).
 
-Checks, cheapest first: ``parse`` (a JSON ``{"prompt", "answer"}`` that validates as a Task),
-``duplicate`` (MinHash over word shingles against the environment's tasks and the tasks kept
-so far), ``contamination`` (no word n-gram shared with the environment's test split or the
-gsm8k/math500/aime24/amc23 test questions), ``verify`` (the environment's solver agrees with the
-answer; without one, at least ``agree`` of ``k`` model solutions graded by the environment pass)
-and, with a calibration model, ``calibration`` (its pass rate over ``r`` rollouts in the band).
+The generator is shown seed tasks as earlier turns of a chat (one JSON object of a task's fields
+each, see :mod:`hub.train.synth_templates`) and asked for one more; the fields' JSON schema goes
+with the request as ``response_format`` so a server that constrains decoding returns valid JSON.
+An endpoint that refuses ``response_format`` is asked again without it, for the rest of the run
+(the report's ``constrained`` is then False and ``notes`` says why).
+
+Checks, cheapest first: ``parse`` (a JSON object that satisfies the fields' schema and makes a
+prompt), ``duplicate`` (MinHash over word shingles of what varies between tasks, against the
+environment's tasks and the tasks kept so far), ``contamination`` (no word n-gram of the prompt
+shared with the environment's test split or the gsm8k/math500/aime24/amc23 test questions),
+``verify`` (the environment's solver computes the answer, and agrees with the generator's where it
+wrote one; without a solver, at least ``agree`` of ``k`` model solutions graded by the environment
+pass) and, with a calibration model, ``calibration`` (its pass rate over ``r`` rollouts in the band).
 
 ``DIR/tasks.jsonl`` (kept tasks, provenance under ``metadata["synth"]``) and ``DIR/report.json``
 (the settings and how many candidates each check removed) are rewritten through a temporary
@@ -25,27 +32,43 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hub.env import Environment, Message, ModelError, Rollout, Sampling, Task, Timing, UsageError
+from hub.env import (
+    Environment,
+    Message,
+    ModelConfigError,
+    ModelError,
+    Rollout,
+    Sampling,
+    Task,
+    Timing,
+    UsageError,
+)
 from hub.env.settings import settings
 from hub.run import ChatClient, EvalOptions, open_client, open_environment
 from hub.train.synth_filters import (
     Contamination,
     NearDuplicates,
     benchmark_questions,
-    parse_candidate,
+    json_objects,
     solver_for,
+)
+from hub.train.synth_templates import (
+    RESPONSE_FORMATS,
+    TaskTemplate,
+    check_fields,
+    response_format,
+    template_for,
 )
 
 __all__ = ["FILTERS", "SynthConfig", "SynthReport", "synthesize", "synthesize_with"]
 
 FILTERS = ("parse", "duplicate", "contamination", "verify", "calibration")
 
-TEMPLATE = (
-    "You write new tasks for the '{env}' environment. Here are examples of its tasks, each with "
-    "its reference answer:\n\n{examples}\n\nWrite one new task of the same kind, different from "
-    "the examples, and its correct answer. Reply with only a JSON object: "
-    '{{"prompt": "<the task, in the same style>", "answer": "<the reference answer>"}}'
+SYSTEM = (
+    "You write new tasks for the '{env}' environment. A task is {form}. Each of your replies is one "
+    "new task, different from every task before it, as a JSON object with the fields {fields}."
 )
+ASK = "New task."
 
 
 @dataclass(frozen=True)
@@ -72,6 +95,11 @@ class SynthConfig:
     band: tuple[float, float] = (0.1, 0.9)
     temperature: float = 1.0
     max_tokens: int = 512
+    form: str = "auto"
+    """``auto``: the environment's own task form where verihub knows one (the generator fills its
+    fields, the solver answers); ``free``: whole prompts and answers."""
+    constrain: bool = True
+    """Send the fields' JSON schema as ``response_format``."""
     data_dir: Path | None = None
     """Benchmark questions for the contamination check (default: VERIHUB_SHARED_DATA)."""
 
@@ -93,6 +121,12 @@ class SynthReport:
     reference: dict[str, int] = field(default_factory=dict)
     """Texts read per reference set (the environment's splits, the benchmarks)."""
     verifier: str = ""
+    template: str = ""
+    constrained: bool = False
+    """Whether the requests carried ``response_format`` (False after an endpoint refused it)."""
+    response_format: str = ""
+    """The form they carried it in (``json_schema``, else ``json_object`` where that was refused)."""
+    notes: list[str] = field(default_factory=list)
     stopped: str | None = None
     """Why the run ended before ``n`` candidates (an unreachable endpoint, ...), else None."""
 
@@ -142,11 +176,11 @@ async def _pass_count(
 
 
 def _references(
-    env: Environment, config: SynthConfig, report: SynthReport
-) -> tuple[NearDuplicates, Contamination, list[Task]]:
+    env: Environment, template: TaskTemplate, config: SynthConfig, report: SynthReport
+) -> tuple[NearDuplicates, Contamination, list[tuple[Task, dict[str, str]]]]:
     dups = NearDuplicates(config.dup_threshold, shingle=config.shingle)
     screen = Contamination(config.ngram)
-    seeds: list[Task] = []
+    seeds: list[tuple[Task, dict[str, str]]] = []
     for split in env.splits:
         tasks: list[Task] = []
         for task in env.tasks(split, seed=config.seed):
@@ -154,12 +188,16 @@ def _references(
                 break
             if isinstance(task.prompt, str):
                 tasks.append(task)
+        shown: list[tuple[Task, dict[str, str]]] = []
         for task in tasks:
-            dups.add(f"{env.id}/{split}/{task.id}", str(task.prompt))
+            fields = template.fields_of(task)
+            dups.add(f"{env.id}/{split}/{task.id}", template.key(fields) if fields else str(task.prompt))
+            if fields is not None:
+                shown.append((task, fields))
         if split == "test":
             screen.add(f"{env.id}/test", (str(t.prompt) for t in tasks))
         if split == "train" or not seeds:
-            seeds = tasks[: config.pool]
+            seeds = shown[: config.pool]
         report.reference[f"{env.id}/{split}"] = len(tasks)
     data_dir = config.data_dir or settings().shared_data
     if data_dir is not None and Path(data_dir).is_dir():
@@ -186,8 +224,13 @@ async def synthesize_with(
     A model failure (unreachable, refused) ends the run: the report says why in ``stopped`` and
     the tasks kept so far stay in ``out/tasks.jsonl``."""
     report = SynthReport(env=env.id, generator=generator_name, config=asdict(config))
+    template = template_for(env, config.form)
+    report.template, report.constrained = template.name, config.constrain
+    report.response_format = RESPONSE_FORMATS[0] if config.constrain else ""
+    if not template.answers and solver_for(env) is None:
+        raise UsageError(f"the {template.name} form needs the environment's solver")
     output = _Output(out, report)
-    dups, screen, seeds = _references(env, config, report)
+    dups, screen, seeds = _references(env, template, config, report)
     solver = solver_for(env)
     report.verifier = (
         f"solver:{env.id}" if solver else f"agreement: >= {config.agree} of {config.k} model solutions pass"
@@ -197,11 +240,23 @@ async def synthesize_with(
     try:
         for i in range(config.n):
             verdict = await _candidate(
-                env, generator, calibrator, config, i, rng, seeds, dups, screen, solver, sampling, report
+                env,
+                template,
+                generator,
+                calibrator,
+                config,
+                i,
+                rng,
+                seeds,
+                dups,
+                screen,
+                solver,
+                sampling,
+                report,
             )
             report.candidates = i + 1
             if isinstance(verdict, Task):
-                dups.add(verdict.id, str(verdict.prompt))
+                dups.add(verdict.id, str(verdict.metadata["synth"]["key"]))
                 output.keep(verdict)
                 verdict_name = "kept"
             else:
@@ -218,14 +273,73 @@ async def synthesize_with(
     return report
 
 
+def _request(env: Environment, template: TaskTemplate, shown: list[dict[str, str]]) -> list[Message]:
+    """The generator's chat: the form, then each shown task as an earlier reply, then the ask."""
+    fields = ", ".join(f'"{name}"' for name in template.schema["properties"])
+    messages = [Message(role="system", content=SYSTEM.format(env=env.id, form=template.form, fields=fields))]
+    for example in shown:
+        messages.append(Message(role="user", content=ASK))
+        messages.append(Message(role="assistant", content=json.dumps(example)))
+    messages.append(Message(role="user", content=ASK))
+    return messages
+
+
+async def _propose(
+    generator: ChatClient,
+    template: TaskTemplate,
+    messages: list[Message],
+    sampling: Sampling,
+    seed: int,
+    report: SynthReport,
+) -> str:
+    """The generator's reply, constrained to the fields' schema while the endpoint accepts that.
+
+    A refused ``response_format`` (HTTP 400) is tried in the next form, then left out, for the
+    rest of the run; a request refused for another reason fails without it too and stops the run."""
+    kinds = RESPONSE_FORMATS[RESPONSE_FORMATS.index(report.response_format) :] if report.constrained else ()
+    refused: list[str] = []
+    for kind in kinds:
+        try:
+            completion = await generator.chat(
+                messages, sampling=sampling, seed=seed, response_format=response_format(template, kind)
+            )
+        except ModelConfigError as exc:
+            refused.append(f"{kind}: {' '.join(str(exc).split())[:200]}")
+            continue
+        if refused:
+            report.response_format = kind
+            report.notes.append(
+                f"the endpoint refused response_format {'; '.join(refused)}; sent {kind} since"
+            )
+        return completion.message.content or ""
+    completion = await generator.chat(messages, sampling=sampling, seed=seed)
+    if refused:
+        report.constrained, report.response_format = False, ""
+        report.notes.append(
+            f"the endpoint refused response_format ({'; '.join(refused)}); asked without it since"
+        )
+    return completion.message.content or ""
+
+
+def _parse(template: TaskTemplate, text: str, task_id: str) -> tuple[Task, dict[str, str]] | None:
+    """The first JSON object in ``text`` that satisfies the schema and makes a prompt."""
+    for value in json_objects(text):
+        fields = check_fields(template.schema, value)
+        prompt = None if fields is None else template.render(fields)
+        if fields is not None and prompt:
+            return Task(id=task_id, prompt=prompt, answer=fields.get("answer")), fields
+    return None
+
+
 async def _candidate(
     env: Environment,
+    template: TaskTemplate,
     generator: ChatClient,
     calibrator: ChatClient | None,
     config: SynthConfig,
     i: int,
     rng: random.Random,
-    seeds: list[Task],
+    seeds: list[tuple[Task, dict[str, str]]],
     dups: NearDuplicates,
     screen: Contamination,
     solver: Any,
@@ -234,33 +348,35 @@ async def _candidate(
 ) -> Task | str:
     """The kept task, or the check that removed candidate ``i`` (``check`` or ``check/reason``)."""
     shown = rng.sample(seeds, min(config.shots, len(seeds)))
-    examples = "\n\n".join(json.dumps({"prompt": t.prompt, "answer": t.answer}) for t in shown)
-    prompt = TEMPLATE.format(env=env.id, examples=examples)
+    messages = _request(env, template, [fields for _, fields in shown])
     seed = config.seed * 1_000_003 + i
-    completion = await generator.chat([Message(role="user", content=prompt)], sampling=sampling, seed=seed)
-    task = parse_candidate(completion.message.content or "", f"synth-{config.seed}-{i}")
-    if task is None:
+    constrained = report.constrained
+    text = await _propose(generator, template, messages, sampling, seed, report)
+    parsed = _parse(template, text, f"synth-{config.seed}-{i}")
+    if parsed is None:
         return "parse"
-    text = str(task.prompt)
-    verdicts: dict[str, Any] = {"parse": "pass"}
-    near = dups.match(text)
-    if near is not None:
+    task, fields = parsed
+    prompt = str(task.prompt)
+    verdicts: dict[str, Any] = {"parse": {"pass": True, "constrained": constrained and report.constrained}}
+    key = template.key(fields)
+    if dups.match(key) is not None:
         return "duplicate"
     verdicts["duplicate"] = {"pass": True, "threshold": config.dup_threshold}
-    hits = screen.hits(text)
-    if hits:
+    if screen.hits(prompt):
         return "contamination"
     verdicts["contamination"] = {"pass": True, "ngram": config.ngram, "shared": 0}
     meta: dict[str, Any] = {}
     if solver is not None:
-        solved = solver(text)
+        solved = solver(prompt)
         if solved is None:
             return "verify/unsolved"
         reference, meta = solved
-        check = task.model_copy(update={"answer": reference, "metadata": meta})
-        grade = await _grade_text(env, check, f"Answer: {task.answer}")
-        if not grade.passed:
-            return "verify/wrong"
+        if template.answers:
+            check = task.model_copy(update={"answer": reference, "metadata": meta})
+            grade = await _grade_text(env, check, f"Answer: {task.answer}")
+            if not grade.passed:
+                return "verify/wrong"
+        task = task.model_copy(update={"answer": reference})
         verdicts["verify"] = {"method": "solver", "reference": reference}
     else:
         passed = await _pass_count(env, generator, task, config.k, sampling, seed * 31)
@@ -276,13 +392,17 @@ async def _candidate(
         verdicts["calibration"] = {"model": config.calibrate_model, "pass_rate": rate, "band": config.band}
     else:
         verdicts["calibration"] = "skipped"
+    request = json.dumps([m.to_openai() for m in messages], sort_keys=True)
     provenance = {
         "generator": report.generator,
-        "prompt_sha256": hashlib.sha256(prompt.encode()).hexdigest(),
+        "template": template.name,
+        "fields": fields,
+        "key": key,
+        "prompt_sha256": hashlib.sha256(request.encode()).hexdigest(),
         "seed": seed,
         "run_seed": config.seed,
         "candidate": i,
-        "seed_tasks": [t.id for t in shown],
+        "seed_tasks": [t.id for t, _ in shown],
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "filters": verdicts,
     }

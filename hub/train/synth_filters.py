@@ -5,7 +5,8 @@
 - :func:`solver_for` returns the environment's own solver where verihub knows one (``arith``:
   the expression is evaluated by a small integer parser, never ``eval``; ``textops``: the
   prompt is matched against the environment's own operation templates), else None.
-- :class:`NearDuplicates` is MinHash-LSH over word shingles (``datasketch``).
+- :class:`NearDuplicates` is MinHash-LSH over word shingles (``datasketch``), each candidate
+  checked against the threshold.
 - :class:`Contamination` flags a text sharing any word ``n``-gram with a reference set.
 - :func:`load_tasks` reads a task file (``tasks.jsonl``) back as tasks.
 """
@@ -29,6 +30,7 @@ __all__ = [
     "NearDuplicates",
     "Solver",
     "benchmark_questions",
+    "json_objects",
     "load_tasks",
     "parse_candidate",
     "shingles",
@@ -44,7 +46,8 @@ _WORD = re.compile(r"\w+")
 MAX_FIELD_CHARS = 4000
 
 
-def _objects(text: str) -> Iterator[Any]:
+def json_objects(text: str) -> Iterator[Any]:
+    """Every JSON value in ``text`` that starts at a ``{``, in order (prose around them is skipped)."""
     decoder = json.JSONDecoder()
     start = text.find("{")
     while start >= 0:
@@ -60,7 +63,9 @@ def _objects(text: str) -> Iterator[Any]:
 def parse_candidate(text: str, task_id: str) -> Task | None:
     """The task in a model's reply (the first JSON object with a ``prompt`` and an ``answer``),
     validated as a :class:`Task`; None if there is none."""
-    data = next((v for v in _objects(text) if isinstance(v, dict) and {"prompt", "answer"} <= v.keys()), None)
+    data = next(
+        (v for v in json_objects(text) if isinstance(v, dict) and {"prompt", "answer"} <= v.keys()), None
+    )
     if data is None:
         return None
     prompt, answer = data["prompt"], data["answer"]
@@ -225,7 +230,7 @@ class NearDuplicates:
         self.num_perm = num_perm
         self.shingle = shingle
         self._lsh = MinHashLSH(threshold=threshold, num_perm=num_perm)
-        self._keys: set[str] = set()
+        self._hashes: dict[str, Any] = {}
 
     def _minhash(self, text: str) -> Any:
         from datasketch import MinHash
@@ -235,13 +240,17 @@ class NearDuplicates:
         return mh
 
     def match(self, text: str) -> str | None:
-        found = self._lsh.query(self._minhash(text))
-        return str(sorted(found)[0]) if found else None
+        """An indexed text whose estimated similarity reaches the threshold (the LSH bands only
+        propose candidates: each is checked, so texts sharing a long fixed part are not taken
+        for copies), or None."""
+        mh = self._minhash(text)
+        found = sorted(k for k in self._lsh.query(mh) if mh.jaccard(self._hashes[k]) >= self.threshold)
+        return str(found[0]) if found else None
 
     def add(self, key: str, text: str) -> None:
-        if key not in self._keys:
-            self._keys.add(key)
-            self._lsh.insert(key, self._minhash(text))
+        if key not in self._hashes:
+            self._hashes[key] = self._minhash(text)
+            self._lsh.insert(key, self._hashes[key])
 
 
 class Contamination:
