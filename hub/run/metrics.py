@@ -123,7 +123,8 @@ class SummaryBuilder:
 
     def add_task(self, task_id: str) -> None:
         """Register a selected task (so tasks with no rollout yet still count)."""
-        self._tasks.setdefault(task_id, _TaskAcc())
+        if task_id not in self._tasks:
+            self._tasks[task_id] = _TaskAcc()
 
     def add(self, rollout: Rollout) -> None:
         acc = self._tasks.get(rollout.task_id)
