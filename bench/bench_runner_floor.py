@@ -280,7 +280,7 @@ def report(runs: list[dict[str, Any]], args: argparse.Namespace, sides: tuple[st
     key, scale, unit = ("instructions", 1e-3, "k instr") if args.instructions else ("cpu_s", 1e3, "CPU ms")
 
     def marginal(r: int, side: str) -> float:
-        return scale * (run_of(r, side, args.large)[key] - run_of(r, side, args.small)[key]) / span
+        return float(scale * (run_of(r, side, args.large)[key] - run_of(r, side, args.small)[key]) / span)
 
     rows: dict[str, dict[str, float]] = {}
     for side in sides:

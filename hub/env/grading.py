@@ -222,11 +222,11 @@ def with_grade(rollout: Rollout, grade: Grade, grade_s: float, *, in_place: bool
         }
     else:
         fields = {"grade": grade, "reward": grade.score, "passed": grade.passed, "error": None}
-    if in_place:
-        old.grade_s = grade_s
-        old.total_s = total_s
-        for name, value in fields.items():
-            setattr(rollout, name, value)
+    if in_place:  # what model_copy(update=...) does to its copy, done to the rollout itself
+        old.__dict__.update(grade_s=grade_s, total_s=total_s)
+        old.__pydantic_fields_set__.update(("grade_s", "total_s"))
+        rollout.__dict__.update(fields)
+        rollout.__pydantic_fields_set__.update(fields)
         return rollout
     fields["timing"] = Timing(  # built, not copied: one validation is cheaper than a model_copy
         started_at=old.started_at, model_s=old.model_s, env_s=old.env_s, grade_s=grade_s, total_s=total_s
@@ -257,6 +257,8 @@ def with_metrics(env: Environment, task: Task, rollout: Rollout) -> Rollout:
     except Exception as exc:  # a metric bug must not end the run or hide the grade
         added: dict[str, Any] = {"metrics_error": f"{type(exc).__name__}: {one_line(exc)}"}
     else:
+        if not values and extra is rollout.extra:  # no metrics, none to drop: the usual case
+            return rollout
         added = {"metrics": values} if values else {}
     extra = {**extra, **added}
     return rollout if extra == rollout.extra else rollout.model_copy(update={"extra": extra})
