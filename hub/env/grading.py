@@ -29,7 +29,18 @@ from hub.env.types import Rollout, RolloutError, Task, Timing
 if TYPE_CHECKING:
     from hub.env.environment import Environment
 
-__all__ = ["TaskSelection", "grade_rollout", "one_line", "select_tasks", "with_grade", "with_metrics"]
+__all__ = [
+    "KEEP_TASK_BYTES",
+    "TaskSelection",
+    "grade_rollout",
+    "one_line",
+    "select_tasks",
+    "with_grade",
+    "with_metrics",
+]
+
+KEEP_TASK_BYTES = 8 << 20
+"""A selection whose tasks hash to at most this many bytes of JSON is kept after its hash."""
 
 _TASK_JSON = json.JSONEncoder(sort_keys=True, default=repr)
 """The encoding of a task in the selection's hash (the encoder ``json.dumps`` would build per call)."""
@@ -40,7 +51,9 @@ class TaskSelection:
     ``num_tasks`` of a finite split, in split order), generated again on each iteration.
 
     A run iterates its tasks instead of holding them, so memory does not grow with the number of
-    tasks (a procedural environment can serve 100,000 of them).
+    tasks (a procedural environment can serve 100,000 of them). Only a small selection is kept:
+    when :meth:`sha256` has walked tasks of at most :data:`KEEP_TASK_BYTES` (as hashed), later
+    iterations give those same tasks instead of generating them again.
     """
 
     def __init__(
@@ -61,8 +74,11 @@ class TaskSelection:
         self.seed = seed
         self.num_tasks = num_tasks
         self.shuffle = shuffle
+        self._kept: list[Task] | None = None
 
     def __iter__(self) -> Iterator[Task]:
+        if self._kept is not None:
+            return iter(self._kept)
         source: Iterable[Task] = self.env.tasks(self.split, seed=self.seed)
         if self.num_tasks is None:
             return iter(source)
@@ -79,9 +95,19 @@ class TaskSelection:
         """A hash of the selected tasks (ids, prompts, answers, metadata), in order."""
         digest = hashlib.sha256()
         encode = _TASK_JSON.encode  # json.dumps(..., sort_keys=True, default=repr), built once
+        kept: list[Task] | None = [] if self._kept is None else None
+        size = 0
         for task in self:
-            digest.update(encode(task.model_dump(mode="python")).encode())
+            line = encode(task.model_dump(mode="python")).encode()
+            digest.update(line)
             digest.update(b"\n")
+            if kept is not None:
+                size += len(line)
+                kept.append(task)
+                if size > KEEP_TASK_BYTES:
+                    kept = None  # too large to hold: each iteration generates them again
+        if kept is not None:
+            self._kept = kept
         return "sha256:" + digest.hexdigest()
 
     def count(self) -> int:
