@@ -1,29 +1,38 @@
 """The runner's marginal CPU per rollout against a raw aiohttp client on the same stub server.
 
 One loopback stub (``python -m hub.run.fake_server --port 0``, its own process, answering
-instantly) serves three sides, each run as a fresh child process and measured the same way:
+instantly) serves every side, each run as a fresh child process and measured the same way:
 
-- ``floor``: a bare aiohttp client, ``concurrency`` coroutines posting one single-turn arith
-  prompt each (``max_tokens`` 16), reading the body and taking the answer out of the JSON;
-- ``floor+env``: the floor plus the environment's own work: arith's tasks, generated once, sent
-  as the prompts, and each answer graded by arith's grader;
-- ``verihub``: :func:`hub.run.evaluate` (what ``verihub eval`` runs, without the progress bar)
-  on ``arith`` with the same concurrency, into a fresh run directory.
+- ``floor``: a bare aiohttp client, ``concurrency`` coroutines posting one single-turn prompt
+  each (``max_tokens`` 16), reading the body and taking the answer out of the JSON;
+- ``floor+static`` / ``floor+arith``: the floor plus an environment's own work: its tasks,
+  selected once and sent as the prompts, and each answer graded by its grader. ``static`` is a
+  minimal environment (tasks given as a list, graded by comparing two strings), so its own work
+  is next to nothing; ``arith`` generates its tasks and grades with the exact integer grader;
+- ``verihub+static`` / ``verihub+arith``: :func:`hub.run.evaluate` (what ``verihub eval`` runs,
+  without the progress bar) on that environment with the same concurrency, into a fresh run
+  directory.
+
+The runner's own overhead is ``verihub+static`` over ``floor`` (and ``verihub+arith`` over
+``floor+arith``); ``verihub+arith`` over ``floor`` also charges arith's generator and grader.
 
 Each child reports the CPU time of its own process (``time.process_time``: every thread, user
 and system) and the wall time of the run alone, imports and set-up excluded. Every round runs
 every side at ``--small`` and ``--large`` rollouts (the order rotates each round); the marginal
 CPU per rollout is (cpu(large) - cpu(small)) / (large - small), paired within a round, and the
-figures are medians over rounds::
+figures are medians over rounds. ``--instructions`` counts instead the user-space instructions
+of each child under ``valgrind --tool=cachegrind --cache-sim=no`` (start-up included, which the
+difference removes): they do not move with the machine's load::
 
     python bench/bench_runner_floor.py                       # 5 rounds, 500 and 2,000 rollouts, c=64
     python bench/bench_runner_floor.py --rounds 3 --json out.json
-    python bench/bench_runner_floor.py --before /tmp/old     # adds ``verihub@before``: the same run
-                                                             # from another checkout, side by side
+    python bench/bench_runner_floor.py --before /tmp/old     # adds the verihub sides of another
+                                                             # checkout (``...@before``), same rounds
+    python bench/bench_runner_floor.py --instructions --rounds 1 --before /tmp/old
 
 ``--before DIR`` takes a checkout of an earlier commit (``git archive COMMIT | tar -x -C DIR``);
-its side runs that tree's own copy of this script with ``DIR`` and ``DIR/environments/arith``
-first on ``PYTHONPATH``, in the same rounds as the others.
+its sides run this script's child with ``DIR`` and ``DIR/environments/arith`` first on
+``PYTHONPATH`` (so that tree's ``hub``), in the same rounds as the others.
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -41,11 +51,40 @@ import time
 from pathlib import Path
 from typing import Any
 
-SIDES = ("floor", "floor+env", "verihub")
-BEFORE = "verihub@before"
+SIDES = ("floor", "floor+static", "verihub+static", "floor+arith", "verihub+arith")
+BEFORE_SIDES = ("verihub+static@before", "verihub+arith@before")
+STATIC_TASKS = 10_000
+"""The static environment's list (longer when a run asks for more): the same for both sizes."""
 
 
-# -- the two sides (run in a child process) ---------------------------------------------------
+# -- the sides (run in a child process) -------------------------------------------------------
+def _prompt(i: int) -> str:
+    return f"Compute {i} + {i}. Reply as: Answer: <integer>"
+
+
+def static_env(n: int) -> Any:
+    """A minimal single-turn environment: tasks given as a list, graded by comparing strings."""
+    from hub.env import SingleTurnEnv, Task
+    from hub.env.types import Grade
+
+    right = Grade(score=1.0, passed=True, status="correct")
+    wrong = Grade(score=0.0, passed=False, status="incorrect")
+
+    async def same(response: str, *, reference: Any) -> Grade:
+        return right if response.removeprefix("Answer: ") == reference else wrong
+
+    tasks = [Task(id=f"t{i}", prompt=_prompt(i), answer=str(2 * i)) for i in range(max(n, STATIC_TASKS))]
+    return SingleTurnEnv(id="static", tasks=tasks, grader=same)
+
+
+def load(env_name: str, n: int) -> Any:
+    if env_name == "static":
+        return static_env(n)
+    from hub.registry.entrypoints import load_environment
+
+    return load_environment(env_name)
+
+
 async def _floor(url: str, n: int, concurrency: int) -> int:
     """Raw aiohttp: post ``n`` single-turn prompts, parse each answer; returns answers read."""
     import aiohttp
@@ -56,11 +95,7 @@ async def _floor(url: str, n: int, concurrency: int) -> int:
     async def worker(session: aiohttp.ClientSession) -> None:
         nonlocal answered
         for i in prompts:
-            body = {
-                "model": "fake",
-                "messages": [{"role": "user", "content": f"Compute {i} + {i}. Reply as: Answer: <integer>"}],
-                "max_tokens": 16,
-            }
+            body = {"model": "fake", "messages": [{"role": "user", "content": _prompt(i)}], "max_tokens": 16}
             async with session.post(url + "/chat/completions", data=json.dumps(body).encode()) as resp:
                 raw = await resp.read()
             content = json.loads(raw)["choices"][0]["message"]["content"]
@@ -74,15 +109,13 @@ async def _floor(url: str, n: int, concurrency: int) -> int:
     return answered
 
 
-async def _floor_env(url: str, n: int, concurrency: int) -> int:
-    """The floor plus the environment's own work: arith's tasks (generated once) and its grader."""
+async def _floor_env(env: Any, url: str, n: int, concurrency: int) -> int:
+    """The floor plus the environment's own work: its tasks (selected once) and its grader."""
     import aiohttp
 
     from hub.env.grading import TaskSelection
     from hub.env.types import Message, Rollout, Timing
-    from hub.registry.entrypoints import load_environment
 
-    env = load_environment("arith")
     tasks = iter(TaskSelection(env, split="test", seed=0, num_tasks=n))
     graded = 0
 
@@ -109,18 +142,19 @@ async def _floor_env(url: str, n: int, concurrency: int) -> int:
     return graded
 
 
-async def _verihub(url: str, n: int, concurrency: int, out: Path) -> int:
+async def _verihub(env: Any, url: str, n: int, concurrency: int, out: Path) -> int:
     from hub.env.types import Sampling
     from hub.run.evaluate import EvalOptions, evaluate
 
     summary = await evaluate(
-        "arith",
+        env.id,
         model="fake",
         base_url=url,
         out=out,
         num_tasks=n,
         sampling=Sampling(max_tokens=16),
         options=EvalOptions(concurrency=concurrency, api_key_env=""),
+        started=(env, "sha256:bench"),
     )
     if summary.n_errors:
         raise RuntimeError(f"{summary.n_errors} rollouts errored: {summary.errors_by_kind}")
@@ -131,22 +165,23 @@ def child(side: str, url: str, n: int, concurrency: int) -> dict[str, float]:
     """Run one side once in this process; CPU and wall time of the run alone."""
     from hub.env import aio
 
+    kind, _, env_name = side.partition("+")
     work = Path(tempfile.mkdtemp(prefix="vh-floor-"))
     try:
-        if side != "floor":
-            import hub.run.evaluate  # noqa: F401  (imports are start-up, not the run)
-            from hub.registry.entrypoints import load_environment
+        import aiohttp  # noqa: F401  (imports are start-up, not the run)
 
-            load_environment("arith")  # the entry-point scan and the package import, once
-        else:
-            import aiohttp  # noqa: F401
+        env = None
+        if env_name:
+            import hub.run.evaluate  # noqa: F401
+
+            env = load(env_name, n)  # the entry-point scan, the package import, the task list
         cpu0, wall0 = time.process_time(), time.perf_counter()
-        if side == "floor":
+        if env is None:
             done = aio.run(_floor(url, n, concurrency))
-        elif side == "floor+env":
-            done = aio.run(_floor_env(url, n, concurrency))
+        elif kind == "floor":
+            done = aio.run(_floor_env(env, url, n, concurrency))
         else:
-            done = aio.run(_verihub(url, n, concurrency, work / "run"))
+            done = aio.run(_verihub(env, url, n, concurrency, work / "run"))
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -168,18 +203,28 @@ def start_stub() -> tuple[subprocess.Popen[str], str]:
     return proc, line.removeprefix("listening on ")
 
 
-def measure(side: str, url: str, n: int, concurrency: int, before: Path | None = None) -> dict[str, float]:
-    script, env = Path(__file__), None
-    if side == BEFORE:
+def measure(
+    side: str, url: str, n: int, concurrency: int, before: Path | None, instructions: bool
+) -> dict[str, float]:
+    env = dict(os.environ)
+    if side.endswith("@before"):
         assert before is not None
-        script, side = before / "bench" / Path(__file__).name, "verihub"
+        side = side.removesuffix("@before")
         paths = [str(before), str(before / "environments" / "arith"), os.environ.get("PYTHONPATH", "")]
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
-    cmd = [sys.executable, str(script), "--child", side, "--url", url, "--n", str(n), "-c", str(concurrency)]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False, env=env)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
+    cmd = [sys.executable, str(Path(__file__)), "--child", side, "--url", url, "--n", str(n)]
+    cmd += ["-c", str(concurrency)]
+    if instructions:
+        cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", *cmd]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=3600, check=False, env=env)
     if done.returncode != 0:
         raise RuntimeError(f"{side} n={n} failed:\n{done.stderr[-2000:]}")
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    if instructions:
+        refs = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+        if refs is None:
+            raise RuntimeError(f"no instruction count from valgrind:\n{done.stderr[-2000:]}")
+        result["instructions"] = float(refs.group(1).replace(",", ""))
     return result
 
 
@@ -190,7 +235,11 @@ def main() -> None:
     parser.add_argument("--large", type=int, default=2000)
     parser.add_argument("-c", "--concurrency", type=int, default=64)
     parser.add_argument("--json", type=Path, help="also write every run's figures here")
-    parser.add_argument("--before", type=Path, help="a checkout of an earlier commit, run as a fourth side")
+    parser.add_argument("--before", type=Path, help="a checkout of an earlier commit: its verihub sides too")
+    parser.add_argument(
+        "--instructions", action="store_true", help="count instructions under valgrind (cachegrind) instead"
+    )
+    parser.add_argument("--sides", help="comma-separated subset of the sides (default: all)")
     parser.add_argument(
         "--child", choices=SIDES, help="run this side once against --url and print its CPU and wall time"
     )
@@ -202,7 +251,12 @@ def main() -> None:
         return
     if args.large <= args.small:
         parser.error("--large must exceed --small")
-    sides = (*SIDES, BEFORE) if args.before else SIDES
+    sides: tuple[str, ...] = (*SIDES, *BEFORE_SIDES) if args.before else SIDES
+    if args.sides:
+        sides = tuple(x for x in args.sides.split(",") if x)
+        unknown = set(sides) - set(SIDES) - set(BEFORE_SIDES)
+        if unknown or "floor" not in sides:
+            parser.error(f"--sides: unknown {sorted(unknown)}, or no floor")
     stub, url = start_stub()
     runs: list[dict[str, Any]] = []
     try:
@@ -210,7 +264,7 @@ def main() -> None:
             order = sides[r % len(sides) :] + sides[: r % len(sides)]
             for side in order:
                 for n in (args.small, args.large):
-                    figures = measure(side, url, n, args.concurrency, args.before)
+                    figures = measure(side, url, n, args.concurrency, args.before, args.instructions)
                     runs.append({"round": r, "side": side, "n": n, **figures})
     finally:
         stub.kill()
@@ -223,45 +277,45 @@ def report(runs: list[dict[str, Any]], args: argparse.Namespace, sides: tuple[st
         return next(x for x in runs if x["round"] == r and x["side"] == side and x["n"] == n)
 
     span = args.large - args.small
+    key, scale, unit = ("instructions", 1e-3, "k instr") if args.instructions else ("cpu_s", 1e3, "CPU ms")
+
+    def marginal(r: int, side: str) -> float:
+        return float(scale * (run_of(r, side, args.large)[key] - run_of(r, side, args.small)[key]) / span)
+
     rows: dict[str, dict[str, float]] = {}
     for side in sides:
-        marginal = [
-            1000 * (run_of(r, side, args.large)["cpu_s"] - run_of(r, side, args.small)["cpu_s"]) / span
-            for r in range(args.rounds)
-        ]
+        per_round = [marginal(r, side) for r in range(args.rounds)]
         large = [run_of(r, side, args.large) for r in range(args.rounds)]
         rows[side] = {
-            "marginal_cpu_ms": statistics.median(marginal),
-            "cpu_ms_large": statistics.median(1000 * x["cpu_s"] / args.large for x in large),
+            "marginal": statistics.median(per_round),
+            "at_large": statistics.median(scale * x[key] / args.large for x in large),
             "rollouts_per_s": statistics.median(args.large / x["wall_s"] for x in large),
-            "marginal_min": min(marginal),
-            "marginal_max": max(marginal),
+            "marginal_min": min(per_round),
+            "marginal_max": max(per_round),
         }
-
-    def ratios(side: str, base: str) -> list[float]:
-        return [
-            (run_of(r, side, args.large)["cpu_s"] - run_of(r, side, args.small)["cpu_s"])
-            / (run_of(r, base, args.large)["cpu_s"] - run_of(r, base, args.small)["cpu_s"])
-            for r in range(args.rounds)
-        ]
-
     print(
         f"single-turn rollouts, concurrency {args.concurrency}, {args.rounds} rounds of {args.small} and "
         f"{args.large} (medians; load average {os.getloadavg()[0]:.1f} at the end)"
     )
-    print(f"{'side':<15}{'marginal CPU ms':>17}{'(min-max)':>16}{'CPU ms @large':>15}{'rollouts/s':>12}")
+    head = f"marginal {unit}"
+    print(f"{'side':<24}{head:>20}{'(min-max)':>20}{unit + ' @large':>18}{'x floor':>9}{'rollouts/s':>12}")
     for side, row in rows.items():
         spread = f"{row['marginal_min']:.3f}-{row['marginal_max']:.3f}"
         print(
-            f"{side:<15}{row['marginal_cpu_ms']:>17.3f}{spread:>16}{row['cpu_ms_large']:>15.3f}"
-            f"{row['rollouts_per_s']:>12.0f}"
+            f"{side:<24}{row['marginal']:>20.3f}{spread:>20}{row['at_large']:>18.3f}"
+            f"{row['marginal'] / rows['floor']['marginal']:>9.2f}{row['rollouts_per_s']:>12.0f}"
         )
-    for side in sides[2:]:
-        for base in ("floor", "floor+env"):
+    for side in sides:
+        if not side.startswith("verihub"):
+            continue
+        env_name = side.split("+")[1].removesuffix("@before")
+        for base in ("floor", f"floor+{env_name}"):
+            if base not in rows:
+                continue
+            ratios = [marginal(r, side) / marginal(r, base) for r in range(args.rounds)]
             print(
-                f"{side} / {base}, marginal CPU: "
-                f"{rows[side]['marginal_cpu_ms'] / rows[base]['marginal_cpu_ms']:.2f} (ratio of medians), "
-                f"{statistics.median(ratios(side, base)):.2f} (median of per-round ratios)"
+                f"{side} / {base}: {rows[side]['marginal'] / rows[base]['marginal']:.2f} (ratio of medians), "
+                f"{statistics.median(ratios):.2f} (median of per-round ratios)"
             )
     if args.json:
         args.json.write_text(json.dumps({"runs": runs, "medians": rows}, indent=2))

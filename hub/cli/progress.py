@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from types import TracebackType
 
 from rich.console import Console
@@ -10,7 +11,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from hub.env import Rollout
 from hub.run import SummaryBuilder
 
-__all__ = ["RunProgress"]
+__all__ = ["PUSH_S", "RunProgress"]
+
+PUSH_S = 0.1
+"""Seconds between two updates of the bar (rich draws it 4 times a second)."""
 
 
 class RunProgress:
@@ -35,6 +39,9 @@ class RunProgress:
         )
         self._task: TaskID | None = None
         self._n = 0
+        self._pending = 0
+        self._started = self._pushed = 0.0
+        self._builder: SummaryBuilder | None = None
 
     def start(self, total: int, done: int) -> None:
         if not self.enabled:
@@ -43,20 +50,34 @@ class RunProgress:
             "eval", total=total, completed=done, rate=0.0, errors=0, mean="-"
         )
         self._progress.start()
+        self._started = self._pushed = time.monotonic()
 
     def update(self, rollout: Rollout, builder: SummaryBuilder) -> None:
+        """Count a finished rollout; the bar itself is updated at most every ``PUSH_S`` (it is
+        drawn only 4 times a second), so a rollout costs a counter, not a bar update."""
         if self._task is None:
             return
         self._n += 1
+        self._pending += 1
+        self._builder = builder
+        now = time.monotonic()
+        if now - self._pushed >= PUSH_S:
+            self._push(builder, now)
+
+    def _push(self, builder: SummaryBuilder, now: float) -> None:
+        if self._task is None:
+            return
         mean = builder.running_mean
-        elapsed = self._progress.tasks[0].elapsed or 0.0
+        elapsed = now - self._started
         self._progress.update(
             self._task,
-            advance=1,
+            advance=self._pending,
             rate=self._n / elapsed if elapsed > 0 else 0.0,
             errors=builder.n_errors,
             mean="-" if mean is None else f"{mean:.3f}",
         )
+        self._pending = 0
+        self._pushed = now
 
     def __enter__(self) -> RunProgress:
         return self
@@ -65,4 +86,6 @@ class RunProgress:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         if self._task is not None:
+            if self._pending and self._builder is not None:
+                self._push(self._builder, time.monotonic())
             self._progress.stop()

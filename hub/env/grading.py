@@ -18,18 +18,32 @@ import itertools
 import json
 import random
 import time
-from collections.abc import Awaitable, Generator, Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from graders.grade import Grade
 from graders.total import grade_of_exception
 from hub.env.errors import EnvironmentGoneError, UsageError
-from hub.env.types import Rollout, RolloutError, Task
+from hub.env.types import Rollout, RolloutError, Task, Timing
 
 if TYPE_CHECKING:
     from hub.env.environment import Environment
 
-__all__ = ["TaskSelection", "grade_rollout", "one_line", "select_tasks", "with_grade", "with_metrics"]
+__all__ = [
+    "KEEP_TASK_BYTES",
+    "TaskSelection",
+    "grade_rollout",
+    "one_line",
+    "select_tasks",
+    "with_grade",
+    "with_metrics",
+]
+
+KEEP_TASK_BYTES = 8 << 20
+"""A selection whose tasks hash to at most this many bytes of JSON is kept after its hash."""
+
+_TASK_JSON = json.JSONEncoder(sort_keys=True, default=repr)
+"""The encoding of a task in the selection's hash (the encoder ``json.dumps`` would build per call)."""
 
 
 class TaskSelection:
@@ -37,7 +51,9 @@ class TaskSelection:
     ``num_tasks`` of a finite split, in split order), generated again on each iteration.
 
     A run iterates its tasks instead of holding them, so memory does not grow with the number of
-    tasks (a procedural environment can serve 100,000 of them).
+    tasks (a procedural environment can serve 100,000 of them). Only a small selection is kept:
+    when :meth:`sha256` has walked tasks of at most :data:`KEEP_TASK_BYTES` (as hashed), later
+    iterations give those same tasks instead of generating them again.
     """
 
     def __init__(
@@ -58,8 +74,11 @@ class TaskSelection:
         self.seed = seed
         self.num_tasks = num_tasks
         self.shuffle = shuffle
+        self._kept: list[Task] | None = None
 
     def __iter__(self) -> Iterator[Task]:
+        if self._kept is not None:
+            return iter(self._kept)
         source: Iterable[Task] = self.env.tasks(self.split, seed=self.seed)
         if self.num_tasks is None:
             return iter(source)
@@ -75,9 +94,20 @@ class TaskSelection:
     def sha256(self) -> str:
         """A hash of the selected tasks (ids, prompts, answers, metadata), in order."""
         digest = hashlib.sha256()
+        encode = _TASK_JSON.encode  # json.dumps(..., sort_keys=True, default=repr), built once
+        kept: list[Task] | None = [] if self._kept is None else None
+        size = 0
         for task in self:
-            digest.update(json.dumps(task.model_dump(mode="python"), sort_keys=True, default=repr).encode())
+            line = encode(task.model_dump(mode="python")).encode()
+            digest.update(line)
             digest.update(b"\n")
+            if kept is not None:
+                size += len(line)
+                kept.append(task)
+                if size > KEEP_TASK_BYTES:
+                    kept = None  # too large to hold: each iteration generates them again
+        if kept is not None:
+            self._kept = kept
         return "sha256:" + digest.hexdigest()
 
     def count(self) -> int:
@@ -124,13 +154,16 @@ async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeo
                 f"{type(env).__name__}.grade returned {type(pending).__name__}, not an awaitable; "
                 "declare it `async def grade`"
             )
-        steps = _Stepped(pending, meter).__await__()
+        steps: Any = pending.__await__()  # send/throw/close, like a coroutine
+        start = time.perf_counter()
         try:
             first = steps.send(None)
         except StopIteration as stop:  # done without suspending: nothing a timer could interrupt
+            meter.held_s = time.perf_counter() - start
             grade = stop.value
         else:  # it waits on something (a pool, a judge): the limit is enforced by a timer
-            grade = await asyncio.wait_for(_resumed(steps, first), timeout=timeout_s)
+            meter.held_s = time.perf_counter() - start
+            grade = await asyncio.wait_for(_resumed(_Stepped(steps, first, meter)), timeout=timeout_s)
     except asyncio.TimeoutError:
         # a grade that outlives its limit is the response's doing (timeout bait): a counted 0,
         # never an error that summaries would leave out; infrastructure failures arrive as errors
@@ -150,37 +183,10 @@ async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeo
     return grade
 
 
-async def _resumed(steps: Generator[Any, Any, Any], first: Any) -> Any:
-    """The rest of a grade whose first step has run and yielded ``first`` (as its own task, so
-    that :func:`asyncio.wait_for` can cancel it at the limit)."""
-    return await _Resume(steps, first)
-
-
-class _Resume:
-    """``await _Resume(steps, first)`` yields ``first``, then drives ``steps`` to its end."""
-
-    def __init__(self, steps: Generator[Any, Any, Any], first: Any) -> None:
-        self._steps = steps
-        self._first = first
-
-    def __await__(self) -> Generator[Any, Any, Any]:
-        steps, yielded = self._steps, self._first
-        while True:
-            try:
-                value = yield yielded
-            except GeneratorExit:
-                steps.close()
-                raise
-            except BaseException as exc:  # cancellation at the limit goes on into the grader
-                try:
-                    yielded = steps.throw(exc)
-                except StopIteration as stop:
-                    return stop.value
-                continue
-            try:
-                yielded = steps.send(value)
-            except StopIteration as stop:
-                return stop.value
+async def _resumed(rest: _Stepped) -> Any:
+    """The rest of a grade whose first step has run (as its own task, so that
+    :func:`asyncio.wait_for` can cancel it at the limit)."""
+    return await rest
 
 
 class _LoopMeter:
@@ -195,65 +201,63 @@ class _LoopMeter:
 
 
 class _Stepped:
-    """``await _Stepped(x, meter)`` is ``await x``, timing each step of ``x``."""
+    """``await _Stepped(steps, first, meter)`` yields ``first`` (what the first step of ``steps``
+    yielded), then drives ``steps`` to its end, adding the time of each step to ``meter``."""
 
-    def __init__(self, awaitable: Awaitable[Any], meter: _LoopMeter) -> None:
-        self._awaitable = awaitable
+    def __init__(self, steps: Generator[Any, Any, Any], first: Any, meter: _LoopMeter) -> None:
+        self._steps = steps
+        self._first = first
         self._meter = meter
 
     def __await__(self) -> Generator[Any, Any, Any]:
-        coro: Any = self._awaitable.__await__()  # send/throw/close, like a coroutine
-        meter = self._meter
-        value: Any = None
-        error: BaseException | None = None
+        steps, meter, yielded = self._steps, self._meter, self._first
         while True:
-            start = time.perf_counter()
-            try:
-                if error is not None:
-                    yielded = coro.throw(error)
-                else:
-                    yielded = coro.send(value)
-            except StopIteration as stop:
-                meter.held_s += time.perf_counter() - start
-                return stop.value
-            finally:
-                error = None
-            meter.held_s += time.perf_counter() - start
+            error: BaseException | None = None
+            value: Any = None
             try:
                 value = yield yielded
             except GeneratorExit:
-                coro.close()
+                steps.close()
                 raise
-            except BaseException as exc:  # cancellation and the like go on into the grader
-                value, error = None, exc
+            except BaseException as exc:  # cancellation at the limit goes on into the grader
+                error = exc
+            start = time.perf_counter()
+            try:
+                yielded = steps.send(value) if error is None else steps.throw(error)
+            except StopIteration as stop:
+                return stop.value
+            finally:
+                meter.held_s += time.perf_counter() - start
 
 
-def with_grade(rollout: Rollout, grade: Grade, grade_s: float) -> Rollout:
+def with_grade(rollout: Rollout, grade: Grade, grade_s: float, *, in_place: bool = False) -> Rollout:
     """The rollout with its grade attached (errors recorded as grader errors).
 
     ``grade_s`` replaces any earlier grading time (a regrade), in ``grade_s`` and in ``total_s``.
+    ``in_place``: fill in ``rollout`` itself (and its timing) and return it, instead of a copy;
+    for a caller that built the rollout and holds the only use of it (the runner).
     """
     old = rollout.timing
-    timing = old.model_copy(update={"grade_s": grade_s, "total_s": old.total_s - old.grade_s + grade_s})
+    total_s = old.total_s - old.grade_s + grade_s
     if grade.is_error:
-        return rollout.model_copy(
-            update={
-                "grade": grade,
-                "reward": None,
-                "passed": False,
-                "error": RolloutError(kind="grader", message=grade.reason or grade.status),
-                "timing": timing,
-            }
-        )
-    return rollout.model_copy(
-        update={
+        fields: dict[str, Any] = {
             "grade": grade,
-            "reward": grade.score,
-            "passed": grade.passed,
-            "error": None,
-            "timing": timing,
+            "reward": None,
+            "passed": False,
+            "error": RolloutError(kind="grader", message=grade.reason or grade.status),
         }
+    else:
+        fields = {"grade": grade, "reward": grade.score, "passed": grade.passed, "error": None}
+    if in_place:  # what model_copy(update=...) does to its copy, done to the rollout itself
+        old.__dict__.update(grade_s=grade_s, total_s=total_s)
+        old.__pydantic_fields_set__.update(("grade_s", "total_s"))
+        rollout.__dict__.update(fields)
+        rollout.__pydantic_fields_set__.update(fields)
+        return rollout
+    fields["timing"] = Timing(  # built, not copied: one validation is cheaper than a model_copy
+        started_at=old.started_at, model_s=old.model_s, env_s=old.env_s, grade_s=grade_s, total_s=total_s
     )
+    return rollout.model_copy(update=fields)
 
 
 def one_line(exc: BaseException) -> str:
@@ -266,17 +270,21 @@ def with_metrics(env: Environment, task: Task, rollout: Rollout) -> Rollout:
     """The graded rollout with the environment's metrics in ``extra.metrics`` (see
     :meth:`hub.env.environment.Environment.metrics`); an error rollout contributes none. A metric
     function that fails is recorded in ``extra.metrics_error`` instead of ending the run."""
-    extra = {k: v for k, v in rollout.extra.items() if k not in ("metrics", "metrics_error")}
+    extra = rollout.extra
+    if "metrics" in extra or "metrics_error" in extra:
+        extra = {k: v for k, v in extra.items() if k not in ("metrics", "metrics_error")}
     if rollout.error is not None:
-        return rollout if extra == rollout.extra else rollout.model_copy(update={"extra": extra})
+        return rollout if extra is rollout.extra else rollout.model_copy(update={"extra": extra})
     try:
         values = {
             str(name): [float(num), float(den)]
             for name, (num, den) in dict(env.metrics(task, rollout)).items()
         }
     except Exception as exc:  # a metric bug must not end the run or hide the grade
-        extra["metrics_error"] = f"{type(exc).__name__}: {one_line(exc)}"
+        added: dict[str, Any] = {"metrics_error": f"{type(exc).__name__}: {one_line(exc)}"}
     else:
-        if values:
-            extra["metrics"] = values
+        if not values and extra is rollout.extra:  # no metrics, none to drop: the usual case
+            return rollout
+        added = {"metrics": values} if values else {}
+    extra = {**extra, **added}
     return rollout if extra == rollout.extra else rollout.model_copy(update={"extra": extra})

@@ -43,11 +43,14 @@ def shuffled(size: int, key: int) -> Iterator[int]:
     bits = max(2, (size - 1).bit_length())
     mask = (1 << bits) - 1
     shift = max(1, (bits + 1) // 2)
-    keys = [(key >> (20 * i)) & mask for i in range(len(_ROUNDS))]
-    for n in range(1 << bits):
-        x = n
-        for k, mult in zip(keys, _ROUNDS, strict=True):
-            x = ((x ^ k) * mult) & mask
-            x ^= x >> shift
+    k0, k1, k2 = ((key >> (20 * i)) & mask for i in range(len(_ROUNDS)))
+    m0, m1, m2 = _ROUNDS
+    for n in range(1 << bits):  # the three rounds written out: this loop is the generator's hot path
+        x = ((n ^ k0) * m0) & mask
+        x ^= x >> shift
+        x = ((x ^ k1) * m1) & mask
+        x ^= x >> shift
+        x = ((x ^ k2) * m2) & mask
+        x ^= x >> shift
         if x < size:
             yield x

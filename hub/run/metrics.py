@@ -123,7 +123,8 @@ class SummaryBuilder:
 
     def add_task(self, task_id: str) -> None:
         """Register a selected task (so tasks with no rollout yet still count)."""
-        self._tasks.setdefault(task_id, _TaskAcc())
+        if task_id not in self._tasks:
+            self._tasks[task_id] = _TaskAcc()
 
     def add(self, rollout: Rollout) -> None:
         acc = self._tasks.get(rollout.task_id)
@@ -177,15 +178,15 @@ class SummaryBuilder:
         return self._reward_sum / graded if graded else None
 
     def build(self) -> Summary:
-        per_task = [
-            PerTask(
-                task_id=tid,
-                n=a.n,
-                n_passed=a.passed,
-                n_errors=a.errors,
-                pass_rate=(a.passed / a.n) if a.n else None,
-                mean_reward=(a.reward / a.n) if a.n else None,
-            )
+        per_task = [  # plain rows: the Summary validates them all at once (a PerTask each)
+            {
+                "task_id": tid,
+                "n": a.n,
+                "n_passed": a.passed,
+                "n_errors": a.errors,
+                "pass_rate": (a.passed / a.n) if a.n else None,
+                "mean_reward": (a.reward / a.n) if a.n else None,
+            }
             for tid, a in self._tasks.items()
         ]
         ks = ks_for(self.rollouts_per_task)
@@ -218,7 +219,7 @@ class SummaryBuilder:
             },
             zero_variance_fraction=_zero_variance(list(self._tasks.values())),
             metrics={name: num / den for name, (num, den) in sorted(self._metrics.items()) if den > 0},
-            per_task=per_task,
+            per_task=per_task,  # type: ignore[arg-type]  # rows, validated into PerTask here
         )
 
 

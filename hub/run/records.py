@@ -53,7 +53,8 @@ class RolloutWriter:
     def __init__(self, path: Path, *, on_close: Callable[[], object] | None = None) -> None:
         self.path = path
         self._fh: IO[bytes] = path.open("ab", buffering=0)
-        self._size = os.fstat(self._fh.fileno()).st_size
+        self._fd = self._fh.fileno()
+        self._size = os.fstat(self._fd).st_size
         self._on_close = on_close
 
     def write(self, rollout: Rollout) -> None:
@@ -64,15 +65,15 @@ class RolloutWriter:
         self._append(b"".join(rollout_line(r) for r in rollouts))
 
     def _append(self, data: bytes) -> None:
-        fd = self._fh.fileno()
-        view = memoryview(data)
+        fd = self._fd
         done = 0
         try:
-            while done < len(data):
-                n = os.write(fd, view[done:])
-                if n <= 0:  # no progress and no error: treat as a full device
-                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            n = done = os.write(fd, data)  # almost always the whole record at once
+            while n > 0 and done < len(data):  # a short write: the rest, from where it stopped
+                n = os.write(fd, memoryview(data)[done:])
                 done += n
+            if done < len(data):  # no progress and no error: treat as a full device
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         except OSError as exc:
             cut = ""
             try:

@@ -182,6 +182,7 @@ class Runner:
         t0 = time.perf_counter()
         model_s = env_s = 0.0
         prompt_tokens = completion_tokens = 0
+        first_usage: Usage | None = None
         error: RolloutError | None = None
         truncated = False
         turns = 0
@@ -206,6 +207,8 @@ class Runner:
                     tokens.append({"message_index": len(state.messages), **completion.tokens})
                 prompt_tokens += completion.usage.prompt_tokens
                 completion_tokens += completion.usage.completion_tokens
+                if first_usage is None:
+                    first_usage = completion.usage
                 turns += 1
                 state.turn = turns
                 state.messages.append(completion.message)
@@ -228,7 +231,10 @@ class Runner:
         except Exception as exc:  # an environment bug is recorded on the rollout
             error = RolloutError(kind="environment", message=f"{type(exc).__name__}: {one_line(exc)}")
         timing = Timing(started_at=started, model_s=model_s, env_s=env_s, total_s=time.perf_counter() - t0)
-        usage = Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+        if turns == 1 and first_usage is not None:  # one answer: its own usage is the total
+            usage = first_usage
+        else:
+            usage = Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
 
         def record(transcript: list[Message], error: RolloutError | None) -> Rollout:
             return Rollout(
@@ -257,7 +263,8 @@ class Runner:
             return rollout
         tg = time.perf_counter()
         grade = await grade_rollout(self.env, task, rollout, timeout_s=self.grade_timeout_s)
-        return with_metrics(self.env, task, with_grade(rollout, grade, time.perf_counter() - tg))
+        graded = with_grade(rollout, grade, time.perf_counter() - tg, in_place=True)  # built above: ours
+        return with_metrics(self.env, task, graded)
 
 
 async def _all_or_nothing(coros: list[Coroutine[Any, Any, None]]) -> None:

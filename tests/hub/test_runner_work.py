@@ -3,10 +3,11 @@ hash it and the client keeps token totals without building records per answer.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import pytest
 
+from hub.env import grading
 from hub.env.grading import TaskSelection
 from hub.env.types import Message, Sampling, Task
 from hub.registry.entrypoints import load_environment
@@ -46,6 +47,30 @@ def test_a_generated_split_is_walked_once_to_size_and_hash_it(monkeypatch: pytes
     assert config.num_tasks == 7
     assert config.tasks_sha256 == TaskSelection(env, split="test", seed=3, num_tasks=7).sha256()
     assert [t.id for t in tasks] == [t.id for t in TaskSelection(env, split="test", seed=3, num_tasks=7)]
+
+
+@pytest.mark.parametrize("keep_bytes", [1 << 20, 100])
+def test_a_small_selection_is_kept_after_its_hash(monkeypatch: pytest.MonkeyPatch, keep_bytes: int) -> None:
+    env = load_environment("arith")
+    calls = 0
+    original = env.tasks
+
+    def counted(split: str = "test", *, seed: int = 0) -> Iterable[Task]:
+        nonlocal calls
+        calls += 1
+        return original(split, seed=seed)
+
+    monkeypatch.setattr(env, "tasks", counted)
+    monkeypatch.setattr(grading, "KEEP_TASK_BYTES", keep_bytes)
+    selection = TaskSelection(env, split="test", seed=5, num_tasks=20)
+    calls = 0
+    digest = selection.sha256()
+    first, second = list(selection), list(selection)
+    kept = keep_bytes > 20 * 300  # arith's tasks hash to under 300 bytes each
+    assert calls == (1 if kept else 3)  # the hash pass, and each later pass when not kept
+    fresh = list(TaskSelection(env, split="test", seed=5, num_tasks=20))
+    assert first == second == fresh and len(first) == 20
+    assert selection.sha256() == digest
 
 
 async def test_client_token_totals_add_up_over_requests() -> None:
