@@ -11,8 +11,10 @@
     trainer = GRPOTrainer(model=..., reward_funcs=reward, train_dataset=dataset, args=...)
 
 The trainer calls ``reward(prompts=[...], completions=[...], completion_ids=[...], task_id=[...],
-answer=[...], metadata=[...], trainer_state=..., ...)`` with one list entry per completion
-(dataset columns repeated for each generation) and reads back one float per completion.
+answer=[...], metadata=[...], trainer_state=..., log_metric=..., ...)`` with one list entry per
+completion (dataset columns repeated for each generation) and reads back one float per
+completion. With a curriculum, the reward logs its rung after each batch through TRL's
+``log_metric`` as ``curriculum/rung`` (0: the easiest).
 
 Grading goes through the environment's own ``grade`` (its grader, pools and timeouts), on a
 private event loop in a background thread: the reward works from plain synchronous code and
@@ -181,6 +183,10 @@ class EnvReward:
         self._count(grades)
         if self.curriculum is not None:
             self._teach(self.curriculum, jobs, grades)
+            rung = getattr(self.curriculum, "current", None)
+            log_metric = kwargs.get("log_metric")
+            if callable(log_metric) and isinstance(rung, int):
+                log_metric("curriculum/rung", float(rung))  # TRL logs it beside the rewards
         return grades
 
     def _teach(
