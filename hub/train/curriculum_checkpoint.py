@@ -6,6 +6,10 @@
     trainer = GRPOTrainer(..., callbacks=[CurriculumCheckpoint(cur)])
     trainer.train(resume_from_checkpoint=ckpt)   # after: restore_curriculum(cur, ckpt) before train()
 
+With a curriculum stream (``CurriculumDataset.to_iterable_dataset``) resume with
+``ignore_data_skip=True``: the trainer would otherwise read and discard the rows it trained on
+before, each one drawn from the restored curriculum.
+
 :class:`CurriculumCheckpoint` is a ``transformers`` trainer callback (duck-typed: it answers every
 ``on_*`` event, so nothing is imported): on each save it writes ``curriculum.json`` (the
 curriculum's :meth:`~hub.train.curriculum.Curriculum.state_dict`) into the checkpoint folder

@@ -5,23 +5,32 @@
     cur = Curriculum(env.difficulty_space())
     dataset = CurriculumDataset(env, cur, size=10_000)       # rows: to_dataset's columns
     reward = reward_function(env, curriculum=cur)           # teaches cur from every batch
-    trainer = GRPOTrainer(..., reward_funcs=reward, train_dataset=dataset)
+    trainer = GRPOTrainer(..., reward_funcs=reward, train_dataset=dataset.to_iterable_dataset(),
+                          args=GRPOConfig(..., max_steps=N, shuffle_dataset=False))
 
-A trainer reads a map-style dataset by index (GRPO reads each index once per generation of
-its group): row ``i`` is drawn from the curriculum the first time ``i`` is read and kept, so
-the repeats of an index are the same task, and later rows follow what the rewards taught the
-curriculum. Only the most recent ``keep`` rows are held.
+TRL's ``GRPOTrainer`` takes only a ``datasets`` dataset: :meth:`CurriculumDataset.to_iterable_dataset`
+is a ``datasets.IterableDataset`` that draws each row from the curriculum when the trainer
+reads it (the trainer repeats it for its group itself), so later rows follow what the rewards
+taught the curriculum. Keep ``shuffle_dataset=False``: a shuffled stream reads a buffer of
+rows (1,000) ahead of the rewards.
+
+Read by index (a map-style dataset, for loops of your own): row ``i`` is drawn the first time
+``i`` is read and kept, so the repeats of an index are the same task. Only the most recent
+``keep`` rows are held.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hub.env import Environment, UsageError
 from hub.train.curriculum import Curriculum
 from hub.train.rewards import task_row
+
+if TYPE_CHECKING:
+    from datasets import IterableDataset
 
 __all__ = ["CurriculumDataset"]
 
@@ -73,3 +82,15 @@ class CurriculumDataset:
     def __iter__(self) -> Iterator[dict[str, Any]]:
         for i in range(self.size):
             yield self[i]
+
+    def to_iterable_dataset(self) -> IterableDataset:
+        """A ``datasets.IterableDataset`` of ``size`` rows, each drawn from the curriculum when
+        read (not kept: a stream is read once); for TRL's ``GRPOTrainer``."""
+        from datasets import IterableDataset
+
+        return IterableDataset.from_generator(self._stream)
+
+    def _stream(self) -> Iterator[dict[str, Any]]:
+        for _ in range(self.size):
+            (task,) = self.curriculum.next_tasks(self.env, 1, split=self.split, seed=self.seed)
+            yield task_row(self.env, task)

@@ -6,11 +6,13 @@
     dataset = to_dataset(env, "train", 1000, seed=0)       # prompt + task_id, answer, metadata
     trainer = GRPOTrainer(model=..., reward_funcs=reward_function(env), train_dataset=dataset, ...)
 
-The trainer calls ``reward(prompts=[...], completions=[...], task_id=[...], ...)`` with one entry
-per completion and reads back one float each. Grading goes through the environment's own
-``grade`` on a private event loop in a background thread, so the reward works from synchronous
-code and from inside a running loop. A grader that crashes or times out gets ``error_value``
-(default 0.0; None lets TRL treat the row as missing), counted in :attr:`EnvReward.stats`.
+The trainer calls ``reward(prompts=[...], completions=[...], task_id=[...], log_metric=..., ...)``
+with one entry per completion and reads back one float each; with a curriculum the reward logs
+its rung after each batch as ``curriculum/rung`` (0: the easiest). Grading goes through the
+environment's own ``grade`` on a private event loop in a background thread, so the reward works
+from synchronous code and from inside a running loop. A grader that crashes or times out gets
+``error_value`` (default 0.0; None lets TRL treat the row as missing), counted in
+:attr:`EnvReward.stats`.
 """
 
 from __future__ import annotations
@@ -179,6 +181,10 @@ class EnvReward:
         self._count(grades)
         if self.curriculum is not None:
             self._teach(self.curriculum, jobs, grades)
+            rung = getattr(self.curriculum, "current", None)
+            log_metric = kwargs.get("log_metric")
+            if callable(log_metric) and isinstance(rung, int):
+                log_metric("curriculum/rung", float(rung))  # TRL logs it beside the rewards
         return grades
 
     def _teach(

@@ -283,6 +283,90 @@ def test_the_reward_function_teaches_the_curriculum_and_the_dataset_follows_it()
         reward.close()
 
 
+def test_the_reward_logs_the_curriculum_rung_through_the_trainer_hook() -> None:
+    env = toy_env()
+    cur = Curriculum(env.difficulty_space(), CurriculumConfig(band=(0.1, 0.7), min_samples=8), seed=0)
+    data = CurriculumDataset(env, cur, size=100)
+    reward = reward_function(env, curriculum=cur)
+    logged: list[tuple[str, float]] = []
+    try:
+        for step in range(4):
+            rows = [data[step * 2 + k] for k in range(2)]
+            cols = {c: [r[c] for r in rows for _ in range(4)] for c in ("task_id", "answer", "metadata")}
+            completions = [f"Answer: {json.loads(a)}" for a in cols["answer"]]  # all solved: it climbs
+            reward(completions=completions, log_metric=lambda n, v: logged.append((n, v)), **cols)
+            assert logged[-1] == ("curriculum/rung", float(cur.current))
+        assert len(logged) == 4 and logged[0][1] == 0.0 and logged[-1][1] >= 1.0  # it moved up
+        reward(completions=completions, **cols)  # no hook (a loop of one's own): nothing logged
+        assert len(logged) == 4
+    finally:
+        reward.close()
+
+
+def teach_from_stream(rows: Iterator[dict[str, Any]], reward: Any, batches: int, prompts: int) -> list[str]:
+    """Read a stream as GRPO does (``prompts`` rows a batch, 4 generations each) and reward a
+    scripted model that solves levels 1 and 2; returns the tasks' levels in reading order."""
+    seen = []
+    for _ in range(batches):
+        batch = [next(rows) for _ in range(prompts)]
+        cols = {c: [r[c] for r in batch for _ in range(4)] for c in ("task_id", "answer", "metadata")}
+        levels = [json.loads(m)[POINT_KEY]["level"] for m in cols["metadata"]]
+        answers = [json.loads(a) if lv <= 2 else "no" for a, lv in zip(cols["answer"], levels, strict=True)]
+        reward(prompts=[r["prompt"] for r in batch for _ in range(4)],
+               completions=[f"Answer: {a}" for a in answers], **cols)  # fmt: skip
+        seen += [f"level={lv}" for lv in levels[::4]]
+    return seen
+
+
+def test_the_iterable_dataset_draws_each_row_when_read_so_rows_follow_the_rewards() -> None:
+    import datasets
+
+    env = toy_env()
+    cur = Curriculum(env.difficulty_space(), CurriculumConfig(band=(0.1, 0.7), min_samples=8), seed=0)
+    stream = CurriculumDataset(env, cur, size=40).to_iterable_dataset()
+    assert isinstance(stream, datasets.IterableDataset)  # what GRPOTrainer accepts
+    assert cur.state_dict()["drawn"] == {}  # nothing drawn before the trainer reads
+    reward = reward_function(env, curriculum=cur)
+    try:
+        rows = iter(stream)
+        first = next(rows)
+        assert set(first) == {"prompt", "task_id", "answer", "metadata"}
+        assert sum(cur.state_dict()["drawn"].values()) == 1  # one row read, one task drawn
+        seen = teach_from_stream(itertools.chain([first], rows), reward, 8, 2)
+        assert [m.dst for m in cur.moves][:2] == ["level=2", "level=3"]
+        assert seen[0] in ("level=1", "level=2") and "level=3" in seen[4:]  # later rows follow
+        assert len(set(seen)) > 1 and sum(1 for _ in rows) == 40 - 16  # size rows in all
+    finally:
+        reward.close()
+
+
+@pytest.mark.slow
+def test_trl_streams_the_curriculum_dataset_in_groups() -> None:
+    """TRL's own stream transform (what GRPOTrainer does to an IterableDataset) over the curriculum."""
+    trl_utils = pytest.importorskip("trl.trainer.utils", reason="trl is not installed (it pulls torch)")
+    env = toy_env()
+    cur = Curriculum(env.difficulty_space(), CurriculumConfig(band=(0.1, 0.7), min_samples=8), seed=0)
+    stream = trl_utils.repeat_iterable_dataset(
+        CurriculumDataset(env, cur, size=40).to_iterable_dataset(), mini_repeat_count=4, batch_size=2
+    )
+    reward = reward_function(env, curriculum=cur)
+    try:
+        records = iter(stream)
+        levels = []
+        for _ in range(8):
+            batch = [next(records) for _ in range(8)]
+            assert [r["task_id"] for r in batch[:4]] == [batch[0]["task_id"]] * 4  # a group: one task
+            levels.append(cur.level)
+            cols = {c: [r[c] for r in batch] for c in ("task_id", "answer", "metadata")}
+            answers = [json.loads(a) if json.loads(m)[POINT_KEY]["level"] <= 2 else "no"
+                       for a, m in zip(cols["answer"], cols["metadata"], strict=True)]  # fmt: skip
+            completions = [f"Answer: {a}" for a in answers]
+            reward(prompts=[r["prompt"] for r in batch], completions=completions, **cols)
+        assert "level=3" in levels and cur.observed == 8 * 8
+    finally:
+        reward.close()
+
+
 def test_the_checkpoint_callback_saves_with_the_trainer_and_restores(tmp_path: Path) -> None:
     from hub.train.curriculum_checkpoint import CurriculumCheckpoint, restore_curriculum
 

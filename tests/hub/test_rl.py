@@ -31,8 +31,8 @@ class HangingGrader:
 
 def trainer_call(reward: Any, dataset: Any, completions: list[Any], *, generations: int) -> list[Any]:
     """Call ``reward`` the way GRPOTrainer._calculate_rewards does: every dataset column except
-    prompt/completion, repeated per generation, as keyword lists; plus completion_ids and
-    trainer_state."""
+    prompt/completion, repeated per generation, as keyword lists; plus completion_ids,
+    trainer_state and (TRL 1.x) the logging hooks log_extra and log_metric."""
     inputs = [row for row in dataset for _ in range(generations)]
     prompts = [x["prompt"] for x in inputs]
     keys = [k for k in inputs[0] if k not in ("prompt", "completion")]
@@ -43,6 +43,8 @@ def trainer_call(reward: Any, dataset: Any, completions: list[Any], *, generatio
             completions=completions,
             completion_ids=[[1, 2, 3] for _ in completions],
             trainer_state=None,
+            log_extra=lambda column, values: None,
+            log_metric=lambda name, value: None,
             **reward_kwargs,
         )
     )
