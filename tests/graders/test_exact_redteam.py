@@ -138,7 +138,7 @@ def test_boxes_in_ordinary_sentences_still_pass(response: str) -> None:
     assert INTEGER.verdict(response, 7).passed
 
 
-# -- issue 16: alternatives on later lines, typography ------------------------------------------
+# -- alternatives on later lines, typography ------------------------------------------
 @pytest.mark.parametrize(
     "response",
     [

@@ -113,7 +113,7 @@ def test_capital_word_count_stops_at_its_threshold_with_the_same_verdicts() -> N
             assert capped == full or capped >= limit, (text, limit, full, capped)
 
 
-# -- issue 16: the hardened option -------------------------------------------------------------
+# -- the hardened option -------------------------------------------------------------
 def _follows(response: str, instruction_id: str, kwargs: dict[str, Any], *, hardened: bool) -> bool:
     from graders.ifeval import check
 

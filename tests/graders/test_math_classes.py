@@ -1,4 +1,4 @@
-"""Math classes of issue 16: false passes through structures and honest forms that failed.
+"""Math classes: false passes through structures and honest forms that failed.
 
 Each case failed on the code before the fix (the module's docstring of each defence names it).
 """

@@ -127,7 +127,7 @@ async def test_a_judge_answer_that_breaks_the_parser_is_an_error_vote() -> None:
     assert vote.choice is None and vote.error is not None
 
 
-# -- issue 16: typography, look-alikes and hidden text in deterministic text checks ------------
+# -- typography, look-alikes and hidden text in deterministic text checks ------------
 @pytest.mark.parametrize(
     "response",
     [

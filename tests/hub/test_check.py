@@ -174,7 +174,7 @@ def test_cli_check_json_and_exit_code(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 def test_hacking_probes_include_the_attack_generators_hedges() -> None:
-    """graders.attacks' hedge family rides along with the check's probes (issue 16)."""
+    """graders.attacks' hedge family rides along with the check's probes."""
     probes = dict(hacking_probes(Task(id="t", prompt="What is 6 x 7?", answer="42"), "42"))
     later = probes["attack: alternative on the next line"]
     assert later.startswith("Answer: 42\nor ") and "42" not in later.split("\n")[1]

@@ -1,6 +1,6 @@
 """Timeout bait never pays: a policy that swaps its wrong answers for responses that time
 grading out scores no better than one that answers wrongly, in the run summary (mean reward,
-pass@1) and in the RL reward. Before issue 16's fix ``grade_rollout`` recorded such a grade as a
+pass@1) and in the RL reward. Before the fix ``grade_rollout`` recorded such a grade as a
 grader error, which summaries leave out, so the bait policy's mean rose from 0.5 to 1.0 here."""
 
 from __future__ import annotations

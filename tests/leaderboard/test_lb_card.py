@@ -1,4 +1,4 @@
-"""Eval cards (issue 15, item 2) and their plots (item 4): the numbers, the difficulty histogram
+"""Eval cards and their plots: the numbers, the difficulty histogram
 with 0% and 100% tasks apart, the learnable band shared with `verihub calibrate`, the band export,
 escaping, and no empty plot when every score is zero."""
 

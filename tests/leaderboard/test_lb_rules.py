@@ -1,4 +1,4 @@
-"""Leaderboard rules (issue 15, item 3 and 4): settings never mixed, overlapping intervals tied,
+"""Leaderboard rules: settings never mixed, overlapping intervals tied,
 identical runs shown once, human labels, filters, and the infrastructure-error flag."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The hub's result pages over HTTP (issue 15, items 2-4): the eval card of a version, its band
+"""The hub's result pages over HTTP: the eval card of a version, its band
 export, the leaderboards of an environment and across environments, their filters, and who sees
 which run. Runs are inserted straight into the database (``results_seed``; see its table)."""
 
