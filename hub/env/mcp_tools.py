@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from graders.protocol import Grader
+from hub.env.aio import within
 from hub.env.environment import TaskSource
 from hub.env.errors import EnvironmentDefinitionError
 from hub.env.tools import MAX_ARGUMENT_CHARS, MAX_CALLS_PER_TURN, ToolEnv
@@ -98,7 +99,7 @@ class _Session:
         reply: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         await self.requests.put((name, args, reply))
         try:
-            result = await asyncio.wait_for(reply, timeout=timeout_s)
+            result = await within(reply, timeout_s)
         except asyncio.TimeoutError:
             self.stop()  # a hung server is stopped; its state is gone with it
             return f"error: tool {name} timed out after {timeout_s:g}s; the tool server was stopped"

@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError, create_model
 
 from graders.protocol import Grader
+from hub.env.aio import within
 from hub.env.environment import MultiTurnEnv, TaskSource
 from hub.env.errors import EnvironmentDefinitionError
 from hub.env.types import Message, State, Step, Task, ToolCall
@@ -97,9 +98,9 @@ class Tool:
         kwargs.update(bound or {})
         try:
             if inspect.iscoroutinefunction(self.fn):
-                result = await asyncio.wait_for(self.fn(**kwargs), timeout=timeout_s)
+                result = await within(self.fn(**kwargs), timeout_s)
             else:
-                result = await asyncio.wait_for(_in_thread(self.fn, kwargs), timeout=timeout_s)
+                result = await within(_in_thread(self.fn, kwargs), timeout_s)
             return result if isinstance(result, str) else json.dumps(result, default=str)
         except asyncio.TimeoutError:
             return f"error: tool {self.name} timed out after {timeout_s:g}s"

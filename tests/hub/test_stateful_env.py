@@ -6,11 +6,13 @@ import asyncio
 import gc
 import json
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
 
 from hub.env import Message, SeedDatabase, State, StatefulToolEnv, Task, ToolCall
+from hub.env.aio import within
 from hub.env.errors import EnvironmentDefinitionError
 from hub.env.state import StateClosedError
 from hub.env.stateful import STATE_KEY
@@ -251,3 +253,26 @@ async def test_a_rollout_cancelled_during_a_tool_call_closes_its_database_at_onc
         await asyncio.sleep(0.01)
     assert db.closed and db.path is not None and not Path(db.path).exists()
     await env.aclose()
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="Python 3.10 has only asyncio.wait_for")
+async def test_a_cancel_that_races_a_tool_result_is_not_swallowed() -> None:
+    # the thread's result and the cancellation land in the same loop turn: the call must end
+    # cancelled (asyncio.wait_for on 3.11 returned the result and the rollout ran on)
+    loop = asyncio.get_running_loop()
+    result: asyncio.Future[str] = loop.create_future()
+
+    async def call() -> str:
+        return await within(result, 10.0)
+
+    job = asyncio.ensure_future(call())
+    await asyncio.sleep(0)  # the call now waits on the result
+    result.set_result("done")
+    job.cancel()
+    outcome = await asyncio.gather(job, return_exceptions=True)
+    assert isinstance(outcome[0], asyncio.CancelledError)
+
+
+async def test_within_still_times_out() -> None:
+    with pytest.raises(asyncio.TimeoutError):
+        await within(asyncio.sleep(5), 0.01)
