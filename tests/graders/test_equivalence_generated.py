@@ -9,6 +9,7 @@ import datetime
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -43,6 +44,7 @@ def test_math_integer_rewrites_pass_and_near_misses_fail(n: int, wrapper: str, d
     assert not check_inline(wrapper.format(v=miss), reference=str(n)).passed
 
 
+@pytest.mark.slow
 @GENERATED
 @given(st.integers(1, 40), st.integers(1, 40), st.sampled_from(["or", "\\lor", "\\text{ or }", "\\vee"]))
 def test_math_an_interval_union_written_with_or_passes(a: int, gap: int, joiner: str) -> None:

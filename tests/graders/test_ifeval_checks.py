@@ -141,6 +141,7 @@ def test_all_25_instructions_have_a_checker_and_cases() -> None:
     assert {case[0] for case in CASES} == set(CHECKERS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("instruction_id", "kwargs", "response", "expected"), CASES)
 def test_checker(instruction_id: str, kwargs: dict[str, Any], response: str, expected: bool) -> None:
     verdict = check(response, instruction_id_list=[instruction_id], kwargs=[kwargs], prompt="")

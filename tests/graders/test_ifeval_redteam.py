@@ -87,6 +87,7 @@ def _check(checker: Any, kwargs: dict[str, Any], text: str) -> object:
     return checker(text, kwargs, "prompt")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(_hostile()))
 def test_every_checker_is_linear_on_200_kb(name: str) -> None:
     text = _hostile()[name][:N]

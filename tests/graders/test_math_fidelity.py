@@ -35,6 +35,7 @@ def report() -> dict[str, object]:
     return fidelity.run(shared_data_dir(ROOT), fidelity.DATASETS, options)  # type: ignore[no-any-return]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("dataset", "size", "passing"),
     # AIME: one AoPS solution (2024-I-1) ends "... $180 + 24 = 204$. -author" with no box or

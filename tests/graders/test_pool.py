@@ -130,6 +130,7 @@ def _slow_start(log: str) -> None:
     time.sleep(2.0)
 
 
+@pytest.mark.slow
 def test_replacement_workers_are_forked_warm(tmp_path: Path) -> None:
     """A killed worker's replacement is forked from the template that already ran the (here
     deliberately slow) initializer: the next call does not wait for a cold start."""

@@ -54,6 +54,7 @@ async def test_solutions_of_an_equation(math_pool: WorkerPool, solution: str, st
     assert v.status == status, v.reason
 
 
+@pytest.mark.slow
 async def test_hostile_claim_is_bounded_by_the_pool(math_pool: WorkerPool) -> None:
     v = await check_identity("x = 10^{10^{10^{10}}} x", pool=math_pool, timeout=3.0)
     assert v.status in ("failed", "timeout"), v.reason

@@ -58,6 +58,7 @@ def test_dates() -> None:
     assert parse_date(canonical_tokens("the moon")) is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("response", "answers", "rule"),
     [

@@ -104,6 +104,7 @@ def test_a_markdown_quote_is_not_a_comparison() -> None:
     assert check("> Elizabeth II", answers=["Elizabeth II"]).passed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("response", "answers"),
     [

@@ -73,6 +73,7 @@ async def test_visible_text_is_still_measured_as_before() -> None:
     assert (await rubric(lines)("a\n\n  \nb\n", reference=None)).passed
 
 
+@pytest.mark.slow
 async def test_deterministic_checks_are_fast_on_hostile_text() -> None:
     checks = [
         {**FORBIDDEN, "id": "c1"},

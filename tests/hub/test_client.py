@@ -48,6 +48,7 @@ async def test_retry_after_is_honoured() -> None:
             assert time.perf_counter() - t0 >= 0.4
 
 
+@pytest.mark.slow
 async def test_slow_answer_times_out_then_succeeds() -> None:
     async with FakeChatServer(schedule=["slow", "ok"], slow_s=2.0) as srv:
         async with OpenAIClient(opts(srv.base_url, timeout_s=0.3)) as client:
@@ -104,6 +105,7 @@ def test_bad_url_is_a_usage_error() -> None:
         ClientOptions(base_url="localhost:8000", model="m")
 
 
+@pytest.mark.slow
 async def test_request_rate_limit() -> None:
     # 600/minute = 10/s with a burst of at most 10: 25 requests need at least ~1.5 s.
     async with FakeChatServer() as srv, OpenAIClient(opts(srv.base_url, requests_per_minute=600)) as client:

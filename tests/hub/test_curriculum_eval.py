@@ -83,6 +83,7 @@ async def test_a_curriculum_run_climbs_and_records_its_trajectory(tmp_path: Path
     assert run.summary is not None and run.summary.n_rollouts == 240
 
 
+@pytest.mark.slow
 def test_eval_curriculum_prints_the_trajectory(tmp_path: Path) -> None:
     """The CLI end to end, against the stock fake server (always "Answer: 42": never right)."""
     port_proc = subprocess.Popen(

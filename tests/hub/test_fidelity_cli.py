@@ -111,6 +111,7 @@ def test_gsm8k_card_adds_up_and_follows_the_labels(data: Path, tmp_path: Path) -
     )
 
 
+@pytest.mark.slow
 def test_bad_label_files_give_one_line_errors(tmp_path: Path) -> None:
     missing = verihub("fidelity", "gsm8k", "--labels", str(tmp_path / "nope.jsonl"))
     bad = tmp_path / "bad.jsonl"

@@ -43,6 +43,7 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> dict[str, set[str]]:
     return graph
 
 
+@pytest.mark.slow
 def test_the_repository_has_no_cycle_and_keeps_its_layering() -> None:
     graph = ig.build_graph(ROOT)
     assert len(graph) > 100  # the whole tree was read

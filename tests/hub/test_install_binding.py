@@ -86,6 +86,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     return sdist, wheel, _repoint(wheel, root / "evil", f"{PKG}:other")
 
 
+@pytest.mark.slow
 def test_a_repointed_entry_point_unbinds_the_wheel_from_its_sdist(built: tuple[Path, Path, Path]) -> None:
     sdist, wheel, repointed = built
     honest, evil = check_wheel(wheel, ENV), check_wheel(repointed, ENV)

@@ -115,6 +115,7 @@ def test_extraction_and_bad_input() -> None:
         load_environment()
 
 
+@pytest.mark.slow
 def test_verihub_eval_runs_a_dataset_by_entry_point(tmp_path: Path) -> None:
     """``verihub eval reasoning-gym --env-arg dataset=NAME``; the entry point is declared in
     pyproject.toml, and given here by a stand-in distribution (this checkout is not installed)."""

@@ -141,6 +141,7 @@ async def test_a_second_writer_is_refused_naming_the_holder(
     assert holder_of(tmp_path) is None  # released
 
 
+@pytest.mark.slow
 def test_two_resumes_at_once_one_wins_and_the_file_stays_exact(
     config_factory: Callable[..., RunConfig], tmp_path: Path
 ) -> None:

@@ -98,6 +98,7 @@ async def test_every_pair_once_and_summary(
     assert summary is not None
 
 
+@pytest.mark.slow
 async def test_fault_injection_loses_nothing(
     toy_env: SingleTurnEnv, config_factory: Callable[..., RunConfig], tmp_path: Path
 ) -> None:
@@ -373,6 +374,7 @@ async def test_grader_returning_a_non_grade_is_a_grader_error(
     assert summary.n_errors == 3  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 async def test_pooled_grade_runs_sync_checks_under_a_hard_timeout() -> None:
     from graders.pool import WorkerPool
     from hub.env.pooled import PooledGrade

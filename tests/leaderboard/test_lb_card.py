@@ -128,6 +128,7 @@ def test_no_runs_is_an_empty_card_not_an_error() -> None:
     assert card.models == [] and "&lt;e&gt;" in render_card(card)
 
 
+@pytest.mark.slow
 def test_the_site_writes_a_card_page_per_version_with_calibration_files(board: Board, tmp_path: Path) -> None:
     build_site(board, tmp_path / "site")
     page = tmp_path / "site" / "card" / card_page_name("toy", "1.0.0")

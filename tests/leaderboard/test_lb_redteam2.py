@@ -346,6 +346,7 @@ def _run_with(
     return _set_config(run, split=split, env_args=env_args or {})
 
 
+@pytest.mark.slow
 def test_runs_on_another_split_or_with_other_env_args_are_not_ranked_together(tmp_path: Path) -> None:
     # before: one column per (version, hash), so an easy-difficulty or train-split run ranked
     # first next to runs of the real benchmark

@@ -42,6 +42,7 @@ def _pages(out: Path) -> list[Path]:
     return sorted(out.rglob("*.html"))
 
 
+@pytest.mark.slow
 def test_one_page_per_environment_and_run(site: tuple[Board, Path]) -> None:
     board, out = site
     names = {p.relative_to(out).as_posix() for p in _pages(out)}

@@ -59,6 +59,7 @@ def test_sandbox_environment_is_an_allow_list(planted: list[str]) -> None:
     assert not [s for s in planted if s in text]
 
 
+@pytest.mark.slow
 def test_report_text_is_redacted_and_capped(planted: list[str]) -> None:
     """Even when a secret got into the sandbox, the report does not repeat it."""
     report = CheckReport(target="x")

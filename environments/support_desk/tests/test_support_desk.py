@@ -66,6 +66,7 @@ async def test_every_gold_trajectory_earns_full_reward(env: StatefulToolEnv) -> 
             assert grade.passed and grade.score == 1.0, (task.id, grade.reason)
 
 
+@pytest.mark.slow
 async def test_doing_nothing_and_another_tasks_actions_fail(env: StatefulToolEnv) -> None:
     tasks = list(env.tasks("test"))
     for task, other in zip(tasks, tasks[1:] + tasks[:1], strict=True):

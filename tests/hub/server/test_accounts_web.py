@@ -50,6 +50,7 @@ def test_sign_up_needs_an_invitation_used_once(site: Site) -> None:
     assert sign_up(again, "dave", invitation=expired).status_code == 403
 
 
+@pytest.mark.slow
 def test_open_registration_needs_no_invitation(tmp_path: Path) -> None:
     for site in make_site(tmp_path, open_registration=True):
         client = site.browser()
@@ -78,6 +79,7 @@ def test_short_password_refused_at_sign_up(tmp_path: Path) -> None:
         assert r.status_code == 400 and "at least" in r.text
 
 
+@pytest.mark.slow
 def test_sign_in_is_rate_limited(site: Site) -> None:
     client = site.browser()
     for _ in range(site.config.auth_failures_per_minute):

@@ -162,6 +162,7 @@ def test_a_long_bad_parameter_is_cut_in_the_note(hub: Any, site: dict[str, Any])
     assert "x" * 40 + "…" in text and "x" * 41 not in text
 
 
+@pytest.mark.slow
 def test_the_leaderboard_sorts_its_rankings_by_get_parameter(hub: Any, site: dict[str, Any]) -> None:
     def models(query: str) -> list[str]:
         html = get(hub, "/alice/toy/leaderboard" + query).text

@@ -73,6 +73,7 @@ def _page(hub: Any, url: str, **query: str) -> str:
     return re.sub(r'<form class="filters".*?</form>', "", r.text, flags=re.S)
 
 
+@pytest.mark.slow
 def test_a_hub_run_is_recorded_marked_and_filtered(hub: Any, seeded: Seeded, tmp_path: Path) -> None:
     rid = _hub_run(hub, tmp_path)
     shown = hub.client.get(f"/api/v1/results/{rid}").json()  # public: anyone sees it

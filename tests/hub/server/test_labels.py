@@ -132,6 +132,7 @@ def test_label_file_round_trip_through_fidelity(seeded: tuple[Any, dict[str, str
     assert report.false_positive_rate.k == 2 and report.accuracy.k == 2
 
 
+@pytest.mark.slow
 def test_labels_pull_writes_the_file_fidelity_reads(
     seeded: tuple[Any, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -112,6 +112,7 @@ def test_card_has_each_models_numbers_plots_and_full_settings(hub: Any, seeded: 
     assert "model-hidden" not in html and "model-secret" not in html
 
 
+@pytest.mark.slow
 def test_card_lists_runs_with_pusher_label_and_verification(hub: Any, seeded: Seeded) -> None:
     html = get(hub, CARD).text
     ids = seeded.ids
@@ -296,6 +297,7 @@ def test_verification_reasons_are_read_from_any_report_shape(tmp_path: Path) -> 
     assert "cannot be read" in str(tasks_from_archive(tmp_path / "junk"))
 
 
+@pytest.mark.slow
 def test_hostile_labels_and_reasons_are_escaped(hub: Any, seeded: Seeded) -> None:
     from hub.server.core.models import Run
 

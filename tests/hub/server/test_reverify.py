@@ -418,6 +418,7 @@ def test_the_child_writes_the_runs_environment_tasks_only_and_caps_them(
     assert asked == [frozenset()] and "n_tasks" not in report and not out.exists()
 
 
+@pytest.mark.slow
 def test_the_worker_renews_the_lease_and_kills_a_child_past_its_time(
     queue: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -152,6 +152,7 @@ def test_worker_command_line_carries_no_database_url(tmp_path: Path) -> None:
     assert not any(PASSWORD in part for part in cmd)
 
 
+@pytest.mark.slow
 def test_redactor_cleans_what_package_code_prints() -> None:
     from hub.server.core.redact import MAX_TEXT, REDACTED, Redactor, hub_secrets
 
