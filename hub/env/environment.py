@@ -116,7 +116,7 @@ class Environment(ABC):
 
     async def step(self, state: State, action: Message) -> Step:
         """Answer the model's ``action``. The default ends the episode after one answer."""
-        return Step(terminated=True)
+        return _ANSWERED
 
     @abstractmethod
     async def grade(self, task: Task, rollout: Rollout) -> Grade:
@@ -155,6 +155,10 @@ def _at_point(source: Iterable[Task], suffix: str, point: Mapping[str, Any]) -> 
         yield task.model_copy(
             update={"id": task.id + suffix, "metadata": {**task.metadata, POINT_KEY: dict(point)}}
         )
+
+
+_ANSWERED = Step(terminated=True)
+"""The default step's answer, one shared (frozen) record: nothing reads its empty ``info`` to change it."""
 
 
 class _TaskTable:

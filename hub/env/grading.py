@@ -19,6 +19,7 @@ import json
 import random
 import time
 from collections.abc import Generator, Iterable, Iterator
+from types import CoroutineType
 from typing import TYPE_CHECKING, Any
 
 from graders.grade import Grade
@@ -35,6 +36,7 @@ __all__ = [
     "grade_rollout",
     "one_line",
     "select_tasks",
+    "task_json",
     "with_grade",
     "with_metrics",
 ]
@@ -43,7 +45,34 @@ KEEP_TASK_BYTES = 8 << 20
 """A selection whose tasks hash to at most this many bytes of JSON is kept after its hash."""
 
 _TASK_JSON = json.JSONEncoder(sort_keys=True, default=repr)
-"""The encoding of a task in the selection's hash (the encoder ``json.dumps`` would build per call)."""
+"""The encoding of a task in the selection's hash: ``json.dumps(..., sort_keys=True, default=repr)``."""
+_C_MAKE_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)  # None without the C accelerator
+_ENCODE_CHUNKS: Any = (
+    _C_MAKE_ENCODER(None, repr, json.encoder.encode_basestring_ascii, None, ": ", ", ", True, False, True)
+    if _C_MAKE_ENCODER is not None
+    else None
+)
+"""The C encoder ``_TASK_JSON.encode`` builds on every call, built once (no circular-reference
+check: a task is validated data, and a cycle would fail its validation first)."""
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def task_json(task: Task) -> bytes:
+    """``task`` as one line of the selection's hash: the same bytes as ``json.dumps(task.model_dump(
+    mode="python"), sort_keys=True, default=repr)``, built without the dump when the task is plain
+    (a text prompt, a scalar answer, scalar metadata: the usual task, where the dump changes nothing)."""
+    prompt, answer, metadata = task.prompt, task.answer, task.metadata
+    if (
+        type(prompt) is str
+        and type(answer) in _SCALARS
+        and all(type(k) is str and type(v) in _SCALARS for k, v in metadata.items())
+    ):
+        data: dict[str, Any] = {"id": task.id, "prompt": prompt, "answer": answer, "metadata": metadata}
+    else:
+        data = task.model_dump(mode="python")
+    if _ENCODE_CHUNKS is None:
+        return _TASK_JSON.encode(data).encode()
+    return "".join(_ENCODE_CHUNKS(data, 0)).encode()
 
 
 class TaskSelection:
@@ -94,11 +123,10 @@ class TaskSelection:
     def sha256(self) -> str:
         """A hash of the selected tasks (ids, prompts, answers, metadata), in order."""
         digest = hashlib.sha256()
-        encode = _TASK_JSON.encode  # json.dumps(..., sort_keys=True, default=repr), built once
         kept: list[Task] | None = [] if self._kept is None else None
         size = 0
         for task in self:
-            line = encode(task.model_dump(mode="python")).encode()
+            line = task_json(task)
             digest.update(line)
             digest.update(b"\n")
             if kept is not None:
@@ -146,10 +174,9 @@ async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeo
     A grade that finishes without suspending (a pure, synchronous check) runs inline; one that
     waits (a pool, a judge) goes on as its own task under :func:`asyncio.wait_for`.
     """
-    meter = _LoopMeter()
     try:
         pending = env.grade(task, rollout)
-        if not inspect.isawaitable(pending):
+        if type(pending) is not CoroutineType and not inspect.isawaitable(pending):
             return Grade.error(
                 f"{type(env).__name__}.grade returned {type(pending).__name__}, not an awaitable; "
                 "declare it `async def grade`"
@@ -159,11 +186,12 @@ async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeo
         try:
             first = steps.send(None)
         except StopIteration as stop:  # done without suspending: nothing a timer could interrupt
-            meter.held_s = time.perf_counter() - start
+            held_s = time.perf_counter() - start
             grade = stop.value
         else:  # it waits on something (a pool, a judge): the limit is enforced by a timer
-            meter.held_s = time.perf_counter() - start
+            meter = _LoopMeter(time.perf_counter() - start)
             grade = await asyncio.wait_for(_resumed(_Stepped(steps, first, meter)), timeout=timeout_s)
+            held_s = meter.held_s
     except asyncio.TimeoutError:
         # a grade that outlives its limit is the response's doing (timeout bait): a counted 0,
         # never an error that summaries would leave out; infrastructure failures arrive as errors
@@ -172,9 +200,9 @@ async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeo
         raise  # a dead sandbox ends the run instead of failing every later rollout
     except Exception as exc:  # a grader bug must not end the run, nor pay the response
         return grade_of_exception(exc)
-    if meter.held_s > timeout_s:
+    if held_s > timeout_s:
         return Grade.incorrect(
-            reason=f"timeout: grader blocked the event loop for {meter.held_s:.2f}s "
+            reason=f"timeout: grader blocked the event loop for {held_s:.2f}s "
             f"(limit {timeout_s:g}s), so it could not be interrupted; "
             "run blocking work in graders.pool (see hub.env.pooled.PooledGrade)"
         )
@@ -196,8 +224,8 @@ class _LoopMeter:
     computing between two awaits is, because nothing else can run meanwhile.
     """
 
-    def __init__(self) -> None:
-        self.held_s = 0.0
+    def __init__(self, held_s: float = 0.0) -> None:
+        self.held_s = held_s
 
 
 class _Stepped:
@@ -276,15 +304,13 @@ def with_metrics(env: Environment, task: Task, rollout: Rollout) -> Rollout:
     if rollout.error is not None:
         return rollout if extra is rollout.extra else rollout.model_copy(update={"extra": extra})
     try:
-        values = {
-            str(name): [float(num), float(den)]
-            for name, (num, den) in dict(env.metrics(task, rollout)).items()
-        }
+        declared = env.metrics(task, rollout)
+        if not declared and extra is rollout.extra:  # no metrics, none to drop: the usual case
+            return rollout
+        values = {str(name): [float(num), float(den)] for name, (num, den) in dict(declared).items()}
     except Exception as exc:  # a metric bug must not end the run or hide the grade
         added: dict[str, Any] = {"metrics_error": f"{type(exc).__name__}: {one_line(exc)}"}
     else:
-        if not values and extra is rollout.extra:  # no metrics, none to drop: the usual case
-            return rollout
         added = {"metrics": values} if values else {}
     extra = {**extra, **added}
     return rollout if extra == rollout.extra else rollout.model_copy(update={"extra": extra})

@@ -42,6 +42,8 @@ def scrub_surrogates(text: str) -> str:
     """``text`` with lone surrogates replaced by U+FFFD. ``"\\ud800"`` is valid JSON, so a
     model or tool can produce one, but it cannot be written as UTF-8 (it would break
     ``rollouts.jsonl``)."""
+    if text.isascii():  # the usual case, and the cheapest test
+        return text
     return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
 
 
@@ -101,8 +103,8 @@ class Task(BaseModel):
 
     def messages(self, system_prompt: str | None = None) -> list[Message]:
         """The opening messages of a rollout for this task."""
-        if isinstance(self.prompt, str):
-            msgs = [Message(role="user", content=self.prompt)]
+        if isinstance(self.prompt, str):  # Message(role=..., content=...), without the wrapper
+            msgs = [Message.__pydantic_validator__.validate_python({"role": "user", "content": self.prompt})]
         else:
             msgs = list(self.prompt)
         if system_prompt is not None and not (msgs and msgs[0].role == "system"):
@@ -165,7 +167,7 @@ class Rollout(BaseModel):
     def _fill_completion(self) -> Rollout:
         """A record saved without ``completion`` (the run directory stores the answer once, in
         ``messages``) gets it back from the last assistant message."""
-        if "completion" not in self.model_fields_set:
+        if "completion" not in self.__pydantic_fields_set__:  # model_fields_set, without the property
             self.completion = final_answer(self.messages)
         return self
 
@@ -177,7 +179,10 @@ class Rollout(BaseModel):
 
 def final_answer(messages: list[Message]) -> str:
     """Text of the last assistant message ("" when there is none): a rollout's ``completion``."""
-    return next((m.content or "" for m in reversed(messages) if m.role == "assistant"), "")
+    for m in reversed(messages):  # a plain loop: this runs twice per rollout, a generator costs more
+        if m.role == "assistant":
+            return m.content or ""
+    return ""
 
 
 @dataclass

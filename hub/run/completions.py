@@ -21,6 +21,8 @@ from hub.env import Message, ToolCall, Usage, scrub_surrogates
 
 __all__ = ["Completion", "MalformedCompletion", "completion_from", "parse_completion"]
 
+_MESSAGE = Message.__pydantic_validator__.validate_python  # Message(**data), without the wrapper
+_USAGE = Usage.__pydantic_validator__.validate_python
 _MAX_TOKEN_COUNT = 2**53  # a reported token count above this (or negative) is garbage, recorded as 0
 
 
@@ -28,9 +30,10 @@ class MalformedCompletion(ValueError):
     """The body is not a valid chat completion."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Completion:
-    """One model answer."""
+    """One model answer (not frozen: a frozen dataclass sets each field through
+    ``object.__setattr__``, which costs more than the rest of reading an answer)."""
 
     message: Message
     usage: Usage
@@ -74,10 +77,13 @@ def completion_from(data: Any, *, raw: bytes) -> Completion:
     try:
         choice = data["choices"][0]
         msg = choice["message"]
-        content = _content_text(msg.get("content"))
-        calls = msg.get("tool_calls") or None
-        tool_calls = (
-            tuple(
+        content = msg.get("content")
+        if type(content) is not str or not content.isascii():  # plain ASCII text: nothing to check
+            content = _content_text(content)
+        calls = msg.get("tool_calls")
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if calls:
+            message["tool_calls"] = tuple(
                 ToolCall(
                     id=scrub_surrogates(str(c.get("id") or f"call_{i}")),
                     name=scrub_surrogates(str(c["function"]["name"])),
@@ -85,22 +91,21 @@ def completion_from(data: Any, *, raw: bytes) -> Completion:
                 )
                 for i, c in enumerate(calls)
             )
-            if calls
-            else None
-        )
         usage_raw = data.get("usage")
         if not isinstance(usage_raw, dict):
             usage_raw = {}
-        usage = Usage(
-            prompt_tokens=_token_count(usage_raw.get("prompt_tokens")),
-            completion_tokens=_token_count(usage_raw.get("completion_tokens")),
+        usage = _USAGE(
+            {
+                "prompt_tokens": _token_count(usage_raw.get("prompt_tokens")),
+                "completion_tokens": _token_count(usage_raw.get("completion_tokens")),
+            }
         )
         finish = choice.get("finish_reason")
         return Completion(
-            Message(role="assistant", content=content, tool_calls=tool_calls),
+            _MESSAGE(message),
             usage,
             scrub_surrogates(finish) if isinstance(finish, str) else None,
-            tokens=_token_logprobs(choice),
+            tokens=_token_logprobs(choice) if choice.get("logprobs") else None,
         )
     except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError) as exc:
         shown = raw or json.dumps(data, default=str).encode()

@@ -131,22 +131,28 @@ class SummaryBuilder:
         if acc is None:
             acc = self._tasks[rollout.task_id] = _TaskAcc()
         self.n_rollouts += 1
-        self._prompt_tokens += rollout.usage.prompt_tokens
-        self._completion_tokens += rollout.usage.completion_tokens
-        if rollout.error is not None or rollout.reward is None:
+        usage = rollout.usage
+        self._prompt_tokens += usage.prompt_tokens
+        self._completion_tokens += usage.completion_tokens
+        reward = rollout.reward
+        if rollout.error is not None or reward is None:
             kind = rollout.error.kind if rollout.error is not None else "grader"
             self._errors_by_kind[kind] = self._errors_by_kind.get(kind, 0) + 1
             acc.errors += 1
             self.n_errors += 1
             return
         acc.n += 1
-        if rollout.grade is not None and rollout.grade.grader_failed:
+        grade = rollout.grade
+        if grade is not None and grade.reason and grade.grader_failed:  # no reason: not a failure
             self.n_grader_failures += 1
-        acc.reward += rollout.reward
-        acc.rmin = min(acc.rmin, rollout.reward)
-        acc.rmax = max(acc.rmax, rollout.reward)
-        self._reward_sum += rollout.reward
-        self._add_metrics(rollout.extra.get("metrics"))
+        acc.reward += reward
+        if reward < acc.rmin:
+            acc.rmin = reward
+        if reward > acc.rmax:
+            acc.rmax = reward
+        self._reward_sum += reward
+        if rollout.extra:
+            self._add_metrics(rollout.extra.get("metrics"))
         if rollout.passed:
             acc.passed += 1
             self.n_passed += 1

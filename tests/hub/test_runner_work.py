@@ -3,15 +3,22 @@ hash it and the client keeps token totals without building records per answer.""
 
 from __future__ import annotations
 
+import gc
+import json
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hub.env import grading
 from hub.env.grading import TaskSelection
-from hub.env.types import Message, Sampling, Task
+from hub.env.types import Grade, Message, Sampling, Task
 from hub.registry.entrypoints import load_environment
+from hub.run import client as client_module
 from hub.run import evaluate as evaluate_module
+from hub.run import runner as runner_module
 from hub.run.client import ClientOptions, OpenAIClient
 from hub.run.evaluate import prepare_run
 from hub.run.fake_server import FakeChatServer
@@ -82,3 +89,72 @@ async def test_client_token_totals_add_up_over_requests() -> None:
                 assert c.attempts == 1
     assert (client.usage.prompt_tokens, client.usage.completion_tokens) == (30, 9)
     assert client.n_requests == 3
+
+
+# -- the cheaper encodings give the same bytes -------------------------------------------------
+_json_scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), st.text(max_size=12)
+)
+_json_values = st.recursive(
+    _json_scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.tuples(inner, inner),
+        st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    prompt=st.one_of(
+        st.text(max_size=30),
+        st.lists(st.text(max_size=10), min_size=1, max_size=3).map(
+            lambda texts: tuple(Message(role="user", content=t) for t in texts)
+        ),
+    ),
+    answer=st.one_of(_json_values, st.just(Grade(score=1.0, passed=True, status="correct"))),
+    metadata=st.dictionaries(st.text(max_size=8), _json_values, max_size=4),
+)
+def test_a_task_hashes_as_json_dumps_of_its_dump_would(
+    prompt: Any, answer: Any, metadata: dict[str, Any]
+) -> None:
+    task = Task(id="t", prompt=prompt, answer=answer, metadata=metadata)
+    expected = json.dumps(task.model_dump(mode="python"), sort_keys=True, default=repr).encode()
+    assert grading.task_json(task) == expected
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {
+            "model": "m",
+            "messages": [{"role": "user", "content": "héllo \u2028 \U0001f600"}],
+            "max_tokens": 16,
+        },
+        {"model": "m", "messages": [{"role": "user", "content": "lone \ud800 surrogate"}]},
+        {
+            "model": "m",
+            "tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}],
+            "seed": 3,
+        },
+    ],
+)
+def test_a_request_body_is_the_json_of_its_fields(body: dict[str, Any]) -> None:
+    assert json.loads(client_module._json_body(body)) == body
+
+
+def test_the_media_type_of_a_content_type_ignores_case_and_parameters() -> None:
+    assert client_module._media_type("Text/Event-Stream; charset=utf-8") == "text/event-stream"
+    assert client_module._media_type("application/json") == "application/json"
+    assert client_module._media_type(None) == ""
+
+
+def test_a_run_collects_young_objects_less_often_and_restores_the_threshold_after() -> None:
+    before = gc.get_threshold()
+    with runner_module._fewer_young_collections():
+        with runner_module._fewer_young_collections():  # two runs at once in one process
+            assert gc.get_threshold()[0] >= 10_000
+        assert gc.get_threshold()[0] >= 10_000  # the first run still goes
+    assert gc.get_threshold() == before
