@@ -4,8 +4,10 @@ hash it and the client keeps token totals without building records per answer.""
 from __future__ import annotations
 
 import gc
+import importlib.util
 import json
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -158,3 +160,18 @@ def test_a_run_collects_young_objects_less_often_and_restores_the_threshold_afte
             assert gc.get_threshold()[0] >= 10_000
         assert gc.get_threshold()[0] >= 10_000  # the first run still goes
     assert gc.get_threshold() == before
+
+
+def test_every_piece_the_instruction_bench_counts_runs() -> None:
+    path = Path(__file__).resolve().parents[2] / "bench" / "bench_runner_pieces.py"
+    spec = importlib.util.spec_from_file_location("bench_runner_pieces", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    results = {name: call() for name, call in module.pieces().items()}
+    assert json.loads(results["request_body"]) == json.loads(results["json_dumps_body"])
+    assert (
+        results["parse_answer"].message.content
+        == results["json_loads_answer"]["choices"][0]["message"]["content"]
+    )
+    assert results["line"].endswith(b"\n") and b'"completion"' not in results["line"]
