@@ -12,10 +12,7 @@ from sqlalchemy.orm import Session
 
 from hub.env import UsageError
 from hub.registry import parse_ref
-from hub.server.core.cache import bump
-from hub.server.core.config import HubConfig
-from hub.server.core.db import make_engine, migrate, sessions
-from hub.server.core.models import Environment, Owner, Version
+from hub.server.core import Environment, HubConfig, Owner, Version, bump, make_engine, migrate, sessions
 
 __all__ = ["approve", "backfill_rollouts", "collect_garbage", "open_hub", "status", "yank"]
 
@@ -97,9 +94,8 @@ def collect_garbage(config: HubConfig) -> list[str]:
     tasks its re-verification stored, ``tasks_sha256`` in its report) and leftover temporary files;
     returns the removed hashes. Run it while no push or re-verification is in flight (both store
     their blobs before they commit)."""
-    from hub.server.core.models import EnvFile, Run
-    from hub.server.core.storage import LocalStorage
-    from hub.server.results.band_tasks import stored_tasks_sha
+    from hub.server.core import EnvFile, LocalStorage, Run
+    from hub.server.results import stored_tasks_sha
 
     with open_hub(config) as session:
         rows = session.execute(select(EnvFile.sha256, EnvFile.metadata_sha256)).all()
@@ -113,8 +109,8 @@ def backfill_rollouts(config: HubConfig) -> list[Any]:
     """Store the rollouts of runs pushed before the hub kept them one by one (for the run pages);
     returns a :class:`hub.server.results.rollout_store.Backfilled` per run it looked at. Safe while
     the hub runs (each run is one transaction) and to run again (done runs are skipped)."""
-    from hub.server.core.storage import LocalStorage
-    from hub.server.results.rollout_store import backfill
+    from hub.server.core import LocalStorage
+    from hub.server.results import backfill
 
     config.data.mkdir(parents=True, exist_ok=True)
     engine = make_engine(config.database)

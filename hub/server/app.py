@@ -5,22 +5,26 @@ from __future__ import annotations
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Mount, Route
 
+from hub.server.accounts import AuthCache, FailureLimiter
 from hub.server.accounts import api as accounts_api
-from hub.server.accounts.authcache import AuthCache
-from hub.server.accounts.ratelimit import FailureLimiter
 from hub.server.bounties import api as bounty_api
 from hub.server.bounties import pages as bounty_pages
-from hub.server.core.cache import PageCache
-from hub.server.core.config import HubConfig
-from hub.server.core.db import is_sqlite, make_engine, migrate, sessions
-from hub.server.core.redact import Redactor, hub_secrets
-from hub.server.core.storage import LocalStorage
+from hub.server.core import (
+    HubConfig,
+    LocalStorage,
+    PageCache,
+    Redactor,
+    hub_secrets,
+    is_sqlite,
+    make_engine,
+    migrate,
+    sessions,
+)
 from hub.server.packages import api, index, settings_pages
 from hub.server.results import api as results_api
 from hub.server.results import hub_evals_api, labels_api, review_pages, run_pages
 from hub.server.results import pages as result_pages
-from hub.server.web import account_pages, pages
-from hub.server.web.errors import exception_handlers
+from hub.server.web import account_pages, exception_handlers, pages
 
 __all__ = ["create_app", "env_app"]
 

@@ -10,8 +10,7 @@ import tempfile
 from pathlib import Path
 
 from hub.env import UsageError
-from hub.server.core.config import HubConfig
-from hub.server.core.db import is_sqlite, make_engine, migrate
+from hub.server.core import HubConfig, is_sqlite, make_engine, migrate
 
 __all__ = ["build_own_wheel", "serve", "worker_command"]
 

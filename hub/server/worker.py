@@ -35,18 +35,29 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from hub.review import BUILD_LIMITS
 from hub.sandbox import Limits
-from hub.server.core.cache import bump
-from hub.server.core.childenv import CHILD_ENV
-from hub.server.core.config import HubConfig
-from hub.server.core.db import make_engine, sessions
-from hub.server.core.models import VERIFY_ERROR
-from hub.server.core.redact import Redactor, hub_secrets
-from hub.server.core.storage import LocalStorage
-from hub.server.results import hub_evals, reverify
-from hub.server.results.band_tasks import MAX_TASKS_BYTES
-from hub.server.reviews.blame import host_load, outcome
-from hub.server.reviews.hostspeed import MAX_SCALE, calibrate
-from hub.server.reviews.jobs import MAX_ATTEMPTS, claim, finish, heartbeat, release
+from hub.server.core import (
+    CHILD_ENV,
+    VERIFY_ERROR,
+    HubConfig,
+    LocalStorage,
+    Redactor,
+    bump,
+    hub_secrets,
+    make_engine,
+    sessions,
+)
+from hub.server.results import MAX_TASKS_BYTES, hub_evals, reverify
+from hub.server.reviews import (
+    MAX_ATTEMPTS,
+    MAX_SCALE,
+    calibrate,
+    claim,
+    finish,
+    heartbeat,
+    host_load,
+    outcome,
+    release,
+)
 
 __all__ = ["CHILD_ENV", "child_env", "work"]
 

@@ -139,6 +139,20 @@ def test_allowed_edges_pass(tmp_path: Path) -> None:
             },
             "hub.server.s.x reaches into leaderboard: from leaderboard.board import Board",
         ),
+        (  # the rooms inside hub.server meet at their surfaces too
+            {
+                "hub/server/results/api.py": "from hub.server.core.db import sessions\n",
+                "hub/server/core/db.py": "",
+            },
+            "hub.server.results.api reaches into hub.server.core: from hub.server.core.db import sessions",
+        ),
+        (  # the server's own modules as well; a composition root may name modules, not reach in
+            {
+                "hub/server/app.py": "from hub.server.core.config import HubConfig\n",
+                "hub/server/core/config.py": "",
+            },
+            "hub.server.app reaches into hub.server.core: from hub.server.core.config import HubConfig",
+        ),
     ],
 )
 def test_reaching_into_another_room_is_reported(tmp_path: Path, files: dict[str, str], expected: str) -> None:
@@ -166,6 +180,15 @@ def test_surfaces_siblings_and_shadowed_names_pass(tmp_path: Path) -> None:
         },
     )
     assert ig.reach_ins(tmp_path) == []
+
+
+def test_a_composition_root_may_import_server_rooms_modules_as_namespaces(tmp_path: Path) -> None:
+    files = {"hub/server/results/api.py": "", "hub/server/core/config.py": ""}
+    root_line = "from hub.server.results import api\nfrom hub.server.core import HubConfig\n"
+    _tree(tmp_path, {**files, "hub/server/app.py": root_line, "hub/server/admin.py": root_line})
+    assert ig.reach_ins(tmp_path) == [
+        "hub.server.admin reaches into hub.server.results: from hub.server.results import api"
+    ]
 
 
 def test_the_architecture_diagram_matches_the_tree() -> None:

@@ -17,8 +17,9 @@ import pytest
 from tests.hub.test_import_graph import ig
 
 ROOT = Path(__file__).resolve().parents[2]
-# the rooms the import graph holds to their surfaces: every hub room but the top one, and leaderboard
-ROOMS = [*(room for room in ig.ROOMS if room != "hub.cli"), "leaderboard"]
+# the rooms the import graph holds to their surfaces: every hub room but the top one, the rooms
+# inside hub.server, and leaderboard
+ROOMS = [*(room for room in ig.ROOMS if room != "hub.cli"), *ig.SERVER_ROOMS, "leaderboard"]
 
 
 def _declared(room: str) -> tuple[dict[str, str], dict[str, str]]:

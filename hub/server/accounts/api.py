@@ -20,9 +20,7 @@ from hub.server.accounts.selfservice import create_own_token, list_own_tokens, r
 from hub.server.accounts.users import Principal
 from hub.server.accounts.webauth import guarded, guarded_write
 from hub.server.accounts.websessions import end_all_sessions
-from hub.server.core.cache import bump
-from hub.server.core.models import Owner
-from hub.server.core.problems import HubProblem, Problem
+from hub.server.core import HubProblem, Owner, Problem, bump
 
 __all__ = ["routes"]
 

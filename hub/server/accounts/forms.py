@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from hub.server.accounts.browser import CSRF_FIELD, expected_csrf, signed_in
-from hub.server.core.problems import HubProblem, Problem
+from hub.server.core import HubProblem, Problem
 
 __all__ = ["MAX_FORM_BYTES", "Form", "FormRefused", "anonymous_form_endpoint", "form_endpoint"]
 

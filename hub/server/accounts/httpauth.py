@@ -14,7 +14,7 @@ from starlette.requests import Request
 
 from hub.server.accounts.tokens import parse_token
 from hub.server.accounts.users import Principal, authenticate
-from hub.server.core.problems import HubProblem, Problem
+from hub.server.core import HubProblem, Problem
 
 __all__ = ["AuthFailed", "RateLimited", "principal", "rate_limited"]
 

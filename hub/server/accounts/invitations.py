@@ -11,8 +11,7 @@ import secrets
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from hub.server.core.models import Invitation, Owner, utcnow
-from hub.server.core.problems import HubProblem, Problem
+from hub.server.core import HubProblem, Invitation, Owner, Problem, utcnow
 
 __all__ = ["DEFAULT_DAYS", "create_invitation", "list_invitations", "redeem_invitation"]
 

@@ -15,8 +15,7 @@ from sqlalchemy.orm import Session
 
 from hub.server.accounts.users import get_owner
 from hub.server.accounts.websessions import end_all_sessions
-from hub.server.core.models import Owner
-from hub.server.core.problems import HubProblem
+from hub.server.core import HubProblem, Owner
 
 __all__ = ["MAX_PASSWORD", "MIN_PASSWORD", "check_password", "hash_password", "set_password"]
 

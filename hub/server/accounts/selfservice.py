@@ -14,8 +14,7 @@ from hub.server.accounts.invitations import redeem_invitation
 from hub.server.accounts.passwords import hash_password
 from hub.server.accounts.tokens import SCOPES
 from hub.server.accounts.users import Principal, add_user, create_token
-from hub.server.core.models import Owner, Token, utcnow
-from hub.server.core.problems import HubProblem, Problem
+from hub.server.core import HubProblem, Owner, Problem, Token, utcnow
 
 __all__ = ["TokenRow", "create_own_token", "list_own_tokens", "revoke_own_token", "sign_up"]
 

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from hub.env import UsageError
 from hub.registry import OWNER_RE, RESERVED_NAMES
 from hub.server.accounts.tokens import SCOPES, new_token, parse_token, scope_allows, verify_secret
-from hub.server.core.models import Member, Owner, Token, utcnow
+from hub.server.core import Member, Owner, Token, utcnow
 
 __all__ = [
     "Principal",

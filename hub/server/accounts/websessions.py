@@ -18,7 +18,7 @@ from sqlalchemy import delete
 from sqlalchemy.orm import Session
 
 from hub.server.accounts.users import Principal
-from hub.server.core.models import Owner, WebSession, utcnow
+from hub.server.core import Owner, WebSession, utcnow
 
 __all__ = [
     "IDLE",

@@ -16,8 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from hub.server.accounts.httpauth import principal
-from hub.server.accounts.webauth import guarded, guarded_write
+from hub.server.accounts import guarded, guarded_write, principal
 from hub.server.bounties.view import bounty_json
 from hub.server.bounties.workflow import (
     BountyError,
@@ -27,8 +26,8 @@ from hub.server.bounties.workflow import (
     list_bounties,
     parse_deadline,
 )
-from hub.server.core.archive import received_body
-from hub.server.web.errors import error
+from hub.server.core import received_body
+from hub.server.web import error
 
 __all__ = ["routes"]
 

@@ -13,10 +13,8 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from hub.registry import parse_ref
-from hub.server.accounts.users import Principal, can_publish_as, get_owner
-from hub.server.core.models import Bounty
-from hub.server.core.problems import HubProblem, Problem
-from hub.server.core.queries import find_env
+from hub.server.accounts import Principal, can_publish_as, get_owner
+from hub.server.core import Bounty, HubProblem, Problem, find_env
 
 __all__ = ["BountyError", "checked_text", "parse_deadline", "payout_values", "submitted_version"]
 

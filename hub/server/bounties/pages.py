@@ -12,10 +12,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from hub.server.accounts.webauth import guarded
+from hub.server.accounts import guarded
 from hub.server.bounties.view import bounty_json
 from hub.server.bounties.workflow import STATES, BountyError, get_bounty, list_bounties, spec_html
-from hub.server.web.pages import render_page
+from hub.server.web import render_page
 
 __all__ = ["LABELS", "routes"]
 

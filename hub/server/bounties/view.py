@@ -12,10 +12,9 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from hub.server.accounts.users import Principal
+from hub.server.accounts import Principal
 from hub.server.bounties.workflow import ACTIONS, TRANSITIONS
-from hub.server.core.models import Bounty, Version, utcnow
-from hub.server.core.queries import find_env
+from hub.server.core import Bounty, Version, find_env, utcnow
 
 __all__ = ["bounty_json", "stamp"]
 

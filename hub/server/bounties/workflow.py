@@ -25,7 +25,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from hub.server.accounts.users import Principal, is_reviewer
+from hub.server.accounts import Principal, is_reviewer
 from hub.server.bounties.inputs import (
     BountyError,
     checked_text,
@@ -33,9 +33,8 @@ from hub.server.bounties.inputs import (
     payout_values,
     submitted_version,
 )
-from hub.server.core.models import FAILED, PASSED, Bounty, BountyEvent, Owner, utcnow
-from hub.server.core.problems import Problem
-from hub.server.web.markdown import render_markdown
+from hub.server.core import FAILED, PASSED, Bounty, BountyEvent, Owner, Problem, utcnow
+from hub.server.web import render_markdown
 
 __all__ = [
     "ACTIONS",

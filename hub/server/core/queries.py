@@ -12,7 +12,7 @@ from __future__ import annotations
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session, selectinload
 
-from hub.server.accounts.users import Principal, visible_owner_ids
+from hub.server.accounts import Principal, visible_owner_ids
 from hub.server.core.models import PASSED, EnvFile, Environment, Owner, Run, Version
 
 __all__ = ["find_env", "find_file", "find_run", "offered", "search", "visible_envs", "visible_runs"]

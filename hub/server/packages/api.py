@@ -15,16 +15,20 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from hub.server.accounts.httpauth import principal
-from hub.server.accounts.webauth import guarded, guarded_write
-from hub.server.core.archive import received_upload
-from hub.server.core.models import Environment, Version
-from hub.server.core.queries import find_env, offered, search, visible_envs
-from hub.server.core.redact import Redactor
+from hub.server.accounts import guarded, guarded_write, principal
+from hub.server.core import (
+    Environment,
+    Redactor,
+    Version,
+    find_env,
+    offered,
+    received_upload,
+    search,
+    visible_envs,
+)
 from hub.server.packages.owning import owned_env, owned_version, set_about, set_private, set_yanked, transfer
 from hub.server.packages.publish import publish
-from hub.server.web.errors import error
-from hub.server.web.verifier_card import card_json
+from hub.server.web import card_json, error
 
 __all__ = [
     "about_route",

@@ -15,11 +15,9 @@ from typing import Any
 from hub.client import pack_bundle
 from hub.env import UsageError
 from hub.registry import PathSource, load_catalogue
-from hub.server.accounts.users import Principal, add_org, get_owner
-from hub.server.admin import open_hub
-from hub.server.core.config import HubConfig
-from hub.server.core.db import make_engine, sessions
-from hub.server.core.storage import LocalStorage
+from hub.server import open_hub
+from hub.server.accounts import Principal, add_org, get_owner
+from hub.server.core import HubConfig, LocalStorage, make_engine, sessions
 from hub.server.packages.publish import Published, publish
 
 __all__ = ["bundled_folders", "publish_bundled"]

@@ -33,11 +33,8 @@ from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from hub.registry import normalize
-from hub.server.accounts.httpauth import principal, rate_limited
-from hub.server.accounts.users import Principal, visible_owner_ids
-from hub.server.accounts.webauth import guarded
-from hub.server.core.models import EnvFile, Environment, Version
-from hub.server.core.queries import find_env, find_file, offered, visible_envs
+from hub.server.accounts import Principal, guarded, principal, rate_limited, visible_owner_ids
+from hub.server.core import EnvFile, Environment, Version, find_env, find_file, offered, visible_envs
 
 __all__ = [
     "HUB_PREFIX",

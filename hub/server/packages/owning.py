@@ -13,11 +13,8 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from hub.server.accounts.users import Principal, can_publish_as, get_owner
-from hub.server.core.cache import bump
-from hub.server.core.models import Environment, Owner, Version
-from hub.server.core.problems import HubProblem, Problem
-from hub.server.core.queries import find_env
+from hub.server.accounts import Principal, can_publish_as, get_owner
+from hub.server.core import Environment, HubProblem, Owner, Problem, Version, bump, find_env
 
 __all__ = [
     "MAX_SUMMARY",

@@ -32,16 +32,27 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from hub.registry import OWNER_RE, edit_distance, normalize
 from hub.review import MANIFEST, Manifest, file_sha256, verify_submission
-from hub.server.accounts.users import Principal, can_publish_as, get_owner
-from hub.server.core.archive import ArchiveError, check_sdist, check_wheel, unpack_upload
-from hub.server.core.cache import bump
-from hub.server.core.config import Limits
-from hub.server.core.models import PASSED, EnvFile, Environment, Job, Version, version_key
-from hub.server.core.problems import HubProblem, Problem
-from hub.server.core.queries import visible_envs
-from hub.server.core.storage import LocalStorage
+from hub.server.accounts import Principal, can_publish_as, get_owner
+from hub.server.core import (
+    PASSED,
+    ArchiveError,
+    EnvFile,
+    Environment,
+    HubProblem,
+    Job,
+    Limits,
+    LocalStorage,
+    Problem,
+    Version,
+    bump,
+    check_sdist,
+    check_wheel,
+    unpack_upload,
+    version_key,
+    visible_envs,
+)
 from hub.server.packages.index import HUB_PREFIX, OWN_PROJECT
-from hub.server.web.markdown import render_readme
+from hub.server.web import render_readme
 
 __all__ = [
     "check_upstream_name",

@@ -13,12 +13,10 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from hub.server.accounts.forms import Form, form_endpoint
-from hub.server.accounts.webauth import guarded
-from hub.server.core.problems import HubProblem, Problem
+from hub.server.accounts import Form, form_endpoint, guarded
+from hub.server.core import HubProblem, Problem
 from hub.server.packages.owning import owned_env, owned_version, set_about, set_private, set_yanked, transfer
-from hub.server.web.errors import STATUS
-from hub.server.web.pages import render_page
+from hub.server.web import STATUS, render_page
 
 __all__ = ["routes"]
 

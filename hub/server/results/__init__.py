@@ -13,4 +13,22 @@ their API :mod:`.labels_api`, their page forms :mod:`.review_pages` with :mod:`.
 Imports: :mod:`hub.server.core`, :mod:`hub.server.accounts`, :mod:`hub.server.web`, :mod:`leaderboard`.
 """
 
-__all__: list[str] = []
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hub._lazy import surface
+
+if TYPE_CHECKING:
+    from hub.server.results.band_tasks import MAX_TASKS_BYTES, stored_tasks_sha
+    from hub.server.results.rollout_store import backfill
+
+__all__ = ["MAX_TASKS_BYTES", "backfill", "stored_tasks_sha"]
+__getattr__, __dir__ = surface(
+    __name__,
+    {
+        "MAX_TASKS_BYTES": "hub.server.results.band_tasks",
+        "backfill": "hub.server.results.rollout_store",
+        "stored_tasks_sha": "hub.server.results.band_tasks",
+    },
+)

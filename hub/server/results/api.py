@@ -17,13 +17,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from hub.server.accounts.httpauth import principal
-from hub.server.accounts.webauth import guarded, guarded_write
-from hub.server.core.archive import received_upload
-from hub.server.core.cache import bump
-from hub.server.core.queries import find_env, find_run, visible_runs
+from hub.server.accounts import guarded, guarded_write, principal
+from hub.server.core import bump, find_env, find_run, received_upload, visible_runs
 from hub.server.results.runs import ingest_run, run_json, run_label
-from hub.server.web.errors import error
+from hub.server.web import error
 from leaderboard import TokenPrices
 
 __all__ = ["env_results_route", "push_results_route", "result_route", "routes", "set_result_route"]

@@ -117,7 +117,7 @@ def _opening(messages: Sequence[Message]) -> tuple[Message, ...]:
 def tasks_from_archive(archive: Path) -> list[Task] | str:
     """The tasks of a pushed run as its rollouts recorded them (id and opening messages; the hub
     never runs an environment's code, so ``answer`` and ``metadata`` are unknown), or why not."""
-    from hub.server.core.config import Limits
+    from hub.server.core import Limits
     from hub.server.results.runpack import unpack_run
 
     with tempfile.TemporaryDirectory(prefix="verihub-band-") as tmp:

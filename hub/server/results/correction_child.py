@@ -23,7 +23,7 @@ from typing import Any
 from hub.env import Message, Rollout, UsageError
 from hub.review import CheckOptions, RegradeResult, grade_sandboxed, replay_sandboxed
 from hub.run import RunDir
-from hub.server.core.config import Limits
+from hub.server.core import Limits
 from hub.server.results.reverify_child import SCAN_CAP
 from hub.server.results.runpack import unpack_run
 

@@ -30,11 +30,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from hub.env import Message, Rollout
 from hub.sandbox import Limits as SandboxLimits
-from hub.server.accounts.users import Principal
-from hub.server.core.childenv import CHILD_ENV
-from hub.server.core.models import Correction, Run
-from hub.server.core.problems import Problem
-from hub.server.core.storage import Storage
+from hub.server.accounts import Principal
+from hub.server.core import CHILD_ENV, Correction, Problem, Run, Storage
 from hub.server.results.labels import MAX_NOTE, LabelError, target
 
 __all__ = [

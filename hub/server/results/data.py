@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from hub.run import Summary
-from hub.server.core.models import PENDING, UNVERIFIED, VERIFIED, VERIFY_ERROR, Run
+from hub.server.core import PENDING, UNVERIFIED, VERIFIED, VERIFY_ERROR, Run
 from hub.server.results.band_tasks import ENVIRONMENT, ROLLOUTS, source_note, stored_tasks_sha
 from leaderboard import BoardEntry, RunFilter
 

@@ -23,13 +23,21 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from hub.env import UsageError
 from hub.registry import parse_ref
-from hub.server.accounts.users import Principal
-from hub.server.core.config import Limits
-from hub.server.core.leases import Queue, claim_next, extend
-from hub.server.core.models import PASSED, HubEval, Run, utcnow
-from hub.server.core.problems import HubProblem, Problem
-from hub.server.core.queries import find_env
-from hub.server.core.storage import LocalStorage
+from hub.server.accounts import Principal
+from hub.server.core import (
+    PASSED,
+    HubEval,
+    HubProblem,
+    Limits,
+    LocalStorage,
+    Problem,
+    Queue,
+    Run,
+    claim_next,
+    extend,
+    find_env,
+    utcnow,
+)
 from hub.server.results.runs import ResultError, ingest_hub_run, pack_run
 
 __all__ = [

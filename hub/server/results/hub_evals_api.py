@@ -13,12 +13,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from hub.server.accounts.httpauth import principal
-from hub.server.accounts.webauth import guarded_write
-from hub.server.core.archive import received_body
-from hub.server.core.models import HubEval
+from hub.server.accounts import guarded_write, principal
+from hub.server.core import HubEval, received_body
 from hub.server.results.hub_evals import EvalRequest, eval_json, queue_eval
-from hub.server.web.errors import error
+from hub.server.web import error
 
 __all__ = ["routes"]
 

@@ -17,8 +17,7 @@ from typing import Any
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
-from hub.server.core.models import RolloutLabel, Run, RunRollout
-from hub.server.core.storage import Storage
+from hub.server.core import RolloutLabel, Run, RunRollout, Storage
 from hub.server.results.labels import LABELS, Agreement, LabelCounts, agreement, label_counts_many
 from hub.server.results.rollout_query import ExtraFilter
 

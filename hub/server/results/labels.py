@@ -25,11 +25,20 @@ from sqlalchemy.orm import Session
 
 from hub.env import Rollout, Task
 from hub.review import Rate, rate
-from hub.server.accounts.users import Principal, can_publish_as
-from hub.server.core.models import Environment, Owner, RolloutLabel, Run, RunRollout, Version
-from hub.server.core.problems import HubProblem, Problem
-from hub.server.core.queries import find_run, visible_runs
-from hub.server.core.storage import Storage
+from hub.server.accounts import Principal, can_publish_as
+from hub.server.core import (
+    Environment,
+    HubProblem,
+    Owner,
+    Problem,
+    RolloutLabel,
+    Run,
+    RunRollout,
+    Storage,
+    Version,
+    find_run,
+    visible_runs,
+)
 from hub.server.results.band_tasks import load_tasks, stored_tasks_sha
 from hub.server.results.rollout_archive import rollout_lines, rollout_of
 

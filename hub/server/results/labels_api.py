@@ -25,12 +25,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from hub.server.accounts.httpauth import principal
-from hub.server.accounts.webauth import guarded
-from hub.server.core.archive import received_body
-from hub.server.core.cache import bump
-from hub.server.core.models import Run, Version
-from hub.server.core.queries import find_env
+from hub.server.accounts import guarded, principal
+from hub.server.core import Run, Version, bump, find_env, received_body
 from hub.server.results.corrections import (
     Grader,
     SandboxGrader,
@@ -48,7 +44,7 @@ from hub.server.results.labels import (
     target,
 )
 from hub.server.results.training import training_records
-from hub.server.web.errors import error
+from hub.server.web import error
 
 __all__ = ["grader_of", "routes"]
 

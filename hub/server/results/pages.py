@@ -28,16 +28,12 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from hub.env import Task
-from hub.server.accounts.webauth import guarded
-from hub.server.core.cache import PageCache
-from hub.server.core.models import Environment, Version
-from hub.server.core.queries import find_env, find_run, visible_runs
-from hub.server.core.storage import Storage
+from hub.server.accounts import guarded
+from hub.server.core import Environment, PageCache, Storage, Version, find_env, find_run, visible_runs
 from hub.server.results.band_tasks import BandSource, band_tasks, stored_tasks_sha
 from hub.server.results.data import FilterForm, ShownRun, of_origin, origin_param, parse_filter, shown_runs
 from hub.server.results.label_views import run_label_summaries
-from hub.server.web.pages import HEADERS, render_page
-from hub.server.web.tables import Sort, parse_sort, sort_rows
+from hub.server.web import HEADERS, Sort, parse_sort, render_page, sort_rows
 from leaderboard import (
     FRAGMENT_CSS,
     ModelResult,

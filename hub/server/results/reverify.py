@@ -20,9 +20,18 @@ from typing import Any
 from sqlalchemy import and_, or_
 from sqlalchemy.orm import Session, sessionmaker
 
-from hub.server.core.leases import Queue, claim_next, extend
-from hub.server.core.models import PENDING, UNVERIFIED, VERIFIED, VERIFY_ERROR, Run, utcnow
-from hub.server.core.storage import Storage
+from hub.server.core import (
+    PENDING,
+    UNVERIFIED,
+    VERIFIED,
+    VERIFY_ERROR,
+    Queue,
+    Run,
+    Storage,
+    claim_next,
+    extend,
+    utcnow,
+)
 
 __all__ = [
     "MAX_ATTEMPTS",

@@ -30,8 +30,7 @@ from typing import Any
 from hub.env import Rollout, UsageError
 from hub.review import CheckOptions, RegradeResult, regrade_sandboxed
 from hub.run import RunDir
-from hub.server.core.config import Limits
-from hub.server.core.models import UNVERIFIED, VERIFIED, VERIFY_ERROR
+from hub.server.core import UNVERIFIED, VERIFIED, VERIFY_ERROR, Limits
 from hub.server.results.band_tasks import MAX_TASKS_BYTES, dump_tasks
 from hub.server.results.runpack import unpack_run
 

@@ -20,15 +20,14 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from hub.server.accounts.forms import Form, form_endpoint
-from hub.server.core.cache import bump
-from hub.server.core.problems import HubProblem, Problem
+from hub.server.accounts import Form, form_endpoint
+from hub.server.core import HubProblem, Problem, bump
 from hub.server.results.corrections import correct_rollout
 from hub.server.results.labels import label_rollout, target
 from hub.server.results.labels_api import grader_of
 from hub.server.results.review_view import edited_messages
 from hub.server.results.run_pages import run_href, show_rollout
-from hub.server.web.errors import STATUS, refused_page
+from hub.server.web import STATUS, refused_page
 
 __all__ = ["routes"]
 

@@ -17,8 +17,8 @@ from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
 from hub.env import Rollout
-from hub.server.accounts.users import Principal
-from hub.server.core.models import Run, RunRollout
+from hub.server.accounts import Principal
+from hub.server.core import Run, RunRollout
 from hub.server.results.labels import LABELS, MAX_NOTE
 from hub.server.results.rollout_review import review_state
 from hub.server.results.rollout_store import transcript_json

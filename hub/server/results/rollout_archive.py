@@ -16,8 +16,7 @@ from pathlib import Path
 
 from hub.env import Rollout
 from hub.run import RunConfig
-from hub.server.core.models import Run
-from hub.server.core.storage import Storage
+from hub.server.core import Run, Storage
 
 __all__ = ["rollout_count", "rollout_lines", "rollout_of", "run_config"]
 

@@ -24,7 +24,7 @@ from urllib.parse import urlencode
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session, defer
 
-from hub.server.core.models import RunRollout
+from hub.server.core import RunRollout
 from hub.server.results.rollout_store import STATUSES
 
 __all__ = [

@@ -8,9 +8,8 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from hub.env import Rollout
-from hub.server.accounts.users import Principal
-from hub.server.core.models import Correction, RolloutLabel, Run
-from hub.server.core.storage import Storage
+from hub.server.accounts import Principal
+from hub.server.core import Correction, RolloutLabel, Run, Storage
 from hub.server.results.corrections import corrections_of
 from hub.server.results.labels import may_label, rollout_labels, target
 

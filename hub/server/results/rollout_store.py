@@ -28,8 +28,7 @@ from sqlalchemy import delete, insert, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from hub.run import CONFIG_FILE, ROLLOUTS_FILE
-from hub.server.core.models import Run, RunRollout
-from hub.server.core.storage import LocalStorage
+from hub.server.core import LocalStorage, Run, RunRollout
 
 __all__ = [
     "BATCH",

@@ -24,10 +24,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from hub.server.accounts.forms import Form
-from hub.server.accounts.webauth import guarded
-from hub.server.core.models import Run
-from hub.server.core.queries import find_env, find_run, visible_runs
+from hub.server.accounts import Form, guarded
+from hub.server.core import Run, find_env, find_run, visible_runs
 from hub.server.results.data import ShownRun, shown_runs
 from hub.server.results.label_views import LABEL_CHOICES, label_filter, run_label_summaries
 from hub.server.results.labels import current_labels
@@ -42,8 +40,7 @@ from hub.server.results.rollout_query import (
 )
 from hub.server.results.rollout_store import STATUSES, transcript_json
 from hub.server.results.transcript import MAX_MESSAGE_CHARS, transcript_view
-from hub.server.web.pages import HEADERS, render_page
-from hub.server.web.text import cut
+from hub.server.web import HEADERS, cut, render_page
 from leaderboard import sampling_items
 
 __all__ = ["MAX_TASK_RUNS", "routes", "run_href", "settings_rows", "show_rollout"]

@@ -12,8 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hub.client import MAX_MEMBERS, RUN_FILES
-from hub.server.core.archive import ArchiveError, unpack_archive
-from hub.server.core.config import Limits
+from hub.server.core import ArchiveError, Limits, unpack_archive
 
 __all__ = ["MAX_MEMBERS", "RUN_FILES", "unpack_run"]
 

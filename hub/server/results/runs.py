@@ -28,12 +28,20 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from hub.client import pack_run
 from hub.registry import parse_ref
-from hub.server.accounts.users import Principal
-from hub.server.core.config import Limits
-from hub.server.core.models import PENDING, REGRADE_STATES, Environment, Run, Version
-from hub.server.core.problems import HubProblem, Problem
-from hub.server.core.queries import find_env, visible_envs
-from hub.server.core.storage import LocalStorage
+from hub.server.accounts import Principal
+from hub.server.core import (
+    PENDING,
+    REGRADE_STATES,
+    Environment,
+    HubProblem,
+    Limits,
+    LocalStorage,
+    Problem,
+    Run,
+    Version,
+    find_env,
+    visible_envs,
+)
 from hub.server.results.rollout_store import store_rollouts
 from hub.server.results.runpack import unpack_run
 from leaderboard import (

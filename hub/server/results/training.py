@@ -18,10 +18,8 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from hub.env import Message, Rollout
-from hub.server.accounts.users import Principal
-from hub.server.core.models import Run, Version
-from hub.server.core.queries import visible_runs
-from hub.server.core.storage import Storage
+from hub.server.accounts import Principal
+from hub.server.core import Run, Storage, Version, visible_runs
 from hub.server.results.corrections import GRADED, corrections_of
 from hub.server.results.labels import current_labels
 from hub.server.results.rollout_archive import rollout_lines

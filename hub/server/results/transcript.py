@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from hub.env import Rollout
-from hub.server.web.text import cut
+from hub.server.web import cut
 
 __all__ = [
     "MAX_MESSAGE_CHARS",

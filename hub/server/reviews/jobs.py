@@ -18,8 +18,19 @@ from typing import Any
 from sqlalchemy import and_, or_
 from sqlalchemy.orm import Session, sessionmaker
 
-from hub.server.core.leases import Queue, claim_next, extend
-from hub.server.core.models import FAILED, PASSED, QUEUED, REVIEW_ERROR, RUNNING, Job, Version, utcnow
+from hub.server.core import (
+    FAILED,
+    PASSED,
+    QUEUED,
+    REVIEW_ERROR,
+    RUNNING,
+    Job,
+    Queue,
+    Version,
+    claim_next,
+    extend,
+    utcnow,
+)
 
 __all__ = ["MAX_ATTEMPTS", "QUEUE", "Claim", "claim", "finish", "heartbeat", "measured_card", "release"]
 

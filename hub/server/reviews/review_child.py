@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hub.review import CheckOptions, verify_submission
-from hub.server.core.archive import unpack_upload
-from hub.server.core.config import Limits
+from hub.server.core import Limits, unpack_upload
 
 __all__ = ["FAST_CHECK", "run_review", "scaled"]
 

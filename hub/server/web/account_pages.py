@@ -13,21 +13,29 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from hub.server.accounts.browser import (
+from hub.server.accounts import (
+    DEFAULT_DAYS,
+    MIN_PASSWORD,
+    SCOPES,
+    Form,
+    anonymous_form_endpoint,
+    check_password,
     clear_session_cookie,
+    create_invitation,
+    create_own_token,
+    end_all_sessions,
+    end_session,
+    form_endpoint,
+    list_invitations,
+    list_own_tokens,
+    revoke_own_token,
     session_secret,
     set_session_cookie,
+    sign_up,
     signed_in,
+    start_session,
 )
-from hub.server.accounts.forms import Form, anonymous_form_endpoint, form_endpoint
-from hub.server.accounts.invitations import DEFAULT_DAYS, create_invitation, list_invitations
-from hub.server.accounts.passwords import MIN_PASSWORD, check_password
-from hub.server.accounts.selfservice import create_own_token, list_own_tokens, revoke_own_token, sign_up
-from hub.server.accounts.tokens import SCOPES
-from hub.server.accounts.websessions import end_all_sessions, end_session, start_session
-from hub.server.core.cache import bump
-from hub.server.core.models import Owner
-from hub.server.core.problems import HubProblem, Problem
+from hub.server.core import HubProblem, Owner, Problem, bump
 from hub.server.web.errors import STATUS
 from hub.server.web.pages import render_page
 

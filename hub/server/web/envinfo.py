@@ -16,9 +16,17 @@ from urllib.parse import quote
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
-from hub.server.accounts.users import Principal
-from hub.server.core.models import PENDING, UNVERIFIED, VERIFIED, VERIFY_ERROR, Environment, Run, Version
-from hub.server.core.queries import visible_runs
+from hub.server.accounts import Principal
+from hub.server.core import (
+    PENDING,
+    UNVERIFIED,
+    VERIFIED,
+    VERIFY_ERROR,
+    Environment,
+    Run,
+    Version,
+    visible_runs,
+)
 from leaderboard import BoardEntry
 
 __all__ = [

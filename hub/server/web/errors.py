@@ -18,8 +18,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
-from hub.server.accounts.forms import FormRefused
-from hub.server.core.problems import HubProblem, Problem
+from hub.server.accounts import FormRefused
+from hub.server.core import HubProblem, Problem
 from hub.server.web.pages import render_page
 
 __all__ = ["STATUS", "error", "exception_handlers", "problem_response", "refused_page"]

@@ -30,11 +30,20 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Route
 
-from hub.server.accounts.browser import apply_cookies, csrf_field, signed_in
-from hub.server.accounts.users import Principal, can_publish_as
-from hub.server.accounts.webauth import guarded
-from hub.server.core.models import FAILED, PASSED, QUEUED, REVIEW_ERROR, RUNNING, Environment, Owner, Version
-from hub.server.core.queries import find_env, search, visible_envs
+from hub.server.accounts import Principal, apply_cookies, can_publish_as, csrf_field, guarded, signed_in
+from hub.server.core import (
+    FAILED,
+    PASSED,
+    QUEUED,
+    REVIEW_ERROR,
+    RUNNING,
+    Environment,
+    Owner,
+    Version,
+    find_env,
+    search,
+    visible_envs,
+)
 from hub.server.web.envinfo import installs, last_update, results_summary
 from hub.server.web.markdown import MAX_README_BYTES
 from hub.server.web.tables import Sort, choose, parse_sort, sort_rows
