@@ -1,6 +1,6 @@
 """Run a checker process with a hard wall-clock kill from the parent and a memory cap.
 
-The limit is enforced from the parent (``asyncio.wait_for`` then SIGKILL to the whole process
+The limit is enforced from the parent (:func:`graders.deadline.within` then SIGKILL to the whole process
 group), never with an alarm signal. The memory cap is ``RLIMIT_AS`` set in the child before
 ``exec``; ``RLIMIT_CPU`` is a second backstop. With ``writable`` the process runs confined by
 bubblewrap, that directory its only writable place (:mod:`graders.proof.confine`).
@@ -15,6 +15,7 @@ import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from graders.deadline import within
 from graders.proof.confine import confined
 
 __all__ = ["ProcessResult", "kill_group", "limits_preexec", "run_limited"]
@@ -84,7 +85,7 @@ async def run_limited(
     )
     timed_out = False
     try:
-        out, err = await asyncio.wait_for(proc.communicate(), timeout=timeout_s)
+        out, err = await within(proc.communicate(), timeout_s)
     except asyncio.TimeoutError:
         timed_out = True
         kill_group(proc)

@@ -24,6 +24,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from graders.deadline import within
 from graders.proof.errors import WorkerError
 
 from ._process import kill_group, limits_preexec
@@ -95,7 +96,7 @@ class ReplProcess:
     async def send(self, request: Mapping[str, Any], *, timeout: float) -> dict[str, Any]:
         """Send one command and read its answer; kills the process on timeout (then re-raises)."""
         try:
-            return await asyncio.wait_for(self._exchange(request), timeout=timeout)
+            return await within(self._exchange(request), timeout)
         except BaseException:
             self.kill()
             raise

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from graders.deadline import within
 from graders.rubric.errors import VerdictError
 from graders.rubric.prompt import JudgePrompt
 
@@ -159,7 +160,7 @@ async def ask_judge(
 ) -> Vote:
     """One judge call turned into a :class:`Vote`; never raises for judge failures."""
     try:
-        answer = await asyncio.wait_for(judge.complete(prompt.messages, sampling=sampling), timeout=timeout_s)
+        answer = await within(judge.complete(prompt.messages, sampling=sampling), timeout_s)
     except asyncio.TimeoutError:
         return Vote(None, "", error=f"the judge did not answer within {timeout_s:g}s", timed_out=True)
     except asyncio.CancelledError:

@@ -1,5 +1,6 @@
 """Running verihub's event loop: uvloop where it is installed (faster I/O), asyncio otherwise,
-and :func:`within`, a time limit that never swallows a cancellation.
+and :func:`within`, a time limit that never swallows a cancellation (:mod:`graders.deadline`'s,
+which the graders use too).
 
 Set ``VERIHUB_EVENT_LOOP=asyncio`` to force the standard loop.
 """
@@ -7,10 +8,10 @@ Set ``VERIHUB_EVENT_LOOP=asyncio`` to force the standard loop.
 from __future__ import annotations
 
 import asyncio
-import sys
-from collections.abc import Awaitable, Coroutine
+from collections.abc import Coroutine
 from typing import Any, TypeVar
 
+from graders.deadline import within
 from hub.env.settings import settings
 
 __all__ = ["run", "within"]
@@ -29,16 +30,3 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
             result: T = uvloop.run(coro)
             return result
     return asyncio.run(coro)
-
-
-async def within(aw: Awaitable[T], timeout_s: float) -> T:
-    """``await aw`` with a time limit (raises :class:`TimeoutError`).
-
-    Python 3.11's ``asyncio.wait_for`` returns the result when the awaited thing finishes in the
-    same loop turn as a cancellation of the caller, so a cancelled rollout could go on running;
-    ``asyncio.timeout`` (3.11+) re-raises the cancellation. Python 3.10 has only ``wait_for``.
-    """
-    if sys.version_info >= (3, 11):
-        async with asyncio.timeout(timeout_s):
-            return await aw
-    return await asyncio.wait_for(aw, timeout=timeout_s)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from graders.grade import Grade
 from graders.total import grade_of_exception
+from hub.env.aio import within
 from hub.env.errors import EnvironmentGoneError, UsageError
 from hub.env.types import Rollout, RolloutError, Task, Timing
 
@@ -172,7 +173,8 @@ async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeo
     (:class:`hub.env.pooled.PooledGrade`, :mod:`graders.pool`).
 
     A grade that finishes without suspending (a pure, synchronous check) runs inline; one that
-    waits (a pool, a judge) goes on as its own task under :func:`asyncio.wait_for`.
+    waits (a pool, a judge) goes on under :func:`hub.env.aio.within` (a limit that never swallows
+    the rollout's own cancellation).
     """
     try:
         pending = env.grade(task, rollout)
@@ -190,7 +192,7 @@ async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeo
             grade = stop.value
         else:  # it waits on something (a pool, a judge): the limit is enforced by a timer
             meter = _LoopMeter(time.perf_counter() - start)
-            grade = await asyncio.wait_for(_resumed(_Stepped(steps, first, meter)), timeout=timeout_s)
+            grade = await within(_resumed(_Stepped(steps, first, meter)), timeout_s)
             held_s = meter.held_s
     except asyncio.TimeoutError:
         # a grade that outlives its limit is the response's doing (timeout bait): a counted 0,
@@ -212,8 +214,8 @@ async def grade_rollout(env: Environment, task: Task, rollout: Rollout, *, timeo
 
 
 async def _resumed(rest: _Stepped) -> Any:
-    """The rest of a grade whose first step has run (as its own task, so that
-    :func:`asyncio.wait_for` can cancel it at the limit)."""
+    """The rest of a grade whose first step has run, as a coroutine (what
+    :func:`hub.env.aio.within` cancels at the limit)."""
     return await rest
 
 

@@ -62,7 +62,7 @@ class _Session:
     async def start(self, timeout_s: float) -> list[Any]:
         self.task = asyncio.ensure_future(self._run())
         try:
-            return await asyncio.wait_for(asyncio.shield(self.ready), timeout=timeout_s)
+            return await within(asyncio.shield(self.ready), timeout_s)
         except BaseException:
             self.stop()
             raise

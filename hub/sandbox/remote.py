@@ -26,6 +26,7 @@ from typing import Any
 
 from graders.grade import Grade
 from hub.env import Environment, EnvironmentGoneError, Message, Rollout, State, Step, Task, Timing, Usage
+from hub.env.aio import within
 from hub.sandbox.bwrap import HOME
 from hub.sandbox.channel import Channel, ChannelClosedError, RemoteError, TamperingError
 from hub.sandbox.envserver import PACKAGE_DIR
@@ -262,7 +263,7 @@ class RemoteEnvironment(Environment):
     async def aclose(self) -> None:
         if not self._closed:
             try:
-                await asyncio.wait_for(self.acall("aclose", {}), timeout=10.0)
+                await within(self.acall("aclose", {}), 10.0)
             except (SandboxDiedError, RemoteError, asyncio.TimeoutError):
                 pass
         self.close()

@@ -1,8 +1,9 @@
-"""Grading one rollout under a limit: inline when the grade never waits, a timed task when it does."""
+"""Grading one rollout under a limit: inline when the grade never waits, under a timer when it does."""
 
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import Any
 
 import pytest
@@ -65,15 +66,40 @@ async def test_a_grade_that_never_waits_runs_inline_in_the_callers_task() -> Non
     assert grader.tasks == [asyncio.current_task()] * 2
 
 
-async def test_a_grade_that_waits_runs_as_its_own_task_and_finishes() -> None:
+async def test_a_grade_that_waits_finishes_under_the_limit() -> None:
     grader = _TaskRecorder(waits=3)
     env = SingleTurnEnv(id="toy", tasks=make_tasks(1), grader=grader)
     task = make_tasks(1)[0]
     grade = await grade_rollout(env, task, _rollout(task), timeout_s=5.0)
-    assert grade.status == "correct"
-    # the first step ran inline; the rest went on in a task of its own that the timer can cancel
-    assert grader.tasks[0] is asyncio.current_task()
-    assert grader.tasks[1] is not None and grader.tasks[1] is not asyncio.current_task()
+    assert grade.status == "correct" and grade.extracted == "Answer: 1"
+    assert len(grader.tasks) == 2 and grader.tasks[0] is asyncio.current_task()
+
+
+class _AwaitsFuture:
+    """Waits on a future the test resolves."""
+
+    def __init__(self, future: asyncio.Future[None]) -> None:
+        self.future = future
+
+    async def __call__(self, response: str, *, reference: Any) -> Grade:
+        await self.future
+        return Grade.correct(extracted=response)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="Python 3.10 has only asyncio.wait_for")
+async def test_a_cancel_that_races_a_waiting_grade_is_not_swallowed() -> None:
+    # the grade's result and the caller's cancellation land in the same loop turn: grading must end
+    # cancelled (asyncio.wait_for on 3.11 returned the grade, and a cancelled run went on)
+    answered: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    env = SingleTurnEnv(id="toy", tasks=make_tasks(1), grader=_AwaitsFuture(answered))
+    task = make_tasks(1)[0]
+    pending = asyncio.ensure_future(grade_rollout(env, task, _rollout(task), timeout_s=60.0))
+    for _ in range(3):  # a few turns: the grade waits on the future, even from a task of its own
+        await asyncio.sleep(0)
+    answered.set_result(None)
+    pending.cancel()
+    outcome = await asyncio.gather(pending, return_exceptions=True)
+    assert isinstance(outcome[0], asyncio.CancelledError)
 
 
 async def test_a_grade_that_hangs_after_its_first_step_is_cancelled_at_the_limit() -> None:

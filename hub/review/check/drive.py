@@ -21,6 +21,7 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from hub.env import Message, Rollout, Task, Timing
+from hub.env.aio import within
 from hub.review.check.probes import (
     gamed,
     gold_response,
@@ -91,7 +92,7 @@ class Prober:
 
     async def responsive(self) -> bool:
         try:
-            self.noted += await asyncio.wait_for(self.env.acall("tripwire"), timeout=2.0)
+            self.noted += await within(self.env.acall("tripwire"), 2.0)
         except (asyncio.TimeoutError, SandboxDiedError, RemoteError):
             return False
         return True
@@ -101,7 +102,7 @@ class Prober:
         sandbox stops answering, :class:`SandboxDiedError` when it dies."""
         self.phase = f"grading {label}"
         try:
-            grade = await asyncio.wait_for(self.env.grade(task, rollout), timeout=self.timeout_s)
+            grade = await within(self.env.grade(task, rollout), self.timeout_s)
         except asyncio.TimeoutError:
             if not await self.responsive():
                 raise Hung(label, self.timeout_s + 2.0) from None

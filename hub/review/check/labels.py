@@ -17,6 +17,7 @@ import hashlib
 from pathlib import Path
 
 from hub.env import Environment, UsageError
+from hub.env.aio import within
 from hub.registry import ENTRY_POINT_GROUP, EntryPointsError, parse_entry_points
 from hub.review.check.report import CheckReport
 from hub.review.fidelity import measure, parse_labels
@@ -103,9 +104,9 @@ async def measure_packaged_labels(
     lines, sha256 = found
     try:
         records = parse_labels(lines, rel)
-        card = await asyncio.wait_for(
+        card = await within(
             measure(env, records, source=rel, examples=3, concurrency=1, timeout_s=timeout_s),
-            timeout=budget_s,
+            budget_s,
         )
     except UsageError as exc:
         report.add("verifier_card", "warn", f"label file {rel} not measured: {exc}")

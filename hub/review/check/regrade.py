@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from hub.env import Message, Rollout, Task
+from hub.env.aio import within
 from hub.review.check.drive import Hung, Prober, run_sync
 from hub.review.check.report import CheckReport
 from hub.review.check.runner import CheckOptions, require_sandbox, stage_path, stage_wheel, start_checked
@@ -227,11 +228,11 @@ async def _play(
     """The transcript ``env`` makes of ``actions`` (reset, then step on each action, as a run does),
     or why it could not: it ended before the last action, or did not answer in time."""
     try:
-        state = await asyncio.wait_for(env.reset(task), timeout=timeout_s)
+        state = await within(env.reset(task), timeout_s)
         for turn, action in enumerate(actions, start=1):
             state.turn = turn
             state.messages.append(action)
-            step = await asyncio.wait_for(env.step(state, action), timeout=timeout_s)
+            step = await within(env.step(state, action), timeout_s)
             state.messages.extend(step.messages)
             if (step.terminated or step.truncated) and turn < len(actions):
                 return (

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from hub.env import UsageError
+from hub.env.aio import within
 from hub.registry import (
     ENTRY_POINT_GROUP,
     EntryPointsError,
@@ -303,7 +304,7 @@ def _answers(prober: Prober, seconds: float) -> bool:
 
     async def ping() -> bool:
         try:
-            prober.noted += await asyncio.wait_for(prober.env.acall("tripwire"), timeout=seconds)
+            prober.noted += await within(prober.env.acall("tripwire"), seconds)
         except (asyncio.TimeoutError, RemoteError):
             return False
         return True
