@@ -32,24 +32,14 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+from probe_reasoning_gym import DATASETS  # the same ten datasets as the probes (bench/ is on the path)
+
 from hub.env.types import Rollout, Task, Timing
 from hub.review.fidelity import FidelityReport, measure, read_labels
 from hub.train.reasoning_gym import ReasoningGymEnv
 
 __all__ = ["label_file", "main", "responses"]
 
-DATASETS = [
-    "leg_counting",
-    "chain_sum",
-    "spell_backward",
-    "word_sorting",
-    "gcd",
-    "basic_arithmetic",
-    "letter_counting",
-    "caesar_cipher",
-    "number_sorting",
-    "base_conversion",
-]
 _INT = re.compile(r"-?\d+")
 
 

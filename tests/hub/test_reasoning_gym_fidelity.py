@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -26,7 +27,11 @@ def _bench() -> ModuleType:
     spec = importlib.util.spec_from_file_location("fidelity_reasoning_gym", BENCH)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    sys.path.insert(0, str(BENCH.parent))  # as when run as a script: it imports the probe script's list
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(BENCH.parent))
     return module
 
 
