@@ -24,7 +24,7 @@ figures are medians over rounds. ``--instructions`` counts instead the user-spac
 of each child under ``valgrind --tool=cachegrind --cache-sim=no`` (start-up included, which the
 difference removes): they do not move with the machine's load::
 
-    python bench/bench_runner_floor.py                       # 5 rounds, 500 and 2,000 rollouts, c=64
+    python bench/bench_runner_floor.py                       # 5 rounds, 1,000 and 6,000 rollouts, c=64
     python bench/bench_runner_floor.py --rounds 3 --json out.json
     python bench/bench_runner_floor.py --before /tmp/old     # adds the verihub sides of another
                                                              # checkout (``...@before``), same rounds
@@ -231,8 +231,12 @@ def measure(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--small", type=int, default=500)
-    parser.add_argument("--large", type=int, default=2000)
+    parser.add_argument(
+        "--small", type=int, help="rollouts of the smaller run (default 1,000; 500 with --instructions)"
+    )
+    parser.add_argument(
+        "--large", type=int, help="rollouts of the larger run (default 6,000; 2,000 with --instructions)"
+    )
     parser.add_argument("-c", "--concurrency", type=int, default=64)
     parser.add_argument("--json", type=Path, help="also write every run's figures here")
     parser.add_argument("--before", type=Path, help="a checkout of an earlier commit: its verihub sides too")
@@ -249,6 +253,10 @@ def main() -> None:
     if args.child:
         print(json.dumps(child(args.child, args.url, args.n, args.concurrency)))
         return
+    if args.small is None:
+        args.small = 500 if args.instructions else 1000
+    if args.large is None:
+        args.large = 2000 if args.instructions else 6000
     if args.large <= args.small:
         parser.error("--large must exceed --small")
     sides: tuple[str, ...] = (*SIDES, *BEFORE_SIDES) if args.before else SIDES
