@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
+import re
 import shutil
 import socket
 import threading
@@ -45,7 +47,6 @@ def failed(report: CheckReport) -> dict[str, str]:
         ("partial_gold", "gold", "7 of 8 sampled tasks have no reference answer"),
         # passes any plausible wrong answer that is not shaped like a known probe or perturbation
         ("probe_detector", "hacking_probes", "the answers of 3 other tasks all passed on w0"),
-        ("probe_detector", "hacking_probes", "probe 'randomly perturbed reference' on w0 passed"),
     ],
 )
 @pytest.mark.sandbox
@@ -55,6 +56,19 @@ def test_redteam_environment_is_caught(name: str, check_name: str, reason: str) 
     assert not report.passed
     assert check_name in fails, report.to_text()
     assert reason in fails[check_name], report.to_text()
+
+
+@pytest.mark.sandbox
+def test_a_probe_detector_is_paid_by_the_random_perturbation() -> None:
+    """The random perturbation replaces a word's first letter with one of the 25 others, so it
+    takes the detector's one known shape (first letter + 1) once in 25 tries: on one task it can
+    be refused by chance, on all eight probed tasks only once in 25**8 checks."""
+    report = check(str(BAD / "probe_detector"), options=dataclasses.replace(FAST, probe_tasks=len(WORDS)))
+    fails = failed(report)
+    assert "hacking_probes" in fails, report.to_text()
+    assert re.search(r"probe 'randomly perturbed reference' on w\d passed", fails["hacking_probes"]), (
+        report.to_text()
+    )
 
 
 @pytest.mark.sandbox
