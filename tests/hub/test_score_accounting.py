@@ -16,6 +16,10 @@ from hub.run.metrics import SummaryBuilder
 from tests.conftest import make_tasks
 
 BAIT = "\\boxed{\\tan(\\tan(\\tan(\\tan(\\tan(1)))))}"
+_LIMIT_S = 1.0
+"""The grading time limit: the bait waits it out; an honest grade, which finishes without
+suspending, is charged the wall time it held the loop, so a smaller limit fails honest answers
+on a loaded machine (a pause of 0.1 s did, once in CI)."""
 
 
 class SlowOnBaitGrader:
@@ -37,7 +41,7 @@ def _summary(answers: list[str]) -> tuple[float | None, float]:
             rollout = Rollout(
                 task_id=task.id, rollout_index=0, messages=[], completion=answer, timing=Timing(started_at=0)
             )
-            grade = await grade_rollout(env, task, rollout, timeout_s=0.1)
+            grade = await grade_rollout(env, task, rollout, timeout_s=_LIMIT_S)
             builder.add(with_grade(rollout, grade, 0.1))
 
     asyncio.run(run())
