@@ -61,6 +61,7 @@ __all__ = [
     "ResultError",
     "ingest_hub_run",
     "ingest_run",
+    "new_public_id",
     "pack_run",
     "run_json",
     "run_label",
@@ -83,6 +84,15 @@ class Ingested:
 
     run: dict[str, Any]
     created: bool
+
+
+def new_public_id() -> str:
+    """A run's public id: 16 URL-safe random characters, never starting with ``-`` (a command
+    line would read ``verihub results set -Xy...`` as an unknown option)."""
+    while True:
+        candidate = secrets.token_urlsafe(12)
+        if not candidate.startswith("-"):
+            return candidate
 
 
 def run_label(text: str | None) -> str:
@@ -257,7 +267,7 @@ def _ingest(
             return Ingested(run_json(old), False)
         version_id = version.id
     archive_sha = storage.put_file(upload)
-    public_id = secrets.token_urlsafe(12)  # 16 characters
+    public_id = new_public_id()
     entry = entry_from_run(verified, label=run_label(label) or None, owner=who.name, prices=prices)
     entry = entry.model_copy(update={"source": f"hub run {public_id}"})
     try:

@@ -532,3 +532,17 @@ def test_cli_push_list_set_and_eval_push(
     assert "of alice/arith@0.1.0 (model second-model): recorded, under alice, public" in out
     runs = hub.client.get("/api/v1/envs/alice/arith/results").json()
     assert sorted(r["model"] for r in runs) == sorted([json.loads(summary)["model"], "second-model"])
+
+
+def test_a_run_id_never_reads_as_a_command_line_option(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run ids go on command lines (`verihub results set ID --private`); one in 64 random ids
+    starts with '-', which the command line took for an unknown option."""
+    import secrets
+
+    from hub.server.results import runs
+
+    drawn = iter(["-leading-dash-1", "-leading-dash-2", "Xfine-after-two0"])
+    monkeypatch.setattr(secrets, "token_urlsafe", lambda nbytes: next(drawn))
+    assert runs.new_public_id() == "Xfine-after-two0"
+    monkeypatch.undo()
+    assert not any(runs.new_public_id().startswith("-") for _ in range(2000))
