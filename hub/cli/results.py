@@ -141,7 +141,11 @@ def list_cmd(
 
 @results_app.command("set")
 def set_cmd(
-    run_id: str = typer.Argument(..., help="The run's id (printed by `results push`)."),
+    run_id: str = typer.Argument(
+        ...,
+        help="The run's id (printed by `results push`). An id that starts with '-' (hubs up to "
+        "0.1.0 issued some) goes last, after `--`: `verihub results set --private -- -ID`.",
+    ),
     public: bool = typer.Option(None, "--public/--private", help="Make the run public or private."),
     label: str = typer.Option(None, "--label", help="A new label ('' removes it)."),
     hub: str = HubOpt,
