@@ -3,9 +3,10 @@
 Built on aiohttp directly (see docs/benchmarks.md for why not the openai SDK): one pooled
 session, a cap on requests in flight, request-per-minute and token-per-minute limits
 (aiolimiter), retries with exponential backoff and full jitter that honour ``Retry-After``,
-per-request timeouts, and token accounting. With ``ClientOptions(stream=True)`` it asks for a
-streamed answer (server-sent events, with usage); a server that streams without being asked is
-read the same way (:mod:`hub.run.sse` folds the chunks back into one completion).
+per-request timeouts (one timer for all of them, :mod:`hub.run.deadlines`), and token
+accounting. With ``ClientOptions(stream=True)`` it asks for a streamed answer (server-sent
+events, with usage); a server that streams without being asked is read the same way
+(:mod:`hub.run.sse` folds the chunks back into one completion).
 
 Retried: connection failures, timeouts, HTTP 408/409/425/429/5xx, and bodies that are not a
 valid completion; a ``Retry-After`` wait is honoured up to the request timeout. Not retried:
@@ -47,6 +48,7 @@ from hub.env import (
     scrub_surrogates,
 )
 from hub.run.completions import Completion, MalformedCompletion, completion_from, parse_completion
+from hub.run.deadlines import SWEPT, RequestDeadlines
 from hub.run.sse import ChunkAssembler
 
 __all__ = ["ChatClient", "ClientOptions", "Completion", "OpenAIClient"]
@@ -124,6 +126,7 @@ class OpenAIClient:
         if options.api_key:
             headers["Authorization"] = f"Bearer {options.api_key}"
         self._headers = headers
+        self._deadlines = RequestDeadlines(options.timeout_s) if SWEPT else None
         self._prompt_tokens = 0
         self._completion_tokens = 0
         self.n_requests = 0
@@ -138,17 +141,20 @@ class OpenAIClient:
         connector = aiohttp.TCPConnector(
             limit=self.options.max_in_flight, limit_per_host=0, ttl_dns_cache=300
         )
-        self._session = aiohttp.ClientSession(
-            connector=connector,
-            headers=self._headers,
-            timeout=aiohttp.ClientTimeout(total=self.options.timeout_s),
-        )
+        if self._deadlines is not None:  # one timer for every request (hub.run.deadlines)
+            self._deadlines.start()
+            timeout = aiohttp.ClientTimeout(total=None)
+        else:
+            timeout = aiohttp.ClientTimeout(total=self.options.timeout_s)
+        self._session = aiohttp.ClientSession(connector=connector, headers=self._headers, timeout=timeout)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
     async def aclose(self) -> None:
+        if self._deadlines is not None:
+            self._deadlines.stop()
         if self._session is not None:
             await self._session.close()
             self._session = None
@@ -272,6 +278,8 @@ class OpenAIClient:
 
     async def _post(self, payload: bytes) -> Completion:
         session = self._require_session()
+        deadlines = self._deadlines
+        task = deadlines.enter() if deadlines is not None else None
         try:
             async with session.post(self._url, data=payload) as resp:
                 if resp.status != 200:
@@ -280,11 +288,18 @@ class OpenAIClient:
                 if _media_type(resp.headers.get("Content-Type")) == "text/event-stream":
                     return await self._read_stream(resp)
                 raw = await self._read_body(resp)
+        except asyncio.CancelledError:
+            if task is None or deadlines is None or not deadlines.timed_out(task):
+                raise
+            raise _Retryable("request failed: timed out") from None
         except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as exc:
             if isinstance(exc, aiohttp.ClientResponseError):
                 # raise_for_status is never called: this is aiohttp failing to parse the answer
                 raise _Retryable(f"invalid HTTP response from {self._url}: {exc.message}") from exc
             raise _Retryable(f"request failed: {_describe(exc)}") from exc
+        finally:
+            if task is not None and deadlines is not None:
+                deadlines.leave(task)
         try:
             return parse_completion(raw)
         except MalformedCompletion as exc:
