@@ -3,7 +3,8 @@
 Reading guide:
 
 - :mod:`hub.run.client`: the OpenAI-compatible chat client (retries, rate limits, size caps);
-  :mod:`hub.run.completions` reads its untrusted answers, :mod:`hub.run.sse` streamed ones.
+  :mod:`hub.run.completions` reads its untrusted answers, :mod:`hub.run.sse` streamed ones,
+  :mod:`hub.run.deadlines` keeps its requests' time limits with one timer.
 - :mod:`hub.run.local_model`: the embedded model (SmolLM2 on llama.cpp) as a local server.
 - :mod:`hub.run.runner`: ``Runner``, ``tasks x rollouts`` with bounded concurrency and resume.
 - :mod:`hub.run.rundir`: the run directory (``config.json``, ``rollouts.jsonl``, ``summary.json``).
