@@ -4,7 +4,9 @@ One loopback stub (``python -m hub.run.fake_server --port 0``, its own process, 
 instantly) serves every side, each run as a fresh child process and measured the same way:
 
 - ``floor``: a bare aiohttp client, ``concurrency`` coroutines posting one single-turn prompt
-  each (``max_tokens`` 16), reading the body and taking the answer out of the JSON;
+  each (``max_tokens`` 16), reading the body and taking the answer out of the JSON, with
+  aiohttp's defaults (a 5-minute timeout, kept by a timer per request); ``floor-untimed``, only
+  when named in ``--sides``: the same with no request timeout at all;
 - ``floor+static`` / ``floor+arith``: the floor plus an environment's own work: its tasks,
   selected once and sent as the prompts, and each answer graded by its grader. ``static`` is a
   minimal environment (tasks given as a list, graded by comparing two strings), so its own work
@@ -53,6 +55,9 @@ from typing import Any
 
 SIDES = ("floor", "floor+static", "verihub+static", "floor+arith", "verihub+arith")
 BEFORE_SIDES = ("verihub+static@before", "verihub+arith@before")
+EXTRA_SIDES = ("floor-untimed",)
+"""Only when named in ``--sides``: the floor with aiohttp's per-request timer turned off
+(``ClientTimeout(total=None)``; aiohttp's default keeps a 5-minute one), a stricter floor."""
 STATIC_TASKS = 10_000
 """The static environment's list (longer when a run asks for more): the same for both sizes."""
 
@@ -85,8 +90,9 @@ def load(env_name: str, n: int) -> Any:
     return load_environment(env_name)
 
 
-async def _floor(url: str, n: int, concurrency: int) -> int:
-    """Raw aiohttp: post ``n`` single-turn prompts, parse each answer; returns answers read."""
+async def _floor(url: str, n: int, concurrency: int, *, timed: bool = True) -> int:
+    """Raw aiohttp: post ``n`` single-turn prompts, parse each answer; returns answers read.
+    ``timed``: aiohttp's default request timeout (a timer per request), else none."""
     import aiohttp
 
     prompts = iter(range(n))
@@ -104,7 +110,8 @@ async def _floor(url: str, n: int, concurrency: int) -> int:
 
     connector = aiohttp.TCPConnector(limit=concurrency, limit_per_host=0)
     headers = {"Content-Type": "application/json"}
-    async with aiohttp.ClientSession(connector=connector, headers=headers) as session:
+    timeout = aiohttp.client.DEFAULT_TIMEOUT if timed else aiohttp.ClientTimeout(total=None)
+    async with aiohttp.ClientSession(connector=connector, headers=headers, timeout=timeout) as session:
         await asyncio.gather(*(worker(session) for _ in range(concurrency)))
     return answered
 
@@ -177,7 +184,7 @@ def child(side: str, url: str, n: int, concurrency: int) -> dict[str, float]:
             env = load(env_name, n)  # the entry-point scan, the package import, the task list
         cpu0, wall0 = time.process_time(), time.perf_counter()
         if env is None:
-            done = aio.run(_floor(url, n, concurrency))
+            done = aio.run(_floor(url, n, concurrency, timed=side != "floor-untimed"))
         elif kind == "floor":
             done = aio.run(_floor_env(env, url, n, concurrency))
         else:
@@ -243,9 +250,14 @@ def main() -> None:
     parser.add_argument(
         "--instructions", action="store_true", help="count instructions under valgrind (cachegrind) instead"
     )
-    parser.add_argument("--sides", help="comma-separated subset of the sides (default: all)")
     parser.add_argument(
-        "--child", choices=SIDES, help="run this side once against --url and print its CPU and wall time"
+        "--sides",
+        help="comma-separated subset of the sides (default: all but floor-untimed, which must be named)",
+    )
+    parser.add_argument(
+        "--child",
+        choices=(*SIDES, *EXTRA_SIDES),
+        help="run this side once against --url and print its CPU and wall time",
     )
     parser.add_argument("--url", help="with --child: the stub's base URL")
     parser.add_argument("--n", type=int, help="with --child: rollouts")
@@ -262,7 +274,7 @@ def main() -> None:
     sides: tuple[str, ...] = (*SIDES, *BEFORE_SIDES) if args.before else SIDES
     if args.sides:
         sides = tuple(x for x in args.sides.split(",") if x)
-        unknown = set(sides) - set(SIDES) - set(BEFORE_SIDES)
+        unknown = set(sides) - set(SIDES) - set(BEFORE_SIDES) - set(EXTRA_SIDES)
         if unknown or "floor" not in sides:
             parser.error(f"--sides: unknown {sorted(unknown)}, or no floor")
     stub, url = start_stub()
@@ -317,7 +329,7 @@ def report(runs: list[dict[str, Any]], args: argparse.Namespace, sides: tuple[st
         if not side.startswith("verihub"):
             continue
         env_name = side.split("+")[1].removesuffix("@before")
-        for base in ("floor", f"floor+{env_name}"):
+        for base in ("floor", "floor-untimed", f"floor+{env_name}"):
             if base not in rows:
                 continue
             ratios = [marginal(r, side) / marginal(r, base) for r in range(args.rounds)]
