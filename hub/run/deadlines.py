@@ -35,6 +35,7 @@ class RequestDeadlines:
         self._timer: asyncio.TimerHandle | None = None
 
     def start(self) -> None:
+        self.stop()  # started twice: still one timer
         self._loop = asyncio.get_running_loop()
         self._timer = self._loop.call_later(self.period_s, self._sweep)
 

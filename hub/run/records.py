@@ -19,7 +19,7 @@ import orjson
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
-from graders.grade import Check, Grade
+from graders import Check, Grade
 from hub.env import (
     Message,
     Rollout,

@@ -166,3 +166,12 @@ async def test_a_cancel_swallowed_inside_the_request_is_still_taken_back() -> No
         assert await _cancelling(task) == 0
     finally:
         deadlines.stop()
+
+
+async def test_starting_twice_keeps_one_timer() -> None:
+    deadlines = RequestDeadlines(0.02)
+    deadlines.start()
+    first = deadlines._timer
+    deadlines.start()
+    assert first is not None and first.cancelled()
+    deadlines.stop()
