@@ -4,7 +4,9 @@ cancel from anyone else always wins, and the task's cancel count is left as it w
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
+from collections.abc import Iterator
 
 import pytest
 
@@ -15,6 +17,17 @@ from hub.run.deadlines import SWEPT, RequestDeadlines
 pytestmark = pytest.mark.skipif(not SWEPT, reason="deadlines are swept on Python 3.11+ only")
 
 _Outcome = str
+
+
+@contextlib.contextmanager
+def swept(timeout_s: float) -> Iterator[tuple[RequestDeadlines, asyncio.Future[None]]]:
+    """Started deadlines (stopped after) and a future a request can wait on as on a server."""
+    deadlines = RequestDeadlines(timeout_s)
+    deadlines.start()
+    try:
+        yield deadlines, asyncio.get_running_loop().create_future()
+    finally:
+        deadlines.stop()
 
 
 async def _request(deadlines: RequestDeadlines, gate: asyncio.Future[None]) -> _Outcome:
@@ -38,40 +51,27 @@ async def _cancelling(task: asyncio.Task[object]) -> int:
 
 
 async def test_a_request_past_its_deadline_times_out_and_leaves_no_cancel_behind() -> None:
-    deadlines = RequestDeadlines(0.05)
-    deadlines.start()
-    try:
-        gate: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    with swept(0.05) as (deadlines, gate):
         outcome = await _request(deadlines, gate)
         assert outcome == "timed out"
         me = asyncio.current_task()
         assert me is not None
         assert await _cancelling(me) == 0
         await asyncio.sleep(0.1)  # the same task awaits again: nothing is still pending for it
-    finally:
-        deadlines.stop()
 
 
 async def test_an_answer_in_time_is_untouched() -> None:
-    deadlines = RequestDeadlines(5.0)
-    deadlines.start()
-    try:
-        gate: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    with swept(5.0) as (deadlines, gate):
         asyncio.get_running_loop().call_later(0.01, gate.set_result, None)
         assert await _request(deadlines, gate) == "answered"
         assert not deadlines._due and not deadlines._cancelled
-    finally:
-        deadlines.stop()
 
 
 @pytest.mark.parametrize("order", ["outside first", "sweep first"])
 async def test_a_cancel_from_outside_is_never_taken_for_a_timeout(order: str) -> None:
     """The sweep and the task's owner cancel in the same turn of the loop, either way round: the
     task must end cancelled, not go on as if its request had only timed out."""
-    deadlines = RequestDeadlines(3600.0)
-    deadlines.start()
-    try:
-        gate: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    with swept(3600.0) as (deadlines, gate):
         task = asyncio.ensure_future(_request(deadlines, gate))
         await asyncio.sleep(0)  # the request is in flight
         deadlines._due[task] = 0.0  # past its deadline
@@ -85,15 +85,10 @@ async def test_a_cancel_from_outside_is_never_taken_for_a_timeout(order: str) ->
             await task
         assert task.cancelled()
         assert not deadlines._due and not deadlines._cancelled
-    finally:
-        deadlines.stop()
 
 
 async def test_a_sweep_cancels_each_late_request_once() -> None:
-    deadlines = RequestDeadlines(3600.0)
-    deadlines.start()
-    try:
-        gate: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    with swept(3600.0) as (deadlines, gate):
         task = asyncio.ensure_future(_request(deadlines, gate))
         await asyncio.sleep(0)
         deadlines._due[task] = 0.0
@@ -101,8 +96,6 @@ async def test_a_sweep_cancels_each_late_request_once() -> None:
         deadlines._sweep()  # again before the task has run: not a second cancel
         assert await task == "timed out"
         assert await _cancelling(task) == 0
-    finally:
-        deadlines.stop()
 
 
 async def test_a_stopped_sweep_schedules_nothing() -> None:
@@ -142,10 +135,7 @@ async def test_a_server_that_never_answers_times_out_through_the_client() -> Non
 async def test_a_cancel_swallowed_inside_the_request_is_still_taken_back() -> None:
     """A library under the request may turn the cancel into its own error: leaving the request
     takes the sweep's cancel back all the same, so the task's later waits are not cancelled."""
-    deadlines = RequestDeadlines(3600.0)
-    deadlines.start()
-    try:
-        gate: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    with swept(3600.0) as (deadlines, gate):
 
         async def request() -> str:
             task = deadlines.enter()
@@ -164,8 +154,6 @@ async def test_a_cancel_swallowed_inside_the_request_is_still_taken_back() -> No
         deadlines._sweep()
         assert await task == "converted by the library"
         assert await _cancelling(task) == 0
-    finally:
-        deadlines.stop()
 
 
 async def test_starting_twice_keeps_one_timer() -> None:
